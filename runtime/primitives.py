@@ -1,0 +1,791 @@
+"""The op registry: every primitive wengert knows is declared here, once.
+
+A `Primitive` has a name, a NumPy implementation, parameters (static attributes such as `axis`),
+flags, and a shape rule. `lookup_callable`, `METHODS`, `PROPERTIES` and `OPERATORS` map the Python
+callables, array methods and operators it stands for to it, by identity. `bind` applies a primitive.
+"""
+from __future__ import annotations
+
+import builtins
+import dataclasses
+import inspect
+import math
+import operator
+from typing import Any, Callable
+
+import numpy as np
+
+from . import types as T
+
+
+@dataclasses.dataclass(eq=False)
+class Primitive:
+    """One operation. `params` maps each static parameter to its default."""
+    name: str
+    impl: Callable
+    params: dict = dataclasses.field(default_factory=dict)
+    arity: int | None = 1            # number of operands; None for variadic
+    differentiable: bool = True      # False: the output carries no gradient (argmax, comparisons)
+    linear: bool = False             # linear in its differentiable operands
+    effect: bool = False             # has a side effect (print, assert); never removed
+    results: int | None = 1          # number of results; None: given by the `n` parameter
+    shape_rule: Callable | None = None
+    doc: str = ""
+
+    def __repr__(self) -> str:
+        return f"<primitive {self.name}>"
+
+    def num_results(self, params: dict) -> int:
+        return params["n"] if self.results is None else self.results
+
+    def infer(self, types: list, consts: list, params: dict) -> list:
+        """Result types from operand types; `consts[i]` is the operand's value when known, else NOVALUE."""
+        n = self.num_results(params)
+        if self.shape_rule is None:
+            return [T.UNKNOWN] * n
+        try:
+            out = self.shape_rule(types, consts, params)
+        except Exception:  # a shape rule that cannot decide leaves the type unknown
+            return [T.UNKNOWN] * n
+        return list(out) if isinstance(out, (list, tuple)) else [out]
+
+
+class _NoValue:
+    def __repr__(self) -> str:
+        return "NOVALUE"
+
+
+NOVALUE = _NoValue()
+
+PRIMITIVES: dict[str, Primitive] = {}
+
+
+def primitive(name: str, impl: Callable, **kw) -> Primitive:
+    prim = Primitive(name, impl, **kw)
+    if name in PRIMITIVES:
+        raise ValueError(f"primitive {name} declared twice")
+    PRIMITIVES[name] = prim
+    return prim
+
+
+# ---------------------------------------------------------------------------------------------
+# Binding Python callables to primitives
+# ---------------------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Binding:
+    """How a call of a Python callable maps onto a primitive: the callable's signature (`spec`),
+    which arguments are operands (in order; a `*name` operand is spread), and which are params."""
+    prim: Primitive
+    spec: inspect.Signature
+    operands: tuple
+    params: tuple
+    fixed: tuple = ()   # params set by the callable itself, e.g. np.amax -> max
+
+    def split(self, args: tuple, kwargs: dict) -> tuple[list, dict]:
+        """Bind a call's arguments; return (operands, params). Raises TypeError on a bad call."""
+        bound = self.spec.bind(*args, **kwargs)
+        bound.apply_defaults()
+        operands: list = []
+        for name in self.operands:
+            value = bound.arguments[name]
+            if self.spec.parameters[name].kind is inspect.Parameter.VAR_POSITIONAL:
+                operands.extend(value)
+            else:
+                operands.append(value)
+        params = {name: bound.arguments[name] for name in self.params}
+        params.update(dict(self.fixed))
+        return operands, params
+
+    def unsupported(self, args: tuple, kwargs: dict) -> list:
+        """Names of arguments the call gave that wengert ignores (`out=`, `dtype=` ...)."""
+        bound = self.spec.bind(*args, **kwargs)
+        return [n for n in bound.arguments if n not in self.operands and n not in self.params]
+
+
+def _signature(text: str) -> inspect.Signature:
+    scope: dict = {}
+    exec(f"def spec({text}): pass", {}, scope)  # the spec text is ours, never user input
+    return inspect.signature(scope["spec"])
+
+
+_CALLABLES: dict[int, tuple[Any, Binding]] = {}
+METHODS: dict[str, Binding] = {}
+PROPERTIES: dict[str, Primitive] = {}
+OPERATORS: dict[Any, Primitive] = {}
+
+
+def stands_for(prim: Primitive, callables: list, spec: str, operands: str = "",
+               params: str = "", fixed: dict | None = None, method: str | None = None) -> Binding:
+    """Declare that each of `callables` (and `ndarray.<method>`, whose receiver is the first
+    operand) is `prim` called with the signature `spec`."""
+    binding = Binding(prim, _signature(spec), tuple(operands.split()), tuple(params.split()),
+                      tuple((fixed or {}).items()))
+    for fn in callables:
+        _CALLABLES[id(fn)] = (fn, binding)
+    if method:
+        METHODS[method] = binding
+    return binding
+
+
+def lookup_callable(fn: Any) -> Binding | None:
+    entry = _CALLABLES.get(id(fn))
+    if entry is not None and entry[0] is fn:
+        return entry[1]
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Shape rules
+# ---------------------------------------------------------------------------------------------
+
+def _dummy(t: T.Type, const: Any) -> Any:
+    """A stand-in value of type `t` whose data does not matter (shapes and dtypes do)."""
+    if const is not NOVALUE:
+        return const
+    if isinstance(t, T.ArrayType):
+        if not t.known:
+            raise ValueError("unknown shape")
+        return np.broadcast_to(np.ones((), t.np_dtype), t.shape)
+    if isinstance(t, T.ScalarType) and t.kind in ("float", "int", "bool", "complex"):
+        return {"float": 1.0, "int": 1, "bool": True, "complex": 1j}[t.kind]
+    raise ValueError("no stand-in")
+
+
+def _broadcast_dims(shapes: list) -> tuple | None:
+    if any(s is None for s in shapes):
+        return None
+    rank = max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(rank):
+        dims = [s[len(s) - rank + i] for s in shapes if len(s) - rank + i >= 0]
+        known = {d for d in dims if d is not None and d != 1}
+        if len(known) > 1:
+            raise ValueError(f"shapes {shapes} do not broadcast")
+        if known:
+            out.append(known.pop())
+        elif any(d is None for d in dims):
+            out.append(None)
+        else:
+            out.append(1)
+    return tuple(out)
+
+
+def _scalar_dummy(t: T.Type) -> Any:
+    if isinstance(t, T.ArrayType):
+        return np.ones((), t.np_dtype)
+    return _dummy(t, NOVALUE)
+
+
+def elementwise_rule(impl: Callable) -> Callable:
+    """Broadcast the shapes; take the dtype from NumPy itself, run on 0-d stand-ins."""
+    def rule(types, consts, params):
+        with np.errstate(all="ignore"):
+            sample = impl(*[_scalar_dummy(t) for t in types], **params)
+        if all(isinstance(t, T.ScalarType) for t in types):
+            return T.type_of(sample.item() if isinstance(sample, np.generic) else sample)
+        shapes = [t.shape if isinstance(t, T.ArrayType) else () for t in types]
+        return T.ArrayType(T.short_dtype(np.result_type(sample)), _broadcast_dims(shapes))
+    return rule
+
+
+def evaluate_rule(types, consts, params, impl=None):
+    """Run the implementation on stand-ins; right for ops whose output shape depends only on
+    shapes and known constants."""
+    out = impl(*[_dummy(t, c) for t, c in zip(types, consts)], **params)
+    return T.type_of(out)
+
+
+def _evaluating(impl: Callable) -> Callable:
+    return lambda types, consts, params: evaluate_rule(types, consts, params, impl)
+
+
+def _reduction_rule(dtype: Callable | None = None) -> Callable:
+    def rule(types, consts, params):
+        (t,) = types[:1]
+        if isinstance(t, T.ScalarType):
+            t = T.ArrayType(T.short_dtype(np.asarray(_dummy(t, NOVALUE)).dtype), ())
+        if not isinstance(t, T.ArrayType):
+            return T.UNKNOWN
+        out_dtype = dtype(t) if dtype else t.dtype
+        if t.shape is None:
+            return T.ArrayType(out_dtype, None)
+        axis, keep = params.get("axis"), params.get("keepdims", False)
+        rank = len(t.shape)
+        axes = range(rank) if axis is None else [a % rank for a in (axis if isinstance(axis, tuple) else (axis,))]
+        shape = tuple((1 if keep else None) if i in axes else d for i, d in enumerate(t.shape))
+        return T.ArrayType(out_dtype, tuple(d for i, d in enumerate(shape) if keep or i not in axes))
+    return rule
+
+
+def _float_dtype(t: T.ArrayType) -> str:
+    return t.dtype if t.dtype in ("f64", "f32", "f16", "c128", "c64") else "f64"
+
+
+def _matmul_rule(types, consts, params):
+    a, b = types
+    if not (isinstance(a, T.ArrayType) and isinstance(b, T.ArrayType)) or a.shape is None or b.shape is None:
+        return T.UNKNOWN
+    dtype = T.short_dtype(np.result_type(a.np_dtype, b.np_dtype))
+    sa, sb = a.shape, b.shape
+    if len(sa) == 0 or len(sb) == 0:
+        raise ValueError("matmul of a scalar")
+    left = sa if len(sa) > 1 else (1,) + sa
+    right = sb if len(sb) > 1 else sb + (1,)
+    batch = _broadcast_dims([left[:-2], right[:-2]])
+    shape = batch + (left[-2], right[-1])
+    if len(sa) == 1:
+        shape = shape[:-2] + shape[-1:]
+    if len(sb) == 1:
+        shape = shape[:-1]
+    return T.ArrayType(dtype, shape)
+
+
+def _dot_rule(types, consts, params):
+    a, b = types
+    if isinstance(a, T.ArrayType) and isinstance(b, T.ArrayType) and a.shape is not None and b.shape is not None:
+        if len(a.shape) == 0 or len(b.shape) == 0:
+            return elementwise_rule(np.multiply)(types, consts, params)
+        if len(b.shape) <= 2:
+            return _matmul_rule(types, consts, params)
+        dtype = T.short_dtype(np.result_type(a.np_dtype, b.np_dtype))
+        return T.ArrayType(dtype, a.shape[:-1] + b.shape[:-2] + b.shape[-1:])
+    return T.UNKNOWN
+
+
+def _einsum_rule(types, consts, params):
+    spec = params["spec"].replace(" ", "")
+    inputs, _, output = spec.partition("->")
+    names = inputs.split(",")
+    if "." in spec or len(names) != len(types):
+        return evaluate_rule(types, consts, params, lambda *a, spec: np.einsum(spec, *a))
+    sizes: dict = {}
+    for name, t in zip(names, types):
+        for letter, dim in zip(name, t.shape):
+            sizes[letter] = dim if sizes.get(letter) in (None, 1) else sizes[letter]
+    if not _:
+        output = "".join(sorted(c for c in set(inputs) - {","} if inputs.count(c) == 1))
+    dtype = T.short_dtype(np.result_type(*[t.np_dtype for t in types]))
+    return T.ArrayType(dtype, tuple(sizes[c] for c in output))
+
+
+def _getitem_rule(types, consts, params):
+    target, *index = types
+    if not isinstance(target, T.ArrayType):
+        if isinstance(target, T.TupleType) and consts[1:] and isinstance(consts[1], int) and len(index) == 1:
+            return target.elems[consts[1]]
+        if isinstance(target, T.ListType) and len(index) == 1 and isinstance(index[0], T.ScalarType):
+            return target.elem
+        if isinstance(target, T.DictType):
+            return target.value
+        return T.UNKNOWN
+    data_dependent = any(isinstance(t, T.ArrayType) and t.dtype == "bool" for t in index)
+    stand_ins = [_dummy(target, NOVALUE)]
+    for t, c in zip(index, consts[1:]):
+        stand_ins.append(0 if c is NOVALUE and isinstance(t, T.ScalarType) and t.kind == "int"
+                         else _dummy(t, c) if not (isinstance(t, T.ArrayType) and t.dtype != "bool")
+                         else np.zeros(t.shape, np.int64))
+    out = T.type_of(_getitem(*stand_ins))
+    if data_dependent and isinstance(out, T.ArrayType):
+        return T.ArrayType(out.dtype, tuple(None for _ in out.shape))
+    return out
+
+
+def _same_as(i: int) -> Callable:
+    return lambda types, consts, params: types[i]
+
+
+def _fixed(t: T.Type) -> Callable:
+    return lambda types, consts, params: t
+
+
+def _item_type(t: T.Type) -> T.Type:
+    """The type of one item of an iterable of type `t`."""
+    if isinstance(t, T.ArrayType) and t.shape:
+        return T.ArrayType(t.dtype, t.shape[1:])
+    if isinstance(t, T.ListType):
+        return t.elem
+    if isinstance(t, T.TupleType):
+        return T.join_all(list(t.elems))
+    if isinstance(t, T.OpaqueType) and t.kind == "range":
+        return T.ScalarType("int")
+    return T.UNKNOWN
+
+
+def _append_rule(types, consts, params):
+    xs, v = types
+    if not isinstance(xs, T.ListType):
+        return T.UNKNOWN
+    return T.ListType(v if xs.elem == T.UNKNOWN else T.join(xs.elem, v))
+
+
+def _seq_rule(types, consts, params):
+    (t,) = types
+    elems = t.elems if isinstance(t, T.TupleType) else None
+    if elems is None:
+        return T.UNKNOWN
+    arrays = [T.ArrayType(e.dtype, e.shape) if isinstance(e, T.ArrayType) else e for e in elems]
+    return T.TupleType(tuple(arrays))
+
+
+# ---------------------------------------------------------------------------------------------
+# Implementations that are not a single NumPy call
+# ---------------------------------------------------------------------------------------------
+
+def _index(components: tuple) -> Any:
+    return components[0] if len(components) == 1 else tuple(components)
+
+
+def _getitem(x, *index):
+    return x[_index(index)]
+
+
+def _setitem(x, value, *index):
+    """Functional update: a copy of `x` with `x[index] = value`."""
+    out = x.copy()
+    out[_index(index)] = value
+    return out
+
+
+def _reshape(x, shape):
+    return np.reshape(x, shape)
+
+
+def _concatenate(seq, axis=0):
+    return np.concatenate(list(seq), axis=axis)
+
+
+def _stack(seq, axis=0):
+    return np.stack(list(seq), axis=axis)
+
+
+def _norm(x, ord=None, axis=None, keepdims=False):
+    return np.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+
+
+def _sum_to(x, shape):
+    """Sum `x` down to `shape` (the adjoint of broadcasting to `x.shape`)."""
+    x = np.asarray(x)
+    if x.shape == tuple(shape):
+        return x
+    lead = x.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, d in enumerate(shape) if d == 1 and x.shape[i + lead] != 1)
+    out = x.sum(axis=axes, keepdims=True)
+    return out.reshape(shape)
+
+
+def _list_append(xs, v):
+    return [*xs, v]
+
+
+def _list_extend(xs, vs):
+    return [*xs, *vs]
+
+
+def _list_pop(xs, index=-1):
+    out = list(xs)
+    value = out.pop(index)
+    return out, value
+
+
+def _print(*values, sep=" ", end="\n"):
+    print(*values, sep=sep, end=end)
+
+
+def _assert(cond, message=None):
+    if not cond:
+        raise AssertionError(message) if message is not None else AssertionError()
+
+
+def _unpack(seq, n):
+    values = tuple(seq)
+    if len(values) != n:
+        raise ValueError(f"expected {n} values to unpack, got {len(values)}")
+    return values
+
+
+def _make_dict(*values, keys):
+    return dict(zip(keys, values))
+
+
+def _var(x, axis=None, ddof=0, keepdims=False):
+    return np.var(x, axis=axis, ddof=ddof, keepdims=keepdims)
+
+
+def _std(x, axis=None, ddof=0, keepdims=False):
+    return np.std(x, axis=axis, ddof=ddof, keepdims=keepdims)
+
+
+def _py_round(x, ndigits=None):
+    return builtins.round(x, ndigits)
+
+
+# ---------------------------------------------------------------------------------------------
+# The primitives
+# ---------------------------------------------------------------------------------------------
+
+def _unary(name, ufunc, extra=(), method=None, differentiable=True, linear=False, doc=""):
+    prim = primitive(name, ufunc, differentiable=differentiable, linear=linear,
+                     shape_rule=elementwise_rule(ufunc), doc=doc)
+    stands_for(prim, [ufunc, *extra], "x, /", "x", method=method)
+    return prim
+
+
+def _binary(name, ufunc, extra=(), differentiable=True, linear=False, doc=""):
+    prim = primitive(name, ufunc, arity=2, differentiable=differentiable, linear=linear,
+                     shape_rule=elementwise_rule(ufunc), doc=doc)
+    stands_for(prim, [ufunc, *extra], "x, y, /", "x y")
+    return prim
+
+
+# arithmetic
+add = _binary("add", np.add, [operator.add], linear=True, doc="x + y")
+sub = _binary("sub", np.subtract, [operator.sub], linear=True, doc="x - y")
+mul = _binary("mul", np.multiply, [operator.mul], doc="x * y")
+div = _binary("div", np.true_divide, [operator.truediv, np.divide], doc="x / y")
+floordiv = _binary("floordiv", np.floor_divide, [operator.floordiv], differentiable=False, doc="x // y")
+mod = _binary("mod", np.mod, [operator.mod, np.remainder], doc="x % y")
+pow = _binary("pow", np.power, [operator.pow, builtins.pow, math.pow], doc="x ** y")
+matmul = primitive("matmul", np.matmul, arity=2, shape_rule=_matmul_rule, doc="x @ y")
+stands_for(matmul, [np.matmul, operator.matmul], "x, y, /", "x y")
+neg = _unary("neg", np.negative, [operator.neg], linear=True, doc="-x")
+pos = _unary("pos", np.positive, [operator.pos], linear=True, doc="+x")
+absolute = _unary("abs", np.absolute, [builtins.abs, operator.abs, np.abs, math.fabs], doc="|x|")
+maximum = _binary("maximum", np.maximum, [np.fmax])
+minimum = _binary("minimum", np.minimum, [np.fmin])
+arctan2 = _binary("arctan2", np.arctan2, [math.atan2])
+hypot = _binary("hypot", np.hypot, [math.hypot])
+logaddexp = _binary("logaddexp", np.logaddexp)
+
+# elementwise functions
+exp = _unary("exp", np.exp, [math.exp])
+exp2 = _unary("exp2", np.exp2)
+log = _unary("log", np.log, [math.log])
+log2 = _unary("log2", np.log2, [math.log2])
+log10 = _unary("log10", np.log10, [math.log10])
+log1p = _unary("log1p", np.log1p, [math.log1p])
+expm1 = _unary("expm1", np.expm1, [math.expm1])
+sqrt = _unary("sqrt", np.sqrt, [math.sqrt])
+cbrt = _unary("cbrt", np.cbrt)
+square = _unary("square", np.square)
+reciprocal = _unary("reciprocal", np.reciprocal)
+sin = _unary("sin", np.sin, [math.sin])
+cos = _unary("cos", np.cos, [math.cos])
+tan = _unary("tan", np.tan, [math.tan])
+arcsin = _unary("arcsin", np.arcsin, [math.asin, np.asin])
+arccos = _unary("arccos", np.arccos, [math.acos, np.acos])
+arctan = _unary("arctan", np.arctan, [math.atan, np.atan])
+sinh = _unary("sinh", np.sinh, [math.sinh])
+cosh = _unary("cosh", np.cosh, [math.cosh])
+tanh = _unary("tanh", np.tanh, [math.tanh])
+arcsinh = _unary("arcsinh", np.arcsinh, [math.asinh])
+arccosh = _unary("arccosh", np.arccosh, [math.acosh])
+arctanh = _unary("arctanh", np.arctanh, [math.atanh])
+sign = _unary("sign", np.sign, differentiable=False)
+floor = _unary("floor", np.floor, [math.floor], differentiable=False)
+ceil = _unary("ceil", np.ceil, [math.ceil], differentiable=False)
+trunc = _unary("trunc", np.trunc, [math.trunc], differentiable=False)
+rint = _unary("rint", np.rint, differentiable=False)
+isnan = _unary("isnan", np.isnan, [math.isnan], differentiable=False)
+isfinite = _unary("isfinite", np.isfinite, [math.isfinite], differentiable=False)
+real = _unary("real", np.real, linear=True)
+conj = _unary("conj", np.conjugate, [np.conj], method="conj", linear=True)
+round_ = primitive("round", np.round, params={"decimals": 0}, differentiable=False,
+                   shape_rule=elementwise_rule(np.round))
+stands_for(round_, [np.round, np.around], "x, decimals=0", "x", "decimals", method="round")
+py_round = primitive("py_round", _py_round, arity=None, differentiable=False,
+                     shape_rule=_evaluating(_py_round), doc="builtins.round(x, ndigits)")
+stands_for(py_round, [builtins.round], "x, ndigits=None", "x ndigits")
+where = primitive("where", np.where, arity=3, shape_rule=elementwise_rule(np.where),
+                  doc="elementwise select; differentiable in x and y")
+stands_for(where, [np.where], "condition, x, y, /", "condition x y")
+clip = primitive("clip", np.clip, arity=3, shape_rule=elementwise_rule(np.clip))
+stands_for(clip, [np.clip], "x, a_min, a_max", "x a_min a_max", method="clip")
+
+# comparisons and logic (outputs carry no gradient)
+for _name, _fn, _ops in [("lt", np.less, [operator.lt]), ("le", np.less_equal, [operator.le]),
+                         ("gt", np.greater, [operator.gt]), ("ge", np.greater_equal, [operator.ge]),
+                         ("eq", np.equal, [operator.eq]), ("ne", np.not_equal, [operator.ne]),
+                         ("logical_and", np.logical_and, []), ("logical_or", np.logical_or, []),
+                         ("logical_xor", np.logical_xor, []),
+                         ("bitand", np.bitwise_and, [operator.and_]), ("bitor", np.bitwise_or, [operator.or_]),
+                         ("bitxor", np.bitwise_xor, [operator.xor])]:
+    _binary(_name, _fn, _ops, differentiable=False)
+logical_not = _unary("logical_not", np.logical_not, differentiable=False)
+invert = _unary("invert", np.invert, [operator.invert], differentiable=False)
+not_ = primitive("not", operator.not_, differentiable=False, shape_rule=_fixed(T.ScalarType("bool")))
+stands_for(not_, [operator.not_], "x, /", "x")
+is_ = primitive("is", operator.is_, arity=2, differentiable=False, shape_rule=_fixed(T.ScalarType("bool")))
+stands_for(is_, [operator.is_], "x, y, /", "x y")
+is_not = primitive("is_not", operator.is_not, arity=2, differentiable=False,
+                   shape_rule=_fixed(T.ScalarType("bool")))
+stands_for(is_not, [operator.is_not], "x, y, /", "x y")
+contains = primitive("contains", operator.contains, arity=2, differentiable=False,
+                     shape_rule=_fixed(T.ScalarType("bool")), doc="y in x")
+stands_for(contains, [operator.contains], "x, y, /", "x y")
+
+# reductions
+_REDUCE_SPEC = "x, axis=None, keepdims=False"
+for _name, _fn, _extra, _diff, _lin in [("sum", np.sum, [], True, True), ("mean", np.mean, [], True, True),
+                                        ("prod", np.prod, [], True, False),
+                                        ("max", np.max, [np.amax], True, False),
+                                        ("min", np.min, [np.amin], True, False),
+                                        ("any", np.any, [], False, False), ("all", np.all, [], False, False)]:
+    _dt = (lambda t: "bool") if _name in ("any", "all") else (_float_dtype if _name == "mean" else None)
+    _p = primitive(_name, _fn, params={"axis": None, "keepdims": False}, differentiable=_diff,
+                   linear=_lin, shape_rule=_reduction_rule(_dt))
+    stands_for(_p, [_fn, *_extra], _REDUCE_SPEC, "x", "axis keepdims", method=_name)
+var = primitive("var", _var, params={"axis": None, "ddof": 0, "keepdims": False},
+                shape_rule=_reduction_rule(_float_dtype))
+stands_for(var, [np.var], "x, axis=None, ddof=0, keepdims=False", "x", "axis ddof keepdims", method="var")
+std = primitive("std", _std, params={"axis": None, "ddof": 0, "keepdims": False},
+                shape_rule=_reduction_rule(_float_dtype))
+stands_for(std, [np.std], "x, axis=None, ddof=0, keepdims=False", "x", "axis ddof keepdims", method="std")
+for _name, _fn in [("argmax", np.argmax), ("argmin", np.argmin)]:
+    _p = primitive(_name, _fn, params={"axis": None}, differentiable=False,
+                   shape_rule=_reduction_rule(lambda t: "i64"))
+    stands_for(_p, [_fn], "x, axis=None", "x", "axis", method=_name)
+cumsum = primitive("cumsum", np.cumsum, params={"axis": None}, linear=True, shape_rule=_evaluating(np.cumsum))
+stands_for(cumsum, [np.cumsum], "x, axis=None", "x", "axis", method="cumsum")
+norm = primitive("norm", _norm, params={"ord": None, "axis": None, "keepdims": False},
+                 shape_rule=_evaluating(_norm), doc="np.linalg.norm")
+stands_for(norm, [np.linalg.norm], "x, ord=None, axis=None, keepdims=False", "x", "ord axis keepdims")
+
+# linear algebra and products
+dot = primitive("dot", np.dot, arity=2, shape_rule=_dot_rule)
+stands_for(dot, [np.dot], "x, y, /", "x y", method="dot")
+inner = primitive("inner", np.inner, arity=2, shape_rule=_evaluating(np.inner))
+stands_for(inner, [np.inner], "x, y, /", "x y")
+outer = primitive("outer", np.outer, arity=2,
+                  shape_rule=lambda ts, cs, ps: T.ArrayType(T.short_dtype(np.result_type(*[t.np_dtype for t in ts])),
+                                                            (int(np.prod(ts[0].shape)), int(np.prod(ts[1].shape)))))
+stands_for(outer, [np.outer], "x, y, /", "x y")
+einsum = primitive("einsum", lambda *operands, spec: np.einsum(spec, *operands), params={"spec": None},
+                   arity=None, shape_rule=_einsum_rule)
+stands_for(einsum, [np.einsum], "spec, /, *operands", "operands", "spec")
+trace = primitive("trace", np.trace, linear=True, shape_rule=_evaluating(np.trace))
+stands_for(trace, [np.trace], "x, /", "x", method="trace")
+inv = primitive("inv", np.linalg.inv, shape_rule=_evaluating(np.linalg.inv), doc="np.linalg.inv")
+stands_for(inv, [np.linalg.inv], "x, /", "x")
+det = primitive("det", np.linalg.det, shape_rule=_evaluating(np.linalg.det), doc="np.linalg.det")
+stands_for(det, [np.linalg.det], "x, /", "x")
+solve = primitive("solve", np.linalg.solve, arity=2, shape_rule=_evaluating(np.linalg.solve))
+stands_for(solve, [np.linalg.solve], "a, b, /", "a b")
+
+# shape manipulation (all linear)
+transpose = primitive("transpose", np.transpose, params={"axes": None}, linear=True,
+                      shape_rule=_evaluating(np.transpose))
+stands_for(transpose, [np.transpose], "x, axes=None", "x", "axes")
+METHODS["transpose"] = Binding(transpose, _signature("x, *axes"), ("x",), ("axes",))
+swapaxes = primitive("swapaxes", np.swapaxes, params={"axis1": None, "axis2": None}, linear=True,
+                     shape_rule=_evaluating(np.swapaxes))
+stands_for(swapaxes, [np.swapaxes], "x, axis1, axis2", "x", "axis1 axis2", method="swapaxes")
+moveaxis = primitive("moveaxis", np.moveaxis, params={"source": None, "destination": None}, linear=True,
+                     shape_rule=_evaluating(np.moveaxis))
+stands_for(moveaxis, [np.moveaxis], "x, source, destination", "x", "source destination")
+reshape = primitive("reshape", _reshape, arity=2, linear=True, shape_rule=_evaluating(_reshape),
+                    doc="reshape to a shape given as a tuple operand (it may be computed)")
+stands_for(reshape, [np.reshape], "x, shape", "x shape")
+ravel = primitive("ravel", np.ravel, linear=True, shape_rule=_evaluating(np.ravel))
+stands_for(ravel, [np.ravel], "x, /", "x", method="ravel")
+METHODS["flatten"] = METHODS["ravel"]
+expand_dims = primitive("expand_dims", np.expand_dims, params={"axis": None}, linear=True,
+                        shape_rule=_evaluating(np.expand_dims))
+stands_for(expand_dims, [np.expand_dims], "x, axis", "x", "axis")
+squeeze = primitive("squeeze", np.squeeze, params={"axis": None}, linear=True, shape_rule=_evaluating(np.squeeze))
+stands_for(squeeze, [np.squeeze], "x, axis=None", "x", "axis", method="squeeze")
+broadcast_to = primitive("broadcast_to", np.broadcast_to, arity=2, linear=True,
+                         shape_rule=_evaluating(np.broadcast_to))
+stands_for(broadcast_to, [np.broadcast_to], "x, shape", "x shape")
+sum_to = primitive("sum_to", _sum_to, arity=2, linear=True, shape_rule=_evaluating(_sum_to),
+                   doc="sum x down to a shape: the adjoint of broadcast_to")
+concatenate = primitive("concatenate", _concatenate, params={"axis": 0}, linear=True,
+                        shape_rule=_evaluating(_concatenate), doc="operand: a list or tuple of arrays")
+stands_for(concatenate, [np.concatenate], "seq, axis=0", "seq", "axis")
+stack = primitive("stack", _stack, params={"axis": 0}, linear=True, shape_rule=_evaluating(_stack))
+stands_for(stack, [np.stack], "seq, axis=0", "seq", "axis")
+for _name, _fn in [("hstack", np.hstack), ("vstack", np.vstack)]:
+    _p = primitive(_name, (lambda fn: lambda seq: fn(list(seq)))(_fn), linear=True,
+                   shape_rule=_evaluating((lambda fn: lambda seq: fn(list(seq)))(_fn)))
+    stands_for(_p, [_fn], "seq, /", "seq")
+getitem = primitive("getitem", _getitem, arity=None, linear=True, shape_rule=_getitem_rule,
+                    doc="x[i]; several index operands make a tuple index")
+stands_for(getitem, [operator.getitem], "x, *index", "x index")
+setitem = primitive("setitem", _setitem, arity=None, shape_rule=_same_as(0),
+                    doc="a copy of x with x[index] = value (functional update)")
+flip = primitive("flip", np.flip, params={"axis": None}, linear=True, shape_rule=_evaluating(np.flip))
+stands_for(flip, [np.flip], "x, axis=None", "x", "axis")
+roll = primitive("roll", np.roll, params={"shift": 0, "axis": None}, linear=True, shape_rule=_evaluating(np.roll))
+stands_for(roll, [np.roll], "x, shift, axis=None", "x", "shift axis")
+tril = primitive("tril", np.tril, params={"k": 0}, linear=True, shape_rule=_same_as(0))
+stands_for(tril, [np.tril], "x, k=0", "x", "k")
+triu = primitive("triu", np.triu, params={"k": 0}, linear=True, shape_rule=_same_as(0))
+stands_for(triu, [np.triu], "x, k=0", "x", "k")
+diag = primitive("diag", np.diag, params={"k": 0}, linear=True, shape_rule=_evaluating(np.diag))
+stands_for(diag, [np.diag], "x, k=0", "x", "k")
+
+# conversion and array creation
+copy = primitive("copy", np.copy, linear=True, shape_rule=_same_as(0))
+stands_for(copy, [np.copy], "x, /", "x", method="copy")
+asarray = primitive("asarray", np.asarray, params={"dtype": None}, linear=True, shape_rule=_evaluating(np.asarray))
+stands_for(asarray, [np.asarray, np.array, np.asanyarray], "x, dtype=None", "x", "dtype")
+astype = primitive("astype", lambda x, dtype: np.asarray(x).astype(dtype), params={"dtype": None},
+                   shape_rule=lambda ts, cs, ps: T.ArrayType(T.short_dtype(ps["dtype"]), ts[0].shape))
+METHODS["astype"] = Binding(astype, _signature("x, dtype"), ("x",), ("dtype",))
+to_float = primitive("float", builtins.float, shape_rule=_fixed(T.ScalarType("float")), doc="builtins.float")
+stands_for(to_float, [builtins.float], "x=0.0, /", "x")
+to_int = primitive("int", builtins.int, differentiable=False, shape_rule=_fixed(T.ScalarType("int")))
+stands_for(to_int, [builtins.int], "x=0, /", "x")
+to_bool = primitive("bool", builtins.bool, differentiable=False, shape_rule=_fixed(T.ScalarType("bool")))
+stands_for(to_bool, [builtins.bool], "x=False, /", "x")
+item = primitive("item", lambda x: np.asarray(x).item(), shape_rule=lambda ts, cs, ps: T.type_of(
+    np.ones((), ts[0].np_dtype).item()))
+METHODS["item"] = Binding(item, _signature("x"), ("x",), ())
+zeros_like = primitive("zeros_like", np.zeros_like, differentiable=False, shape_rule=_same_as(0))
+stands_for(zeros_like, [np.zeros_like], "x, /", "x")
+ones_like = primitive("ones_like", np.ones_like, differentiable=False, shape_rule=_same_as(0))
+stands_for(ones_like, [np.ones_like], "x, /", "x")
+full_like = primitive("full_like", np.full_like, arity=2, differentiable=False, shape_rule=_same_as(0))
+stands_for(full_like, [np.full_like], "x, fill_value, /", "x fill_value")
+for _name, _fn in [("zeros", np.zeros), ("ones", np.ones), ("empty", np.zeros)]:
+    _p = primitive(_name, (lambda fn: lambda shape, dtype=None: fn(shape, dtype=dtype))(_fn),
+                   params={"dtype": None}, differentiable=False,
+                   shape_rule=_evaluating((lambda fn: lambda shape, dtype=None: fn(shape, dtype=dtype))(_fn)))
+    stands_for(_p, [getattr(np, _name)], "shape, dtype=None", "shape", "dtype")
+full = primitive("full", lambda shape, fill, dtype=None: np.full(shape, fill, dtype=dtype), arity=2,
+                 params={"dtype": None}, differentiable=False,
+                 shape_rule=_evaluating(lambda shape, fill, dtype=None: np.full(shape, fill, dtype=dtype)))
+stands_for(full, [np.full], "shape, fill_value, dtype=None", "shape fill_value", "dtype")
+eye = primitive("eye", np.eye, params={"dtype": float}, differentiable=False, shape_rule=_evaluating(np.eye))
+stands_for(eye, [np.eye, np.identity], "n, dtype=float", "n", "dtype")
+arange = primitive("arange", np.arange, arity=None, differentiable=False, shape_rule=_evaluating(np.arange))
+stands_for(arange, [np.arange], "*bounds", "bounds")
+linspace = primitive("linspace", np.linspace, arity=3, differentiable=False, shape_rule=_evaluating(np.linspace))
+stands_for(linspace, [np.linspace], "start, stop, num=50", "start stop num")
+
+# array attributes (no gradient flows through them)
+shape = primitive("shape", np.shape, differentiable=False,
+                  shape_rule=lambda ts, cs, ps: T.TupleType(tuple(T.ScalarType("int") for _ in ts[0].shape)))
+stands_for(shape, [np.shape], "x, /", "x")
+ndim = primitive("ndim", np.ndim, differentiable=False, shape_rule=_fixed(T.ScalarType("int")))
+stands_for(ndim, [np.ndim], "x, /", "x")
+size = primitive("size", np.size, differentiable=False, shape_rule=_fixed(T.ScalarType("int")))
+stands_for(size, [np.size], "x, /", "x")
+dtype_of = primitive("dtype", lambda x: np.asarray(x).dtype, differentiable=False,
+                     shape_rule=_fixed(T.OpaqueType("dtype")))
+PROPERTIES.update({"T": transpose, "shape": shape, "ndim": ndim, "size": size, "dtype": dtype_of,
+                   "real": real})
+
+# Python builtins over sequences
+length = primitive("len", builtins.len, differentiable=False, shape_rule=_fixed(T.ScalarType("int")))
+stands_for(length, [builtins.len], "x, /", "x")
+range_ = primitive("range", builtins.range, arity=None, differentiable=False,
+                   shape_rule=_fixed(T.OpaqueType("range")))
+stands_for(range_, [builtins.range], "*bounds", "bounds")
+enumerate_ = primitive("enumerate", lambda xs, start=0: builtins.list(builtins.enumerate(xs, start)), arity=2,
+                       shape_rule=_fixed(T.OpaqueType("iter")), doc="a list of (index, item) pairs")
+stands_for(enumerate_, [builtins.enumerate], "xs, start=0", "xs start")
+zip_ = primitive("zip", lambda *xs: builtins.list(builtins.zip(*xs)), arity=None,
+                 shape_rule=_fixed(T.OpaqueType("iter")), doc="a list of tuples")
+stands_for(zip_, [builtins.zip], "*xs", "xs")
+reversed_ = primitive("reversed", lambda xs: builtins.list(builtins.reversed(xs)),
+                      shape_rule=_fixed(T.OpaqueType("iter")))
+stands_for(reversed_, [builtins.reversed], "xs, /", "xs")
+py_sum = primitive("py_sum", lambda xs, start=0: builtins.sum(xs, start), arity=2,
+                   shape_rule=None, doc="builtins.sum over a sequence (elementwise for arrays)")
+stands_for(py_sum, [builtins.sum], "xs, start=0", "xs start")
+py_max = primitive("py_max", builtins.max, arity=None, doc="builtins.max of several values or a sequence")
+stands_for(py_max, [builtins.max], "*xs", "xs")
+py_min = primitive("py_min", builtins.min, arity=None, doc="builtins.min of several values or a sequence")
+stands_for(py_min, [builtins.min], "*xs", "xs")
+py_slice = primitive("slice", builtins.slice, arity=3, differentiable=False, shape_rule=_fixed(T.OpaqueType("slice")),
+                     doc="a slice object with computed bounds")
+stands_for(py_slice, [builtins.slice], "start, stop=None, step=None, /", "start stop step")
+
+# containers: built and updated functionally (SSA)
+make_tuple = primitive("tuple", lambda *xs: xs, arity=None, linear=True,
+                       shape_rule=lambda ts, cs, ps: T.TupleType(tuple(ts)))
+make_list = primitive("list", lambda *xs: builtins.list(xs), arity=None, linear=True,
+                      shape_rule=lambda ts, cs, ps: T.ListType(T.join_all(ts)))
+make_dict = primitive("dict", _make_dict, params={"keys": ()}, arity=None, linear=True,
+                      shape_rule=lambda ts, cs, ps: T.DictType(T.join_all(ts)))
+to_tuple = primitive("to_tuple", builtins.tuple, linear=True, shape_rule=_seq_rule, doc="builtins.tuple(xs)")
+stands_for(to_tuple, [builtins.tuple], "xs, /", "xs")
+to_list = primitive("to_list", builtins.list, linear=True,
+                    shape_rule=lambda ts, cs, ps: T.ListType(_item_type(ts[0])), doc="builtins.list(xs)")
+stands_for(to_list, [builtins.list], "xs, /", "xs")
+unpack = primitive("unpack", _unpack, params={"n": 0}, linear=True, results=None,
+                   shape_rule=lambda ts, cs, ps: list(ts[0].elems) if isinstance(ts[0], T.TupleType)
+                   else [ts[0].elem] * ps["n"] if isinstance(ts[0], T.ListType) else [T.UNKNOWN] * ps["n"],
+                   doc="a, b = seq")
+list_append = primitive("list_append", _list_append, arity=2, linear=True,
+                        shape_rule=_append_rule,
+                        doc="xs + [v]: the list after xs.append(v)")
+list_extend = primitive("list_extend", _list_extend, arity=2, linear=True, shape_rule=_same_as(0))
+list_pop = primitive("list_pop", _list_pop, arity=2, linear=True, results=2,
+                     shape_rule=lambda ts, cs, ps: [ts[0], ts[0].elem], doc="the list after xs.pop(i), and the item")
+dict_items = primitive("dict_items", lambda d: builtins.list(d.items()), linear=True,
+                       shape_rule=_fixed(T.OpaqueType("iter")))
+dict_keys = primitive("dict_keys", lambda d: builtins.list(d.keys()), differentiable=False,
+                      shape_rule=_fixed(T.OpaqueType("iter")))
+dict_values = primitive("dict_values", lambda d: builtins.list(d.values()), linear=True,
+                        shape_rule=_fixed(T.OpaqueType("iter")))
+dict_get = primitive("dict_get", lambda d, k, default=None: d.get(k, default), arity=3, linear=True,
+                     shape_rule=lambda ts, cs, ps: ts[0].value)
+METHODS.update({
+    "items": Binding(dict_items, _signature("d"), ("d",), ()),
+    "keys": Binding(dict_keys, _signature("d"), ("d",), ()),
+    "values": Binding(dict_values, _signature("d"), ("d",), ()),
+    "get": Binding(dict_get, _signature("d, k, default=None"), ("d", "k", "default"), ()),
+})
+#: methods that mutate their receiver: the tracer rebinds the receiver's name to the result
+MUTATING_METHODS = {
+    "append": Binding(list_append, _signature("xs, v"), ("xs", "v"), ()),
+    "extend": Binding(list_extend, _signature("xs, vs"), ("xs", "vs"), ()),
+    "pop": Binding(list_pop, _signature("xs, index=-1"), ("xs", "index"), ()),
+}
+METHODS["reshape"] = Binding(reshape, _signature("x, *shape"), ("x", "shape"), ())
+
+fstring = primitive("fstring", lambda *values, template: template.format(*values), params={"template": ""},
+                    arity=None, differentiable=False, shape_rule=_fixed(T.ScalarType("str")),
+                    doc="an f-string: template.format(*values)")
+
+# effects
+print_ = primitive("print", _print, params={"sep": " ", "end": "\n"}, arity=None, effect=True,
+                   differentiable=False, results=0)
+stands_for(print_, [builtins.print], "*values, sep=' ', end='\\n'", "values", "sep end")
+assert_ = primitive("assert", _assert, arity=2, effect=True, differentiable=False, results=0,
+                    doc="assert cond, message")
+
+
+# ---------------------------------------------------------------------------------------------
+# Operators of the Python grammar
+# ---------------------------------------------------------------------------------------------
+
+OPERATOR_FUNCTIONS = {
+    "Add": operator.add, "Sub": operator.sub, "Mult": operator.mul, "Div": operator.truediv,
+    "FloorDiv": operator.floordiv, "Mod": operator.mod, "Pow": operator.pow,
+    "MatMult": operator.matmul, "USub": operator.neg, "UAdd": operator.pos, "Not": operator.not_,
+    "Invert": operator.invert, "BitAnd": operator.and_, "BitOr": operator.or_, "BitXor": operator.xor,
+    "Lt": operator.lt, "LtE": operator.le, "Gt": operator.gt, "GtE": operator.ge, "Eq": operator.eq,
+    "NotEq": operator.ne, "Is": operator.is_, "IsNot": operator.is_not, "In": operator.contains,
+}
+OPERATORS.update({node: lookup_callable(fn).prim for node, fn in OPERATOR_FUNCTIONS.items()})
+
+
+# ---------------------------------------------------------------------------------------------
+# bind: apply a primitive to arguments of any kind
+# ---------------------------------------------------------------------------------------------
+
+def bind(prim: Primitive, *operands, **params):
+    """Apply `prim`. An operand whose type defines `__wengert_bind__` (a Tensor, a symbolic IR
+    value) takes over, the highest `__wengert_priority__` first; plain values just compute."""
+    handler = None
+    for x in operands:
+        hook = getattr(type(x), "__wengert_bind__", None)
+        if hook is not None and (handler is None or type(x).__wengert_priority__ > handler[0]):
+            handler = (type(x).__wengert_priority__, hook)
+    if handler is not None:
+        return handler[1](prim, operands, params)
+    full = {**prim.params, **params}
+    return prim.impl(*operands, **full)

@@ -1,0 +1,258 @@
+"""Abstract value types: what the IR knows about a value without its data.
+
+An array type is a dtype and a shape (a dimension may be unknown); Python scalars, containers
+and `?` (nothing known) complete the set. `type_of(value)` abstracts a concrete value, `join`
+merges the types flowing into one SSA value from several paths.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+DTYPE_NAMES = {
+    "float64": "f64", "float32": "f32", "float16": "f16",
+    "int64": "i64", "int32": "i32", "int16": "i16", "int8": "i8",
+    "uint64": "u64", "uint32": "u32", "uint16": "u16", "uint8": "u8",
+    "bool": "bool", "complex128": "c128", "complex64": "c64",
+}
+DTYPE_BY_SHORT = {short: np.dtype(long) for long, short in DTYPE_NAMES.items()}
+SCALAR_KINDS = ("float", "int", "bool", "complex", "str", "none")
+
+
+class Type:
+    """Base of all types; subclasses are frozen dataclasses compared by value."""
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+@dataclasses.dataclass(frozen=True)
+class UnknownType(Type):
+    def text(self) -> str:
+        return "?"
+
+
+UNKNOWN = UnknownType()
+
+
+@dataclasses.dataclass(frozen=True)
+class ArrayType(Type):
+    """A NumPy array or NumPy scalar; `shape` entries are ints or None (unknown)."""
+    dtype: str
+    shape: tuple | None  # None: rank unknown
+
+    def text(self) -> str:
+        if self.shape is None:
+            return f"{self.dtype}[*]"
+        dims = ",".join("?" if d is None else str(d) for d in self.shape)
+        return f"{self.dtype}[{dims}]"
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        return DTYPE_BY_SHORT[self.dtype]
+
+    @property
+    def known(self) -> bool:
+        return self.shape is not None and all(d is not None for d in self.shape)
+
+
+@dataclasses.dataclass(frozen=True)
+class ScalarType(Type):
+    """A Python scalar: float, int, bool, complex, str or None."""
+    kind: str
+
+    def text(self) -> str:
+        return self.kind
+
+
+@dataclasses.dataclass(frozen=True)
+class TupleType(Type):
+    elems: tuple
+
+    def text(self) -> str:
+        return "tuple<" + ", ".join(e.text() for e in self.elems) + ">"
+
+
+@dataclasses.dataclass(frozen=True)
+class ListType(Type):
+    """A Python list; `elem` is the join of its element types."""
+    elem: Type
+
+    def text(self) -> str:
+        return f"list<{self.elem.text()}>"
+
+
+@dataclasses.dataclass(frozen=True)
+class DictType(Type):
+    """A Python dict; `value` is the join of its value types."""
+    value: Type
+
+    def text(self) -> str:
+        return f"dict<{self.value.text()}>"
+
+
+@dataclasses.dataclass(frozen=True)
+class OpaqueType(Type):
+    """A value of a Python kind the IR does not look into: range, slice, iterator, dtype ..."""
+    kind: str
+
+    def text(self) -> str:
+        return self.kind
+
+
+OPAQUE_KINDS = ("range", "slice", "iter", "dtype", "object")
+
+
+def short_dtype(dtype) -> str:
+    name = np.dtype(dtype).name
+    if name not in DTYPE_NAMES:
+        raise TypeError(f"unsupported dtype {name}")
+    return DTYPE_NAMES[name]
+
+
+def type_of(value: Any) -> Type:
+    """The abstract type of a concrete value."""
+    if isinstance(value, (np.ndarray, np.generic)) and not isinstance(value, np.str_):
+        try:
+            return ArrayType(short_dtype(value.dtype), tuple(np.shape(value)))
+        except TypeError:
+            return UNKNOWN
+    if isinstance(value, bool):
+        return ScalarType("bool")
+    if isinstance(value, int):
+        return ScalarType("int")
+    if isinstance(value, float):
+        return ScalarType("float")
+    if isinstance(value, complex):
+        return ScalarType("complex")
+    if isinstance(value, str):
+        return ScalarType("str")
+    if value is None:
+        return ScalarType("none")
+    if isinstance(value, tuple):
+        return TupleType(tuple(type_of(v) for v in value))
+    if isinstance(value, list):
+        return ListType(join_all([type_of(v) for v in value]))
+    if isinstance(value, dict):
+        return DictType(join_all([type_of(v) for v in value.values()]))
+    if isinstance(value, range):
+        return OpaqueType("range")
+    if isinstance(value, slice):
+        return OpaqueType("slice")
+    if isinstance(value, np.dtype):
+        return OpaqueType("dtype")
+    return UNKNOWN
+
+
+_SCALAR_DTYPES = {"float": "f64", "int": "i64", "bool": "bool", "complex": "c128"}
+
+
+def join(a: Type, b: Type) -> Type:
+    """The most precise type that covers both `a` and `b`. A Python scalar joins a NumPy value
+    as the 0-d array it becomes in arithmetic (`acc = 0.0; acc = acc + np.sum(x)`)."""
+    if a == b:
+        return a
+    if isinstance(a, ScalarType) and isinstance(b, ScalarType):
+        if {a.kind, b.kind} <= {"int", "bool"}:
+            return ScalarType("int")
+        if {a.kind, b.kind} <= {"int", "bool", "float"}:
+            return ScalarType("float")
+        return UNKNOWN
+    if isinstance(a, ScalarType) and a.kind in _SCALAR_DTYPES and isinstance(b, ArrayType):
+        a = ArrayType(b.dtype if b.dtype[0] in "fc" else _SCALAR_DTYPES[a.kind], ())
+    if isinstance(b, ScalarType) and b.kind in _SCALAR_DTYPES and isinstance(a, ArrayType):
+        b = ArrayType(a.dtype if a.dtype[0] in "fc" else _SCALAR_DTYPES[b.kind], ())
+    if isinstance(a, ArrayType) and isinstance(b, ArrayType) and a.dtype == b.dtype:
+        if a.shape is None or b.shape is None or len(a.shape) != len(b.shape):
+            return ArrayType(a.dtype, None)
+        return ArrayType(a.dtype, tuple(x if x == y else None for x, y in zip(a.shape, b.shape)))
+    if isinstance(a, TupleType) and isinstance(b, TupleType) and len(a.elems) == len(b.elems):
+        return TupleType(tuple(join(x, y) for x, y in zip(a.elems, b.elems)))
+    if isinstance(a, ListType) and isinstance(b, ListType):
+        return ListType(join(a.elem, b.elem))
+    if isinstance(a, DictType) and isinstance(b, DictType):
+        return DictType(join(a.value, b.value))
+    return UNKNOWN
+
+
+def join_all(types: list) -> Type:
+    """Join of a list of types; the element type of an empty container is unknown."""
+    if not types:
+        return UNKNOWN
+    out = types[0]
+    for t in types[1:]:
+        out = join(out, t)
+    return out
+
+
+def parse_type(text: str) -> Type:
+    """Inverse of `Type.text()`: `f64[3,?]`, `float`, `tuple<f64[], int>`, `?` ..."""
+    parser = _TypeParser(text)
+    result = parser.parse()
+    if parser.pos != len(text):
+        raise ValueError(f"unexpected {text[parser.pos:]!r} in type {text!r}")
+    return result
+
+
+class _TypeParser:
+    def __init__(self, text: str):
+        self.text = text
+        self.pos = 0
+
+    def _peek(self) -> str:
+        return self.text[self.pos:self.pos + 1]
+
+    def _expect(self, s: str) -> None:
+        if not self.text.startswith(s, self.pos):
+            raise ValueError(f"expected {s!r} at {self.pos} in type {self.text!r}")
+        self.pos += len(s)
+
+    def _word(self) -> str:
+        start = self.pos
+        while self.pos < len(self.text) and (self.text[self.pos].isalnum() or self.text[self.pos] == "_"):
+            self.pos += 1
+        return self.text[start:self.pos]
+
+    def _skip_space(self) -> None:
+        while self._peek() == " ":
+            self.pos += 1
+
+    def parse(self) -> Type:
+        self._skip_space()
+        if self._peek() == "?":
+            self.pos += 1
+            return UNKNOWN
+        word = self._word()
+        if not word:
+            raise ValueError(f"expected a type at {self.pos} in {self.text!r}")
+        if self._peek() == "[" and word in DTYPE_BY_SHORT:
+            self.pos += 1
+            if self._peek() == "*":
+                self.pos += 1
+                self._expect("]")
+                return ArrayType(word, None)
+            end = self.text.index("]", self.pos)
+            body = self.text[self.pos:end]
+            self.pos = end + 1
+            dims = tuple(None if d == "?" else int(d) for d in body.split(",")) if body else ()
+            return ArrayType(word, dims)
+        if word in ("tuple", "list", "dict") and self._peek() == "<":
+            self.pos += 1
+            elems = []
+            while self._peek() != ">":
+                elems.append(self.parse())
+                self._skip_space()
+                if self._peek() == ",":
+                    self.pos += 1
+            self.pos += 1
+            if word == "tuple":
+                return TupleType(tuple(elems))
+            (elem,) = elems
+            return ListType(elem) if word == "list" else DictType(elem)
+        if word in SCALAR_KINDS:
+            return ScalarType(word)
+        if word in OPAQUE_KINDS:
+            return OpaqueType(word)
+        raise ValueError(f"unknown type {word!r} in {self.text!r}")

@@ -1,0 +1,212 @@
+"""The IR: a module of functions in SSA form with structured control flow.
+
+A `Function` owns a body `Region`; a region has arguments, a list of `Op`s and the operands it
+yields (a function's body yields its return value). `if`, `for` and `while` ops own regions, as in
+MLIR's `scf` dialect; every other op applies a primitive, calls a function, or reads a global.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Iterator
+
+from ..runtime import primitives as P
+from ..runtime.types import Type
+
+#: ops that are not primitives: control flow, calls, and reads of the enclosing Python scope
+STRUCTURAL = ("if", "for", "while", "call", "global", "pycall")
+
+
+class Value:
+    """An SSA value. `type` is None in a graph that was not specialised to example arguments."""
+    __slots__ = ("name", "type")
+
+    def __init__(self, name: str, type: Type | None = None):
+        self.name = name
+        self.type = type
+
+    def __repr__(self) -> str:
+        return f"%{self.name}"
+
+
+class _Undef:
+    """The value of a variable on a path that never assigned it (reading it is a runtime error)."""
+
+    def __repr__(self) -> str:
+        return "undef"
+
+    def __reduce__(self):
+        return "UNDEF"
+
+
+UNDEF = _Undef()
+
+
+@dataclasses.dataclass(frozen=True)
+class Literal:
+    """A constant operand: a Python int/float/complex/bool/str/None, `...`, a slice or tuple of
+    those, or `undef`."""
+    value: Any
+
+    def __repr__(self) -> str:
+        return f"Literal({self.value!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Literal) and type(self.value) is type(other.value) and _same(self.value, other.value)
+
+    def __hash__(self) -> int:
+        return hash((type(self.value).__name__, repr(self.value)))
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, float) and a != a:
+        return b != b
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(type(x) is type(y) and _same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+Operand = Value | Literal
+
+
+@dataclasses.dataclass(frozen=True)
+class Loc:
+    """Where an op came from: the source file's base name, 1-based line and column (as in errors)."""
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclasses.dataclass(eq=False)
+class Region:
+    args: list = dataclasses.field(default_factory=list)
+    ops: list = dataclasses.field(default_factory=list)
+    yields: list = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass(eq=False)
+class Op:
+    """One equation. `kind` is a primitive name or one of STRUCTURAL.
+
+    - primitive: operands and static `params` as the primitive declares them;
+    - `if`: operand the condition; regions then/else each yield the results;
+    - `for`: operands the iterable then the carried inits; the body's args are the item then the
+      carries, it yields the next carries; `params["exit"]` (optional) is the index of a carry
+      whose truth after an iteration ends the loop (a `break`);
+    - `while`: operands the carried inits; region 0 (the test) takes the carries and yields one
+      condition; region 1 (the body) takes the carries and yields the next ones; `exit` as for `for`;
+    - `call`: `params["callee"]` names a function of the module; operands are its arguments;
+    - `global`: `params["name"]` names an object of the function's `env` (an array constant);
+    - `pycall`: operand 0 is a callable (from a `global`), the rest its arguments: a call of
+      Python code wengert does not look into (no gradient flows through it).
+    """
+    kind: str
+    operands: list
+    results: list
+    params: dict = dataclasses.field(default_factory=dict)
+    regions: list = dataclasses.field(default_factory=list)
+    loc: Loc | None = None
+
+    @property
+    def prim(self) -> P.Primitive | None:
+        return P.PRIMITIVES.get(self.kind)
+
+
+@dataclasses.dataclass(eq=False)
+class Function:
+    """`params` are the body region's args. `env` holds the objects `global` ops read (not
+    printed: a parsed graph has names only). `source` is the file the function came from."""
+    name: str
+    body: Region
+    env: dict = dataclasses.field(default_factory=dict)
+    source: str = ""
+    arg_names: tuple = ()   # the Python parameter names (a nested function's captures come first)
+    captures: tuple = ()    # enclosing variables a nested function receives as leading arguments
+
+    @property
+    def params(self) -> list:
+        return self.body.args
+
+
+@dataclasses.dataclass(eq=False)
+class Module:
+    """Functions by name; `entry` is the one the user asked for, printed first."""
+    functions: dict
+    entry: str
+
+    @property
+    def main(self) -> Function:
+        return self.functions[self.entry]
+
+    def __str__(self) -> str:
+        from .printer import print_module
+        return print_module(self)
+
+    def _repr_pretty_(self, p, cycle) -> None:
+        p.text(str(self))
+
+
+def walk(region: Region) -> Iterator[Op]:
+    """Every op of a region and of the regions nested in it, in program order."""
+    for op in region.ops:
+        yield op
+        for sub in op.regions:
+            yield from walk(sub)
+
+
+def structurally_equal(a: Module, b: Module) -> bool:
+    """True when two modules are the same graph: same functions, ops, params, literals, types and
+    locations, with each use matched to the definition it reads (not merely the same name)."""
+    if a.entry != b.entry or list(a.functions) != list(b.functions):
+        return False
+    return all(_function_equal(a.functions[n], b.functions[n]) for n in a.functions)
+
+
+def _function_equal(f: Function, g: Function) -> bool:
+    if f.name != g.name or f.source != g.source:
+        return False
+    mapping: dict = {}
+    return _region_equal(f.body, g.body, mapping)
+
+
+def _bind_values(xs: list, ys: list, mapping: dict) -> bool:
+    if len(xs) != len(ys):
+        return False
+    for x, y in zip(xs, ys):
+        if x.type != y.type or x.name != y.name:
+            return False
+        mapping[id(x)] = y
+    return True
+
+
+def _operands_equal(xs: list, ys: list, mapping: dict) -> bool:
+    if len(xs) != len(ys):
+        return False
+    for x, y in zip(xs, ys):
+        if isinstance(x, Literal):
+            if x != y:
+                return False
+        elif not isinstance(y, Value) or mapping.get(id(x)) is not y:
+            return False
+    return True
+
+
+def _region_equal(r: Region, s: Region, mapping: dict) -> bool:
+    if not _bind_values(r.args, s.args, mapping) or len(r.ops) != len(s.ops):
+        return False
+    for op, other in zip(r.ops, s.ops):
+        if (op.kind != other.kind or op.loc != other.loc or len(op.regions) != len(other.regions)
+                or not _params_equal(op.params, other.params)
+                or not _operands_equal(op.operands, other.operands, mapping)):
+            return False
+        if not all(_region_equal(x, y, mapping) for x, y in zip(op.regions, other.regions)):
+            return False
+        if not _bind_values(op.results, other.results, mapping):
+            return False
+    return _operands_equal(r.yields, s.yields, mapping)
+
+
+def _params_equal(p: dict, q: dict) -> bool:
+    return p.keys() == q.keys() and all(Literal(p[k]) == Literal(q[k]) for k in p)

@@ -1,0 +1,1297 @@
+"""Python function (gast) -> IR `Module`, in SSA form with structured control flow.
+
+Names resolve statically: a local variable is an SSA value; anything else (globals, closure
+cells, builtins, attributes of modules) is looked up on the function object while tracing and
+becomes a literal, a `global` op (arrays), or a static object (modules, functions). Calls resolve
+by identity to primitives, to user functions (traced recursively into the same module), or to
+`pycall` (opaque Python). Every rejection is a `TraceError` pointing at the user's source.
+"""
+from __future__ import annotations
+
+import builtins
+import dataclasses
+import inspect
+import os
+import sysconfig
+
+import gast
+import numpy as np
+
+from ..runtime import primitives as P
+from .capture import Captured, capture
+from .desugar import RETURN_FLAG, has_break, restructure
+from .errors import SourceInfo, TraceError, UnsupportedSyntaxError, error_at
+from .ir import UNDEF, Function, Literal, Loc, Module, Op, Region, Value
+
+LITERAL_TYPES = (int, float, complex, bool, str, type(None), type(Ellipsis))
+MAX_SPECIALISATIONS = 8
+
+
+def is_literal(obj) -> bool:
+    if isinstance(obj, LITERAL_TYPES) and not isinstance(obj, np.generic):
+        return True
+    if isinstance(obj, tuple):
+        return all(is_literal(x) for x in obj)
+    if isinstance(obj, slice):
+        return all(is_literal(x) for x in (obj.start, obj.stop, obj.step))
+    return obj is UNDEF
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Static:
+    """An object known while tracing (a module, a function, a class ...): it has no IR value."""
+    obj: object
+
+
+@dataclasses.dataclass(eq=False)
+class LocalFunction:
+    """A `def` or `lambda` inside the traced function: traced when called, with the current
+    values of the enclosing variables it reads passed as leading arguments."""
+    node: object
+    qualname: str
+    outer: "Lowerer"
+    defaults: list           # operands for the trailing positional parameters with defaults
+
+
+# ---------------------------------------------------------------------------------------------
+# The module being built
+# ---------------------------------------------------------------------------------------------
+
+_LIBRARY_PATHS = tuple({os.path.realpath(p) for p in (sysconfig.get_paths()["stdlib"],
+                                                      sysconfig.get_paths()["purelib"],
+                                                      sysconfig.get_paths()["platlib"])})
+_WENGERT_PATH = os.path.realpath(os.path.join(os.path.dirname(__file__), os.pardir))
+
+
+def is_user_function(fn) -> bool:
+    """Python functions wengert traces into: not the standard library's or an installed
+    library's (their calls stay opaque `pycall`s), unless the file is a project's own."""
+    if not inspect.isfunction(fn):
+        return False
+    path = os.path.realpath(fn.__code__.co_filename)
+    if fn.__code__.co_filename.startswith("<"):
+        return True
+    module = getattr(fn, "__module__", "") or ""
+    if module.split(".")[0] in ("numpy", "scipy", "autograd", "torch", "jax"):
+        return False
+    return not path.startswith(_LIBRARY_PATHS) or path.startswith(_WENGERT_PATH)
+
+
+class Tracer:
+    """Builds one `Module`: the entry function and every user function it calls."""
+
+    def __init__(self):
+        self.functions: dict[str, Function] = {}
+        self.cache: dict = {}
+        self.counts: dict[str, int] = {}
+
+    def unique_name(self, base: str) -> str:
+        n = self.counts.get(base, 0) + 1
+        self.counts[base] = n
+        return base if n == 1 else f"{base}.{n}"
+
+    def function_for(self, fn, statics: dict, site=None) -> Function:
+        """The IR function for user function `fn` with some parameters bound to static objects."""
+        key = (fn, _static_key(statics))
+        if key in self.cache:
+            return self.cache[key]
+        if self.counts.get(fn.__qualname__, 0) >= MAX_SPECIALISATIONS:
+            raise TraceError(f"`{fn.__qualname__}` is called with more than {MAX_SPECIALISATIONS} different "
+                             "function arguments; pass data, not functions, where it varies")
+        captured = capture(fn)
+        ir_fn = Function(self.unique_name(fn.__qualname__.replace(".<locals>", "")), Region(),
+                         source=_source_label(captured), arg_names=())
+        self.cache[key] = ir_fn
+        self.functions[ir_fn.name] = ir_fn
+        Lowerer(self, captured, ir_fn, fn.__globals__, _closure_of(fn), statics).lower_function()
+        return ir_fn
+
+
+def _static_key(statics: dict) -> tuple:
+    """What identifies a specialisation: the static objects (by identity) and literal values."""
+    def one(v):
+        if isinstance(v, Literal):
+            return ("literal", type(v.value).__name__, repr(v.value))
+        if isinstance(v.obj, LocalFunction):
+            return ("local", id(v.obj.node))
+        return ("static", id(v.obj))
+    return tuple(sorted((k, one(v)) for k, v in statics.items()))
+
+
+def _closure_of(fn) -> dict:
+    cells = fn.__closure__ or ()
+    out = {}
+    for name, cell in zip(fn.__code__.co_freevars, cells):
+        try:
+            out[name] = cell.cell_contents
+        except ValueError:  # an empty cell: the variable is not assigned yet
+            pass
+    return out
+
+
+def _source_label(captured: Captured) -> str:
+    line = captured.info.line_offset + getattr(captured.node, "lineno", 1)
+    return f"{captured.info.filename}:{line}"
+
+
+def trace_module(fn) -> Module:
+    """Capture `fn` and every user function it calls into a `Module` whose entry is `fn`."""
+    if not callable(fn):
+        raise TraceError(f"expected a Python function, got {type(fn).__name__} {fn!r}")
+    if inspect.ismethod(fn):
+        raise TraceError(f"`{fn.__qualname__}` is a bound method: trace the plain function "
+                         f"`{fn.__func__.__qualname__}` and pass the object as an argument")
+    tracer = Tracer()
+    entry = tracer.function_for(fn, {})
+    return Module(tracer.functions, entry.name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Lowering one function
+# ---------------------------------------------------------------------------------------------
+
+class Namer:
+    """Unique SSA names from the user's variable names: `x`, `x.1`, `x.2` ..."""
+
+    def __init__(self):
+        self.used: set[str] = set()
+
+    def fresh(self, hint: str) -> str:
+        base = _display(hint)
+        name, k = base, 0
+        while name in self.used:
+            k += 1
+            name = f"{base}.{k}"
+        self.used.add(name)
+        return name
+
+
+def _display(key: str) -> str:
+    return {RETURN_FLAG: "returned"}.get(key, key.strip("<>").replace(" ", "_"))
+
+
+class _Exit:
+    """How a block ended: it returned a value, it raised, or it fell through (None)."""
+
+    def __init__(self, value, raised: bool = False):
+        self.value, self.raised = value, raised
+
+
+class Lowerer:
+    def __init__(self, tracer: Tracer, captured: Captured | None, fn: Function, globals_: dict,
+                 closure: dict, statics: dict, node=None, info: SourceInfo | None = None):
+        self.tracer = tracer
+        self.fn = fn
+        self.node = node if node is not None else captured.node
+        self.info = info if info is not None else captured.info
+        self.py_name = getattr(self.node, "name", "<lambda>")
+        self.globals = globals_
+        self.closure = closure
+        self.statics = statics
+        self.namer = Namer()
+        self.env: dict = {}
+        self.region = fn.body
+        self.globals_cache: dict = {}
+        self.n_globals = 0
+        self.temps = 0
+        self.locals = _assigned_names(self.node)
+        self.declared_global: set = set()
+        self.captures: list[str] = []
+
+    # -- errors ---------------------------------------------------------------------------------
+    def unsupported(self, node, what: str, hint: str = ""):
+        return error_at(UnsupportedSyntaxError, self.info, node, f"unsupported syntax: {what}", hint)
+
+    def error(self, node, message: str, hint: str = ""):
+        return error_at(TraceError, self.info, node, message, hint)
+
+    def loc(self, node) -> Loc | None:
+        if getattr(node, "lineno", None) is None:
+            return None
+        line, col, _, _ = self.info.position(node)
+        return Loc(os.path.basename(self.info.filename), line, col + 1)
+
+    # -- building ops ---------------------------------------------------------------------------
+    def new_value(self, hint: str | None = None) -> Value:
+        return Value(self.namer.fresh(hint) if hint else None)
+
+    def emit(self, kind: str, operands: list, node, params: dict | None = None, nresults: int = 1,
+             regions: list | None = None, hints: list | None = None) -> list:
+        results = [self.new_value(h) for h in (hints if hints is not None else [None] * nresults)]
+        self.region.ops.append(Op(kind, list(operands), results, params or {}, regions or [], self.loc(node)))
+        return results
+
+    def apply(self, prim: P.Primitive, operands: list, node, params: dict | None = None):
+        """Emit `prim`, or fold it now when every operand is a literal and the result is one."""
+        params = params or {}
+        if all(isinstance(x, Literal) for x in operands) and not prim.effect and prim.results == 1 \
+                and prim.name not in ("list", "dict", "print", "assert", "range", "zip", "enumerate"):
+            try:
+                with np.errstate(all="raise"):
+                    value = prim.impl(*[x.value for x in operands], **{**prim.params, **params})
+                if isinstance(value, np.generic):  # Python scalars in, a Python scalar out
+                    value = value.item()
+                if is_literal(value):
+                    return Literal(value)
+            except Exception:  # folding is an optimisation: leave the op for run time
+                pass
+        n = prim.num_results(params)
+        results = self.emit(prim.name, operands, node, params, n)
+        return results[0] if n == 1 else results
+
+    def operand(self, x, node):
+        """An operand from an expression result; statics that are data become literals/globals."""
+        if isinstance(x, Static):
+            return self.constant(x.obj, node, None)
+        return x
+
+    def constant(self, obj, node, name: str | None):
+        """A Python object from outside the function, as an operand (or a Static)."""
+        if is_literal(obj):
+            return Literal(obj)
+        if isinstance(obj, np.generic) and is_literal(obj.item()):
+            return self.global_value(obj, name or repr(obj), node)
+        if isinstance(obj, (np.ndarray, list, dict)) or isinstance(obj, np.generic):
+            return self.global_value(obj, name or f"const{self.n_globals}", node)
+        if isinstance(obj, tuple):
+            return self.global_value(obj, name or f"const{self.n_globals}", node)
+        return Static(obj)
+
+    def global_value(self, obj, name: str, node) -> Value:
+        key = id(obj)
+        if key not in self.globals_cache:
+            value = Value(self.namer.fresh(name))
+            self.fn.env[name] = obj
+            op = Op("global", [], [value], {"name": name}, [], self.loc(node))
+            self.fn.body.ops.insert(self.n_globals, op)
+            self.n_globals += 1
+            self.globals_cache[key] = value
+        return self.globals_cache[key]
+
+    def bind_name(self, name: str, value) -> None:
+        if isinstance(value, Value) and value.name is None:
+            value.name = self.namer.fresh(name)
+        self.env[name] = value
+
+    # -- functions ------------------------------------------------------------------------------
+    def lower_function(self, capture_names: tuple = ()) -> None:
+        node = self.node
+        args = node.args
+        for bad, what in ((args.vararg, "*args"), (args.kwarg, "**kwargs")):
+            if bad is not None and isinstance(node, gast.Lambda):
+                raise self.unsupported(node, f"{what} in a lambda")
+        names = [a.id for a in args.posonlyargs + args.args]
+        if args.vararg is not None:
+            names.append(args.vararg.id)
+        names += [a.id for a in args.kwonlyargs]
+        if args.kwarg is not None:
+            names.append(args.kwarg.id)
+        self.fn.arg_names = tuple(names)
+        for name in capture_names:
+            self.fn.body.args.append(self._param(name))
+        for name in names:
+            if name in self.statics:
+                self.env[name] = self.statics[name]
+            else:
+                self.fn.body.args.append(self._param(name))
+        for name, static in self.statics.items():
+            self.env.setdefault(name, static)
+        if isinstance(node, gast.Lambda):
+            body = [gast.copy_location(gast.Return(value=node.body), node.body)]
+        else:
+            body = node.body
+            for stmt in body:
+                if isinstance(stmt, (gast.Global, gast.Nonlocal)):
+                    self.declared_global |= set(stmt.names)
+        body = restructure(list(body) + [gast.Return(value=None)])
+        end = self.block(body)
+        value = end.value if end is not None else Literal(None)
+        self.fn.body.yields = [self.operand(value, node)]
+        self._name_temps(self.fn.body)
+
+    def _param(self, name: str) -> Value:
+        value = Value(self.namer.fresh(name))
+        self.env[name] = value
+        return value
+
+    def _name_temps(self, region: Region) -> None:
+        for op in region.ops:
+            for sub in op.regions:
+                for arg in sub.args:
+                    if arg.name is None:
+                        arg.name = self._temp_name()
+                self._name_temps(sub)
+            for r in op.results:
+                if r.name is None:
+                    r.name = self._temp_name()
+
+    def _temp_name(self) -> str:
+        while True:
+            name = str(self.temps)
+            self.temps += 1
+            if name not in self.namer.used:
+                self.namer.used.add(name)
+                return name
+
+    # -- statements -----------------------------------------------------------------------------
+    def block(self, stmts: list) -> _Exit | None:
+        for stmt in stmts:
+            end = self.statement(stmt)
+            if end is not None:
+                return end
+        return None
+
+    def statement(self, s) -> _Exit | None:
+        method = getattr(self, "stmt_" + type(s).__name__, None)
+        if method is None:
+            raise self.unsupported(s, _STATEMENT_NAMES.get(type(s).__name__, type(s).__name__ + " statement"),
+                                   _STATEMENT_HINTS.get(type(s).__name__, ""))
+        return method(s)
+
+    def stmt_Expr(self, s):
+        if isinstance(s.value, gast.Constant) and isinstance(s.value.value, str):
+            return None  # a docstring or a bare string
+        self.expr(s.value)
+        return None
+
+    def stmt_Pass(self, s):
+        return None
+
+    def stmt_Global(self, s):
+        assigned = self.locals & set(s.names)
+        if assigned:
+            raise self.unsupported(s, f"assigning to the global variable `{sorted(assigned)[0]}`",
+                                   "return the new value instead, and assign it outside the traced function")
+        return None
+
+    def stmt_Nonlocal(self, s):
+        raise self.unsupported(s, "`nonlocal`", "return the new value from the inner function instead")
+
+    def stmt_Return(self, s):
+        value = self.expr(s.value) if s.value is not None else Literal(None)
+        return _Exit(self.operand(value, s))
+
+    def stmt_Raise(self, s):
+        if s.exc is None:
+            raise self.unsupported(s, "a bare `raise`", "raise an exception object explicitly")
+        exc = self.expr(s.exc)
+        if isinstance(exc, Static) and isinstance(exc.obj, type) and issubclass(exc.obj, BaseException):
+            exc = Static(exc.obj())
+        if not (isinstance(exc, Static) and isinstance(exc.obj, BaseException)):
+            raise self.unsupported(s, "`raise` of an exception built from traced values",
+                                   "raise with a constant message, e.g. raise ValueError(\"x must be 2-D\")")
+        callee = self.global_value(_Raiser(exc.obj), f"raise_{type(exc.obj).__name__}", s)
+        self.emit("pycall", [callee], s)
+        return _Exit(Literal(UNDEF), raised=True)
+
+    def stmt_Assert(self, s):
+        test = self.operand(self.expr(s.test), s)
+        msg = self.operand(self.expr(s.msg), s) if s.msg is not None else Literal(None)
+        self.emit("assert", [test, msg], s, nresults=0)
+        return None
+
+    def stmt_Delete(self, s):
+        for target in s.targets:
+            if not isinstance(target, gast.Name):
+                raise self.unsupported(target, "`del` of an item or attribute",
+                                       "build a new container without the item instead")
+            self.env.pop(target.id, None)
+        return None
+
+    def stmt_Assign(self, s):
+        value = self.expr(s.value)
+        for target in s.targets:
+            self.assign(target, value, s)
+        return None
+
+    def stmt_AnnAssign(self, s):
+        if s.value is not None:
+            self.assign(s.target, self.expr(s.value), s)
+        return None
+
+    def stmt_AugAssign(self, s):
+        prim = P.OPERATORS[type(s.op).__name__]
+        target = s.target
+        if isinstance(target, gast.Name):
+            old = self.load_name(target.id, target)
+            self.assign(target, self.apply(prim, [self.operand(old, s), self.operand(self.expr(s.value), s)], s), s)
+        elif isinstance(target, gast.Subscript):
+            base = self.operand(self.expr(target.value), target)
+            index = self.index(target.slice)
+            old = self.apply(P.getitem, [base, *index], target)
+            new = self.apply(prim, [old, self.operand(self.expr(s.value), s)], s)
+            self.assign(target.value, self.apply(P.setitem, [base, new, *index], s), s)
+        else:
+            raise self.unsupported(target, f"augmented assignment to {_describe(target)}",
+                                   "assign to a local variable instead")
+        return None
+
+    def assign(self, target, value, stmt) -> None:
+        if isinstance(target, gast.Name):
+            if target.id in self.declared_global:
+                raise self.unsupported(target, f"assigning to the global variable `{target.id}`",
+                                       "return the new value instead")
+            self.bind_name(target.id, value)
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            starred = [i for i, e in enumerate(target.elts) if isinstance(e, gast.Starred)]
+            if starred:
+                self.assign_starred(target, starred[0], value, stmt)
+                return
+            items = self.unpack(value, len(target.elts), target)
+            for elt, item in zip(target.elts, items):
+                self.assign(elt, item, stmt)
+        elif isinstance(target, gast.Subscript):
+            base = self.operand(self.expr(target.value), target)
+            index = self.index(target.slice)
+            self.assign(target.value, self.apply(P.setitem, [base, self.operand(value, stmt), *index], target), stmt)
+        elif isinstance(target, gast.Attribute):
+            raise self.unsupported(target, f"assigning to the attribute `.{target.attr}`",
+                                   "keep the value in a local variable or return it")
+        else:
+            raise self.unsupported(target, f"assignment to {_describe(target)}")
+
+    def assign_starred(self, target, star: int, value, stmt) -> None:
+        """`a, *rest, z = xs`: items by index, the starred name gets a list of the middle."""
+        seq = self.operand(value, stmt)
+        after = len(target.elts) - star - 1
+        for i, elt in enumerate(target.elts):
+            if i < star:
+                item = self.apply(P.getitem, [seq, Literal(i)], elt)
+            elif i > star:
+                item = self.apply(P.getitem, [seq, Literal(i - len(target.elts))], elt)
+            else:
+                middle = self.apply(P.getitem, [seq, Literal(slice(star, -after if after else None))], elt)
+                item = self.apply(P.to_list, [middle], elt)
+                elt = elt.value
+            self.assign(elt, item, stmt)
+
+    def unpack(self, value, n: int, node) -> list:
+        """Split a sequence into `n` operands, without an op when its items are known here."""
+        if isinstance(value, Static):
+            value = self.operand(value, node)
+        if isinstance(value, Literal) and isinstance(value.value, tuple):
+            if len(value.value) != n:
+                raise self.error(node, f"cannot unpack {len(value.value)} values into {n} names")
+            return [Literal(v) for v in value.value]
+        items = self.known_items(value)
+        if items is not None:
+            if len(items) != n:
+                raise self.error(node, f"cannot unpack {len(items)} values into {n} names")
+            return items
+        results = self.emit("unpack", [value], node, {"n": n}, n)
+        return results
+
+    def known_items(self, value):
+        """The items of a tuple or list built by a `tuple`/`list` op in this function, else None
+        (SSA: a later `append` makes a new value, so these stay the items of *this* one)."""
+        if not isinstance(value, Value):
+            return None
+        for op in _all_ops(self.fn.body):
+            if value in op.results:
+                return list(op.operands) if op.kind in ("tuple", "list") else None
+        return None
+
+    def stmt_FunctionDef(self, s):
+        if s.decorator_list:
+            raise self.unsupported(s.decorator_list[0], "a decorator on a nested function",
+                                   "define the decorated function at module level")
+        self.env[s.name] = Static(self.local_function(s, s.name))
+        return None
+
+    def local_function(self, node, name: str) -> LocalFunction:
+        defaults = [self.operand(self.expr(d), d) for d in node.args.defaults]
+        if any(d is not None for d in node.args.kw_defaults):
+            raise self.unsupported(node, "keyword-only arguments with defaults in a nested function",
+                                   "give the parameter a positional default")
+        return LocalFunction(node, f"{self.fn.name}.{name}", self, defaults)
+
+    def stmt_If(self, s):
+        test = self.expr(s.test)
+        if isinstance(test, (Literal, Static)):
+            known = test.value if isinstance(test, Literal) else test.obj
+            if known is not UNDEF:
+                return self.block(s.body if known else s.orelse)
+        return self.branch(self.operand(test, s), s.body, s.orelse, s)
+
+    def branch(self, test, body: list, orelse: list, node) -> _Exit | None:
+        """An `if` op over two statement lists; variables they change become its results."""
+        before = dict(self.env)
+        outer = self.region
+        sides = []
+        for stmts in (body, orelse):
+            region = Region()
+            self.env, self.region = dict(before), region
+            end = self.block(stmts)
+            sides.append((region, dict(self.env), end))
+        self.region = outer
+        (r1, env1, end1), (r2, env2, end2) = sides
+        ends = (end1, end2)
+        if all(e is not None for e in ends):
+            r1.yields, r2.yields = [end1.value], [end2.value]
+            (result,) = self.emit("if", [test], node, regions=[r1, r2], hints=["return"])
+            raised = all(e.raised for e in ends)
+            self.env = before
+            return _Exit(result, raised)
+        if any(e is not None and not e.raised for e in ends):
+            raise self.error(node, "internal: a branch returned in the middle of a block")
+        names = _changed(before, env1, env2)
+        for name, env, end in ((None, env1, end1), (None, env2, end2)):
+            if end is not None:  # a raising branch yields nothing meaningful
+                env.update({n: Literal(UNDEF) for n in names})
+        keep = []
+        self.env = dict(before)
+        for name in names:
+            v1, v2 = env1.get(name, Literal(UNDEF)), env2.get(name, Literal(UNDEF))
+            if isinstance(v1, Static) or isinstance(v2, Static):
+                if isinstance(v1, Static) and isinstance(v2, Static) and v1.obj is v2.obj:
+                    self.env[name] = v1
+                    continue
+                if end1 is None and end2 is None:
+                    raise self.error(node, f"`{name}` refers to a function or module on one path of this "
+                                           "`if` and to something else on the other",
+                                     "give the two a different name")
+                self.env[name] = v1 if end2 is not None else v2
+                continue
+            if v1 is v2 or (isinstance(v1, Literal) and v1 == v2):
+                self.env[name] = v1
+                continue
+            keep.append((name, v1, v2))
+        r1.yields = [v1 for _, v1, _ in keep]
+        r2.yields = [v2 for _, _, v2 in keep]
+        results = self.emit("if", [test], node, regions=[r1, r2], hints=[n for n, _, _ in keep])
+        for (name, _, _), result in zip(keep, results):
+            self.env[name] = result
+        return None
+
+    def stmt_For(self, s):
+        iterable = self.operand(self.expr(s.iter), s.iter)
+        return self.loop("for", s, iterable)
+
+    def stmt_While(self, s):
+        return self.loop("while", s, None)
+
+    def loop(self, kind: str, s, iterable) -> None:
+        breaks = has_break(s.body)
+        saved_break = self.env.get("break")
+        if breaks:
+            self.env["break"] = Literal(False)
+        assigned = _assigned_in(s.body) + ([] if kind == "while" else _target_names(s.target))
+        if breaks:
+            assigned.append("break")
+        carried = []
+        for name in dict.fromkeys(assigned):
+            current = self.env.get(name)
+            if isinstance(current, Static):
+                raise self.error(s, f"`{name}` refers to a function or module before this loop and is "
+                                    "reassigned inside it", "use another name inside the loop")
+            carried.append(name)
+        inits = [self.env.get(n, Literal(UNDEF)) for n in carried]
+        before = dict(self.env)
+        outer = self.region
+
+        def carry_region(with_item: bool) -> Region:
+            region = Region()
+            if with_item:
+                hint = s.target.id if isinstance(s.target, gast.Name) else None
+                region.args.append(self.new_value(hint))
+            for name in carried:
+                arg = Value(self.namer.fresh(name))
+                region.args.append(arg)
+                self.env[name] = arg
+            return region
+
+        params = {}
+        regions = []
+        self.env = dict(before)
+        if kind == "while":
+            test = carry_region(False)
+            self.region = test
+            test.yields = [self.operand(self.expr(s.test), s.test)]
+            regions.append(test)
+            self.env = dict(before)
+        body = carry_region(kind == "for")
+        self.region = body
+        if kind == "for":
+            self.assign(s.target, body.args[0], s)
+        end = self.block(s.body)
+        if end is not None:
+            raise self.error(s, "internal: a loop body returned")
+        body.yields = [self.env.get(n, Literal(UNDEF)) for n in carried]
+        regions.append(body)
+        if breaks:
+            params["exit"] = carried.index("break")
+        self.region = outer
+        self.env = before
+        operands = ([iterable] if kind == "for" else []) + inits
+        results = self.emit(kind, operands, s, params, regions=regions, hints=carried or [])
+        for name, result in zip(carried, results):
+            self.env[name] = result
+        if s.orelse:
+            if breaks:
+                broke = self.env["break"]
+                self.branch(self.apply(P.not_, [broke], s), s.orelse, [], s)
+            else:
+                self.block(s.orelse)
+        if saved_break is None:
+            self.env.pop("break", None)
+        else:
+            self.env["break"] = saved_break
+        return None
+
+    def stmt_Break(self, s):
+        self.env["break"] = Literal(True)
+        return None
+
+    def stmt_Continue(self, s):
+        return None
+
+    # -- expressions ----------------------------------------------------------------------------
+    def expr(self, node):
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            name = type(node).__name__
+            raise self.unsupported(node, _EXPRESSION_NAMES.get(name, f"{name} expression"),
+                                   _EXPRESSION_HINTS.get(name, ""))
+        return method(node)
+
+    def expr_Constant(self, node):
+        return Literal(node.value)
+
+    def expr_Name(self, node):
+        return self.load_name(node.id, node)
+
+    def load_name(self, name: str, node):
+        if name in self.env:
+            value = self.env[name]
+            if isinstance(value, Literal) and value.value is UNDEF and name in ("break",):
+                return Literal(False)
+            return value
+        if name in self.locals and name not in self.declared_global:
+            raise self.error(node, f"local variable `{name}` is read before it is assigned")
+        if name in self.closure:
+            return self.constant(self.closure[name], node, name)
+        if name in self.globals:
+            return self.constant(self.globals[name], node, name)
+        if hasattr(builtins, name):
+            return self.constant(getattr(builtins, name), node, name)
+        raise self.error(node, f"name `{name}` is not defined")
+
+    def expr_Attribute(self, node):
+        base = self.expr(node.value)
+        if isinstance(base, Static):
+            try:
+                obj = getattr(base.obj, node.attr)
+            except AttributeError:
+                raise self.error(node, f"`{_dotted(node.value)}` has no attribute `{node.attr}`") from None
+            return self.constant(obj, node, _dotted(node))
+        prim = P.PROPERTIES.get(node.attr)
+        if prim is None:
+            if node.attr in P.METHODS or node.attr in P.MUTATING_METHODS:
+                raise self.unsupported(node, f"the method `.{node.attr}` used as a value",
+                                       f"call it: `.{node.attr}(...)`")
+            raise self.unsupported(node, f"the attribute `.{node.attr}` of a traced value",
+                                   "wengert knows the array attributes " + ", ".join(sorted(P.PROPERTIES)))
+        return self.apply(prim, [base], node)
+
+    def expr_BinOp(self, node):
+        left = self.operand(self.expr(node.left), node.left)
+        right = self.operand(self.expr(node.right), node.right)
+        return self.apply(P.OPERATORS[type(node.op).__name__], [left, right], node)
+
+    def expr_UnaryOp(self, node):
+        operand = self.expr(node.operand)
+        if isinstance(operand, Static) and isinstance(node.op, gast.Not):
+            return Literal(not operand.obj)
+        return self.apply(P.OPERATORS[type(node.op).__name__], [self.operand(operand, node)], node)
+
+    def expr_Compare(self, node):
+        left = self.expr(node.left)
+        pairs = list(zip(node.ops, node.comparators))
+        return self.compare_chain(left, pairs, node)
+
+    def compare_chain(self, left, pairs, node):
+        op, right_node = pairs[0]
+        right = self.expr(right_node)
+        name = type(op).__name__
+        if name in ("In", "NotIn"):
+            result = self.apply(P.contains, [self.operand(right, node), self.operand(left, node)], node)
+            if name == "NotIn":
+                result = self.apply(P.not_, [result], node)
+        elif name in ("Is", "IsNot") and (isinstance(left, Static) or isinstance(right, Static)):
+            lobj = left.obj if isinstance(left, Static) else left.value if isinstance(left, Literal) else left
+            robj = right.obj if isinstance(right, Static) else right.value if isinstance(right, Literal) else right
+            same = lobj is robj
+            result = Literal(same if name == "Is" else not same)
+        else:
+            result = self.apply(P.OPERATORS[name], [self.operand(left, node), self.operand(right, node)], node)
+        if len(pairs) == 1:
+            return result
+        return self.short_circuit(result, lambda: self.compare_chain(right, pairs[1:], node), "and", node)
+
+    def short_circuit(self, first, rest, kind: str, node):
+        """`first and rest()` / `first or rest()`, with Python's values and laziness."""
+        if isinstance(first, (Literal, Static)):
+            truth = bool(first.value if isinstance(first, Literal) else first.obj)
+            if (kind == "and") != truth:
+                return first
+            return rest()
+        taken, other = Region(), Region()
+        outer = self.region
+        self.region = taken
+        taken.yields = [self.operand(rest(), node)]
+        self.region = outer
+        other.yields = [first]
+        regions = [taken, other] if kind == "and" else [other, taken]
+        (result,) = self.emit("if", [first], node, regions=regions)
+        return result
+
+    def expr_BoolOp(self, node):
+        kind = "and" if isinstance(node.op, gast.And) else "or"
+
+        def chain(values):
+            first = self.expr(values[0])
+            if len(values) == 1:
+                return first
+            return self.short_circuit(self.operand(first, node) if not isinstance(first, Static) else first,
+                                      lambda: chain(values[1:]), kind, node)
+        return chain(node.values)
+
+    def expr_IfExp(self, node):
+        test = self.expr(node.test)
+        if isinstance(test, (Literal, Static)):
+            truth = bool(test.value if isinstance(test, Literal) else test.obj)
+            return self.expr(node.body if truth else node.orelse)
+        sides = []
+        outer = self.region
+        for branch in (node.body, node.orelse):
+            region = Region()
+            self.region = region
+            region.yields = [self.operand(self.expr(branch), branch)]
+            sides.append(region)
+        self.region = outer
+        (result,) = self.emit("if", [test], node, regions=sides)
+        return result
+
+    def expr_Tuple(self, node):
+        items = self.sequence_items(node)
+        if all(isinstance(x, Literal) for x in items):
+            return Literal(tuple(x.value for x in items))
+        return self.apply(P.make_tuple, items, node)
+
+    def expr_List(self, node):
+        return self.apply(P.make_list, self.sequence_items(node), node)
+
+    def sequence_items(self, node) -> list:
+        items = []
+        for elt in node.elts:
+            if isinstance(elt, gast.Starred):
+                items += self.unpack_starred(elt)
+            else:
+                items.append(self.operand(self.expr(elt), elt))
+        return items
+
+    def unpack_starred(self, elt) -> list:
+        value = self.operand(self.expr(elt.value), elt)
+        if isinstance(value, Literal) and isinstance(value.value, tuple):
+            return [Literal(v) for v in value.value]
+        items = self.known_items(value)
+        if items is None:
+            raise self.unsupported(elt, "`*` unpacking of a sequence whose length is not known while tracing",
+                                   "pass the items explicitly, or build the tuple in this function")
+        return items
+
+    def expr_Dict(self, node):
+        keys = []
+        for k in node.keys:
+            key = self.expr(k) if k is not None else None
+            if not isinstance(key, Literal):
+                raise self.unsupported(k if k is not None else node, "a dict literal with computed keys or `**`",
+                                       "use constant keys, or fill the dict with d[key] = value")
+            keys.append(key.value)
+        values = [self.operand(self.expr(v), v) for v in node.values]
+        return self.apply(P.make_dict, values, node, {"keys": tuple(keys)})
+
+    def expr_Subscript(self, node):
+        base = self.expr(node.value)
+        index = self.index(node.slice)
+        if isinstance(base, Static) and all(isinstance(i, Literal) for i in index):
+            try:
+                return self.constant(base.obj[P._index(tuple(i.value for i in index))], node, None)
+            except Exception as exc:
+                raise self.error(node, f"indexing `{_dotted(node.value)}` failed while tracing: {exc}") from None
+        return self.apply(P.getitem, [self.operand(base, node), *index], node)
+
+    def index(self, node) -> list:
+        parts = node.elts if isinstance(node, gast.Tuple) else [node]
+        out = []
+        for part in parts:
+            if isinstance(part, gast.Slice):
+                bounds = [self.operand(self.expr(b), b) if b is not None else Literal(None)
+                          for b in (part.lower, part.upper, part.step)]
+                if all(isinstance(b, Literal) for b in bounds):
+                    out.append(Literal(slice(*[b.value for b in bounds])))
+                else:
+                    out.append(self.apply(P.py_slice, bounds, part))
+            elif isinstance(part, gast.Starred):
+                raise self.unsupported(part, "`*` in an index")
+            else:
+                out.append(self.operand(self.expr(part), part))
+        return out
+
+    def expr_Lambda(self, node):
+        return Static(self.local_function(node, f"lambda_{self.info.position(node)[0]}"))
+
+    def expr_JoinedStr(self, node):
+        template, values = [], []
+        for part in node.values:
+            if isinstance(part, gast.Constant):
+                template.append(str(part.value).replace("{", "{{").replace("}", "}}"))
+                continue
+            spec = ""
+            if part.format_spec is not None:
+                pieces = [p for p in part.format_spec.values]
+                if not all(isinstance(p, gast.Constant) for p in pieces):
+                    raise self.unsupported(part, "a computed format spec in an f-string")
+                spec = ":" + "".join(str(p.value) for p in pieces)
+            conversion = "" if part.conversion in (-1, None) else "!" + chr(part.conversion)
+            template.append("{" + str(len(values)) + conversion + spec + "}")
+            values.append(self.operand(self.expr(part.value), part))
+        return self.apply(P.fstring, values, node, {"template": "".join(template)})
+
+    def expr_ListComp(self, node):
+        return self.comprehension(node, "list")
+
+    def expr_GeneratorExp(self, node):
+        return self.comprehension(node, "list")
+
+    def expr_DictComp(self, node):
+        return self.comprehension(node, "dict")
+
+    def comprehension(self, node, kind: str):
+        """`[elt for x in xs if c]` as a loop appending to a fresh list (a dict for `{k: v ...}`)."""
+        key = f"<{kind}comp{id(node)}>"
+        saved = {n: self.env.get(n) for n in _comprehension_targets(node)}
+        start = self.apply(P.make_list, [], node) if kind == "list" else self.apply(
+            P.make_dict, [], node, {"keys": ()})
+        self.bind_name(key, start)
+        self.env[key].name = self.env[key].name if self.env[key].name else None
+        acc = gast.Name(id=key, ctx=gast.Load(), annotation=None, type_comment=None)
+        if kind == "list":
+            call = gast.Call(func=gast.Attribute(value=acc, attr="append", ctx=gast.Load()),
+                             args=[node.elt], keywords=[])
+            inner = gast.Expr(value=gast.copy_location(call, node.elt))
+        else:
+            target = gast.Subscript(value=gast.Name(id=key, ctx=gast.Load(), annotation=None, type_comment=None),
+                                    slice=node.key, ctx=gast.Store())
+            inner = gast.Assign(targets=[gast.copy_location(target, node.key)], value=node.value,
+                                type_comment=None)
+        gast.copy_location(inner, node.elt if kind == "list" else node.key)
+        stmt = inner
+        for gen in reversed(node.generators):
+            if gen.is_async:
+                raise self.unsupported(node, "an async comprehension")
+            for cond in reversed(gen.ifs):
+                stmt = gast.copy_location(gast.If(test=cond, body=[stmt], orelse=[]), cond)
+            stmt = gast.copy_location(gast.For(target=gen.target, iter=gen.iter, body=[stmt], orelse=[],
+                                               type_comment=None), node)
+        self.statement(stmt)
+        result = self.env.pop(key)
+        for name, value in saved.items():
+            if value is None:
+                self.env.pop(name, None)
+            else:
+                self.env[name] = value
+        return result
+
+    def expr_Starred(self, node):
+        raise self.unsupported(node, "`*` unpacking here")
+
+    def expr_Call(self, node):
+        func = node.func
+        if isinstance(func, gast.Attribute):
+            receiver = self.expr(func.value)
+            if not isinstance(receiver, Static):
+                return self.method_call(receiver, func, node)
+            try:
+                callee = getattr(receiver.obj, func.attr)
+            except AttributeError:
+                raise self.error(func, f"`{_dotted(func.value)}` has no attribute `{func.attr}`") from None
+            label = _dotted(func)
+        else:
+            callee_value = self.expr(func)
+            if not isinstance(callee_value, Static):
+                raise self.unsupported(func, "calling a computed value",
+                                       "call a function by its name")
+            callee = callee_value.obj
+            label = _dotted(func)
+        args, kwargs = self.call_arguments(node)
+        return self.call(callee, args, kwargs, node, label)
+
+    def call_arguments(self, node) -> tuple[list, dict]:
+        args = []
+        for a in node.args:
+            if isinstance(a, gast.Starred):
+                args += self.unpack_starred(a)
+            else:
+                v = self.expr(a)
+                args.append(v if isinstance(v, Static) else self.operand(v, a))
+        kwargs = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise self.unsupported(kw.value, "`**` unpacking in a call", "pass the keywords explicitly")
+            v = self.expr(kw.value)
+            kwargs[kw.arg] = v
+        return args, kwargs
+
+    def method_call(self, receiver, func, node):
+        name = func.attr
+        args, kwargs = self.call_arguments(node)
+        if name in P.MUTATING_METHODS:
+            binding = P.MUTATING_METHODS[name]
+            target = func.value
+            if not isinstance(target, (gast.Name, gast.Subscript)):
+                raise self.unsupported(func, f"`.{name}()` on {_describe(target)}",
+                                       "assign the container to a variable first")
+            operands, params = self.split(binding, [receiver, *args], kwargs, node, f".{name}")
+            result = self.apply(binding.prim, operands, node, params)
+            if binding.prim is P.list_pop:
+                new_list, item = result
+            else:
+                new_list, item = result, Literal(None)
+            self.assign(target, new_list, node)
+            return item
+        binding = P.METHODS.get(name)
+        if binding is None:
+            raise self.unsupported(func, f"the method `.{name}()` of a traced value",
+                                   "wengert knows the methods " + ", ".join(sorted(P.METHODS)) + "; "
+                                   "or call the NumPy function instead")
+        operands, params = self.split(binding, [receiver, *args], kwargs, node, f".{name}")
+        if binding.prim in (P.reshape,) and len(operands) > 2:
+            operands = [operands[0], self.apply(P.make_tuple, operands[1:], node)]
+        elif binding.prim is P.reshape and len(operands) == 2 and name == "reshape":
+            pass
+        if binding.prim is P.transpose and params.get("axes") == ():
+            params["axes"] = None
+        elif binding.prim is P.transpose and params.get("axes") is not None and len(params["axes"]) == 1 \
+                and isinstance(params["axes"][0], tuple):
+            params["axes"] = params["axes"][0]
+        return self.apply(binding.prim, operands, node, params)
+
+    def split(self, binding: P.Binding, args: list, kwargs: dict, node, label: str):
+        """Map a call onto a primitive: operands, and params that must be known while tracing."""
+        try:
+            extra = binding.unsupported(tuple(args), kwargs)
+            operands, raw = binding.split(tuple(args), kwargs)
+        except TypeError as exc:
+            raise self.error(node, f"bad call of `{label}`: {exc}") from None
+        if extra:
+            raise self.unsupported(node, f"the argument `{extra[0]}` of `{label}`",
+                                   "wengert ignores no argument silently; drop it or compute it separately")
+        params = {}
+        for name, value in raw.items():
+            if isinstance(value, Static):
+                value = _static_param(value.obj)
+            elif isinstance(value, Literal):
+                value = value.value
+            elif isinstance(value, Value):
+                raise self.error(node, f"the `{name}` argument of `{label}` must be known while tracing "
+                                       "(a constant), not a computed value")
+            if name == "dtype" and value is not None:
+                value = np.dtype(value).name
+            params[name] = value
+        operands = [self.operand(x, node) if isinstance(x, (Value, Literal, Static)) else
+                    self.constant(x, node, None) for x in operands]
+        return operands, params
+
+    def call(self, callee, args: list, kwargs: dict, node, label: str):
+        if isinstance(callee, LocalFunction):
+            return self.call_local(callee, args, kwargs, node)
+        binding = P.lookup_callable(callee)
+        if binding is not None:
+            operands, params = self.split(binding, args, kwargs, node, label)
+            if binding.prim is P.reshape and len(operands) == 2:
+                pass
+            return self.apply(binding.prim, operands, node, params)
+        if is_user_function(callee):
+            return self.call_user(callee, args, kwargs, node)
+        if isinstance(callee, type) and issubclass(callee, BaseException) and all(
+                isinstance(a, Literal) for a in [*args, *kwargs.values()]):
+            return Static(callee(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()}))
+        if not callable(callee):
+            raise self.error(node, f"`{label}` is not callable")
+        return self.pycall(callee, args, kwargs, node, label)
+
+    def pycall(self, callee, args, kwargs, node, label):
+        fn_value = self.global_value(callee, label.replace(" ", ""), node)
+        operands = [self.operand(a, node) for a in args]
+        kw_operands = [self.operand(v, node) for v in kwargs.values()]
+        params = {"kwnames": tuple(kwargs)} if kwargs else {}
+        (result,) = self.emit("pycall", [fn_value, *operands, *kw_operands], node, params)
+        return result
+
+    def call_user(self, fn, args, kwargs, node):
+        try:
+            bound = inspect.signature(fn).bind(*args, **kwargs)
+        except TypeError as exc:
+            raise self.error(node, f"bad call of `{fn.__qualname__}`: {exc}") from None
+        bound.apply_defaults()
+        statics, operands = {}, []
+        for name, value in bound.arguments.items():
+            kind = inspect.signature(fn).parameters[name].kind
+            if kind is inspect.Parameter.VAR_POSITIONAL:
+                value = self.apply(P.make_tuple, [self.operand(v, node) for v in value], node) if not all(
+                    isinstance(v, Literal) for v in value) else Literal(tuple(v.value for v in value))
+            elif kind is inspect.Parameter.VAR_KEYWORD:
+                value = self.apply(P.make_dict, [self.operand(v, node) for v in value.values()], node,
+                                   {"keys": tuple(value)})
+            elif not isinstance(value, (Value, Literal, Static)):
+                value = self.constant(value, node, None)   # a default value from the def
+            if isinstance(value, Static):
+                if isinstance(value.obj, LocalFunction) and self.captured_values(value.obj):
+                    raise self.unsupported(node, "passing a nested function or lambda that reads local "
+                                                 f"variables ({', '.join(self.captured_values(value.obj))}) "
+                                                 "to another function",
+                                           "pass those values as arguments, or define the function at module "
+                                           "level")
+                statics[name] = value
+            elif isinstance(value, Literal) and _specialises(value.value) and \
+                    self.tracer.counts.get(fn.__qualname__, 0) < MAX_SPECIALISATIONS // 2:
+                statics[name] = value   # constants such as axis=-1 or a recursion depth fold away
+            else:
+                operands.append(value)
+        callee = self.tracer.function_for(fn, statics, node)
+        (result,) = self.emit("call", operands, node, {"callee": callee.name})
+        return result
+
+    def captured_values(self, local: LocalFunction) -> list:
+        """The enclosing variables `local` reads that hold traced values (not static objects)."""
+        return [n for n in _free_names(local.node) if n in local.outer.locals
+                and not isinstance(local.outer.env.get(n), (Static, Literal))]
+
+    def call_local(self, local: LocalFunction, args, kwargs, node):
+        fnode = local.node
+        outer = local.outer
+        params = [a.id for a in fnode.args.posonlyargs + fnode.args.args]
+        if fnode.args.vararg is not None or fnode.args.kwarg is not None or fnode.args.kwonlyargs:
+            raise self.unsupported(fnode, "`*args`, `**kwargs` or keyword-only parameters in a nested function",
+                                   "use plain positional parameters")
+        values = dict(zip(params, args))
+        if len(args) > len(params):
+            raise self.error(node, f"`{local.qualname}` takes {len(params)} arguments, got {len(args)}")
+        for k, v in kwargs.items():
+            if k not in params or k in values:
+                raise self.error(node, f"bad keyword argument `{k}` for `{local.qualname}`")
+            values[k] = v
+        for name, default in zip(params[len(params) - len(local.defaults):], local.defaults):
+            values.setdefault(name, default)
+        missing = [p for p in params if p not in values]
+        if missing:
+            raise self.error(node, f"`{local.qualname}` is missing the argument `{missing[0]}`")
+        statics = {p: values[p] for p in params if isinstance(values[p], Static)}
+        capture_values = {}
+        for name in _free_names(fnode):
+            if name not in outer.locals:
+                continue  # a global or builtin: the nested function resolves it itself
+            current = (self.env if outer is self else outer.env).get(name)
+            if isinstance(current, Static):
+                statics[name] = current
+            elif outer is not self:
+                raise self.unsupported(node, f"calling `{local.qualname}` here, away from where it is defined",
+                                       "call nested functions only in the function that defines them")
+            elif current is None:
+                raise self.error(node, f"`{local.qualname}` reads `{name}`, which is not assigned yet here")
+            else:
+                capture_values[name] = current
+        key = (id(fnode), _static_key(statics))
+        ir_fn = self.tracer.cache.get(key)
+        if ir_fn is None:
+            ir_fn = Function(self.tracer.unique_name(local.qualname), Region(), source=self.fn.source)
+            self.tracer.cache[key] = ir_fn
+            self.tracer.functions[ir_fn.name] = ir_fn
+            inner = Lowerer(self.tracer, None, ir_fn, outer.globals, outer.closure,
+                            {k: v for k, v in statics.items() if k in params}, node=fnode, info=outer.info)
+            for name, static in statics.items():
+                if name not in params:
+                    inner.env[name] = static
+            inner.locals |= set(capture_values)
+            inner.lower_function(tuple(capture_values))
+            ir_fn.captures = tuple(capture_values)
+        captured = [capture_values[n] for n in ir_fn.captures]
+        operands = captured + [self.operand(values[p], node) for p in params if not isinstance(values[p], Static)]
+        (result,) = self.emit("call", operands, node, {"callee": ir_fn.name})
+        return result
+
+
+class _Raiser:
+    """The callable a `raise` statement becomes: raises its exception when called."""
+
+    def __init__(self, exc: BaseException):
+        self.exc = exc
+
+    def __call__(self):
+        raise self.exc
+
+    def __repr__(self) -> str:
+        return f"raise {self.exc!r}"
+
+
+def _specialises(value) -> bool:
+    """Literal arguments a callee is specialised on (ints, flags, names, shapes; not floats)."""
+    return isinstance(value, (int, bool, str, type(None), tuple)) and not isinstance(value, float)
+
+
+def _static_param(obj):
+    if isinstance(obj, type) and issubclass(obj, (np.generic, float, int, bool, complex)):
+        return np.dtype(obj).name
+    if isinstance(obj, np.dtype):
+        return obj.name
+    return obj
+
+
+# ---------------------------------------------------------------------------------------------
+# Syntactic helpers
+# ---------------------------------------------------------------------------------------------
+
+def _all_ops(region: Region):
+    for op in region.ops:
+        yield op
+        for sub in op.regions:
+            yield from _all_ops(sub)
+
+
+def _changed(before: dict, *envs) -> list:
+    names = []
+    for env in envs:
+        for name, value in env.items():
+            if before.get(name) is not value and name not in names:
+                names.append(name)
+    for name in before:
+        if any(name not in env for env in envs) and name not in names:
+            names.append(name)
+    return names
+
+
+def _target_names(target) -> list:
+    return [n.id for n in gast.walk(target) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)] + [
+        n.id for n in gast.walk(target) if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name)
+        for n in [n.value]]
+
+
+def _assigned_in(stmts) -> list:
+    """Names a statement list may rebind, in order of first appearance (nested defs excluded)."""
+    names: list = []
+    for stmt in stmts:
+        _collect_assigned(stmt, names)
+    return names
+
+
+def _collect_assigned(node, names: list) -> None:
+    if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+        if isinstance(node, gast.FunctionDef):
+            names.append(node.name)
+        return
+    if isinstance(node, (gast.ListComp, gast.GeneratorExp, gast.DictComp, gast.SetComp)):
+        for gen in node.generators:
+            _collect_assigned(gen.iter, names)
+        return
+    if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+        names.append(node.id)
+    elif isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(node.ctx, gast.Store):
+        base = node.value
+        while isinstance(base, (gast.Subscript, gast.Attribute)):
+            base = base.value
+        if isinstance(base, gast.Name):
+            names.append(base.id)
+    elif isinstance(node, gast.AugAssign):
+        base = node.target
+        while isinstance(base, (gast.Subscript, gast.Attribute)):
+            base = base.value
+        if isinstance(base, gast.Name):
+            names.append(base.id)
+    elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+            node.func.attr in P.MUTATING_METHODS:
+        base = node.func.value
+        while isinstance(base, gast.Subscript):
+            base = base.value
+        if isinstance(base, gast.Name):
+            names.append(base.id)
+    elif isinstance(node, gast.Break):
+        names.append("break")
+    elif isinstance(node, gast.For) or isinstance(node, gast.While):
+        pass
+    for child in gast.iter_child_nodes(node):
+        _collect_assigned(child, names)
+
+
+def _assigned_names(fn_node) -> set:
+    args = fn_node.args
+    names = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
+    names |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
+    body = [fn_node.body] if isinstance(fn_node, gast.Lambda) else fn_node.body
+    names |= set(_assigned_in(body)) - {"break"}
+    return names
+
+
+def _free_names(fn_node) -> list:
+    """Names a nested function reads that it does not define itself, in order of appearance."""
+    own = _assigned_names(fn_node)
+    out: list = []
+    body = [fn_node.body] if isinstance(fn_node, gast.Lambda) else fn_node.body
+    for stmt in body:
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id not in own \
+                    and node.id not in out:
+                out.append(node.id)
+    return out
+
+
+def _comprehension_targets(node) -> list:
+    return [n for gen in node.generators for n in _target_names(gen.target)]
+
+
+def _dotted(node) -> str:
+    if isinstance(node, gast.Name):
+        return node.id
+    if isinstance(node, gast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return type(node).__name__
+
+
+def _describe(node) -> str:
+    return {"Attribute": "an attribute", "Subscript": "an item", "Starred": "a starred target",
+            "Call": "a call result"}.get(type(node).__name__, type(node).__name__)
+
+
+_STATEMENT_NAMES = {
+    "Try": "`try` statement", "TryStar": "`try ... except*` statement", "With": "`with` statement",
+    "AsyncWith": "`async with` statement", "AsyncFor": "`async for` loop",
+    "ClassDef": "`class` definition inside a function", "Import": "`import` inside a function",
+    "ImportFrom": "`from ... import` inside a function", "Match": "`match` statement",
+    "AsyncFunctionDef": "`async def` inside a function", "TypeAlias": "`type` alias statement",
+}
+_STATEMENT_HINTS = {
+    "Try": "wengert traces one path through the code: check the condition with `if` instead, or move "
+           "the try/except outside the differentiated function",
+    "TryStar": "move the try/except outside the differentiated function",
+    "With": "move the `with` block outside the differentiated function and pass its result in",
+    "AsyncWith": "differentiate a synchronous function",
+    "AsyncFor": "differentiate a synchronous function",
+    "ClassDef": "define the class at module level",
+    "Import": "move the import to the top of the module",
+    "ImportFrom": "move the import to the top of the module",
+    "Match": "use `if`/`elif` instead",
+    "AsyncFunctionDef": "define a plain function",
+}
+_EXPRESSION_NAMES = {
+    "Yield": "`yield` (generators)", "YieldFrom": "`yield from` (generators)", "Await": "`await`",
+    "NamedExpr": "the walrus operator `:=`", "SetComp": "a set comprehension", "Set": "a set literal",
+    "Starred": "`*` unpacking here",
+}
+_EXPRESSION_HINTS = {
+    "Yield": "return a list of the values instead",
+    "YieldFrom": "return a list of the values instead",
+    "Await": "differentiate a synchronous function",
+    "NamedExpr": "assign the value on its own line first",
+    "SetComp": "use a list comprehension",
+    "Set": "use a tuple or a list",
+}

@@ -1,0 +1,49 @@
+"""The public transforms. Today: `ir(f, *example_args)`, the graph wengert captures from `f`."""
+from __future__ import annotations
+
+import inspect
+
+from .runtime import types as T
+from .runtime.errors import WengertError
+from .tracer import capture as _capture
+from .tracer.cleanup import prune
+from .tracer.infer import specialise
+from .tracer.ir import Module
+from .tracer.lower import trace_module
+from .tracer.parser import parse_module
+from .tracer.verify import verify
+
+
+def ir(fn, *example_args) -> Module:
+    """The IR graph of `fn` (printable with `print`). With example arguments (arrays, numbers or
+    `wengert.types` such as `ArrayType("f64", (3,))`), every value carries its dtype and shape."""
+    module = verify(prune(verify(trace_module(fn))))
+    if example_args:
+        values = bind_arguments(fn, example_args, {})
+        verify(specialise(module, [a if isinstance(a, T.Type) else T.type_of(a) for a in values]))
+    return module
+
+
+def bind_arguments(fn, args: tuple, kwargs: dict) -> list:
+    """The entry function's IR arguments for a Python call: defaults filled in, `*args` as a
+    tuple and `**kwargs` as a dict, in the order of the IR parameters."""
+    signature = inspect.signature(fn)
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise WengertError(f"`{fn.__qualname__}{signature}` cannot take these arguments: {exc}") from None
+    bound.apply_defaults()
+    values = []
+    for name, value in bound.arguments.items():
+        kind = signature.parameters[name].kind
+        values.append(tuple(value) if kind is inspect.Parameter.VAR_POSITIONAL else
+                      dict(value) if kind is inspect.Parameter.VAR_KEYWORD else value)
+    return values
+
+
+def parse_ir(text: str) -> Module:
+    """Parse IR text (as printed) back into a verified `Module`."""
+    return verify(parse_module(text))
+
+
+register_source = _capture.register_source
