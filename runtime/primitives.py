@@ -424,16 +424,26 @@ def _py_round(x, ndigits=None):
 # The primitives
 # ---------------------------------------------------------------------------------------------
 
+_PY_OPERATORS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod,
+                 operator.pow, operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
+                 operator.and_, operator.or_, operator.xor, operator.neg, operator.pos, operator.invert,
+                 builtins.abs}
+
+
 def _unary(name, ufunc, extra=(), method=None, differentiable=True, linear=False, doc=""):
-    prim = primitive(name, ufunc, differentiable=differentiable, linear=linear,
-                     shape_rule=elementwise_rule(ufunc), doc=doc)
+    impl = next((f for f in extra if f in _PY_OPERATORS), ufunc)
+    prim = primitive(name, impl, differentiable=differentiable, linear=linear,
+                     shape_rule=elementwise_rule(impl), doc=doc)
     stands_for(prim, [ufunc, *extra], "x, /", "x", method=method)
     return prim
 
 
 def _binary(name, ufunc, extra=(), differentiable=True, linear=False, doc=""):
-    prim = primitive(name, ufunc, arity=2, differentiable=differentiable, linear=linear,
-                     shape_rule=elementwise_rule(ufunc), doc=doc)
+    # A Python operator keeps Python's meaning (`xs + ys` joins lists, `(2, 2) == shape` is one
+    # bool) and is the ufunc's meaning on arrays, so it is the implementation when there is one.
+    impl = next((f for f in extra if f in _PY_OPERATORS), ufunc)
+    prim = primitive(name, impl, arity=2, differentiable=differentiable, linear=linear,
+                     shape_rule=elementwise_rule(impl), doc=doc)
     stands_for(prim, [ufunc, *extra], "x, y, /", "x y")
     return prim
 
@@ -446,7 +456,7 @@ div = _binary("div", np.true_divide, [operator.truediv, np.divide], doc="x / y")
 floordiv = _binary("floordiv", np.floor_divide, [operator.floordiv], differentiable=False, doc="x // y")
 mod = _binary("mod", np.mod, [operator.mod, np.remainder], doc="x % y")
 pow = _binary("pow", np.power, [operator.pow, builtins.pow, math.pow], doc="x ** y")
-matmul = primitive("matmul", np.matmul, arity=2, shape_rule=_matmul_rule, doc="x @ y")
+matmul = primitive("matmul", operator.matmul, arity=2, shape_rule=_matmul_rule, doc="x @ y")
 stands_for(matmul, [np.matmul, operator.matmul], "x, y, /", "x y")
 neg = _unary("neg", np.negative, [operator.neg], linear=True, doc="-x")
 pos = _unary("pos", np.positive, [operator.pos], linear=True, doc="+x")

@@ -1,5 +1,6 @@
-"""Prune what lowering over-approximates: results of `if`/`for`/`while` nobody reads, loop
-carries that never change, and `if` results that are the same value on both paths.
+"""Prune what lowering over-approximates: results of `if`/`for`/`while` and loop carries whose
+values reach no use (a liveness fixed point, so carries feeding only each other go too), carries
+that never change, and `if` results that are the same value on both paths.
 
 Lowering carries every variable a region may assign; this pass keeps only what flows somewhere.
 It never removes a user's own operation.
@@ -16,16 +17,57 @@ def prune(module: Module) -> Module:
     return module
 
 
-def _count_uses(region: Region, uses: dict) -> None:
-    for op in region.ops:
-        for x in op.operands:
-            if isinstance(x, Value):
-                uses[id(x)] = uses.get(id(x), 0) + 1
-        for sub in op.regions:
-            _count_uses(sub, uses)
-    for x in region.yields:
+def _liveness(fn: Function) -> set:
+    """Values whose content can matter: read by an op that is not a carry/result plumbing,
+    returned, or flowing into such a use through if/for/while results and loop carries."""
+    live: set = set()
+    plumbing: list = []   # (op) structured ops, whose carried positions propagate liveness
+
+    def mark(x) -> None:
         if isinstance(x, Value):
-            uses[id(x)] = uses.get(id(x), 0) + 1
+            live.add(id(x))
+
+    def scan(region: Region) -> None:
+        for op in region.ops:
+            if op.kind in ("if", "for", "while"):
+                plumbing.append(op)
+                if op.kind in ("if", "for"):
+                    mark(op.operands[0])   # the condition / the iterable
+                if op.kind == "while":
+                    for x in op.regions[0].yields:
+                        mark(x)
+                exit_index = op.params.get("exit")
+                if exit_index is not None:
+                    mark(op.results[exit_index])
+            else:
+                for x in op.operands:
+                    mark(x)
+            for sub in op.regions:
+                scan(sub)
+
+    scan(fn.body)
+    for x in fn.body.yields:
+        mark(x)
+    changed = True
+    while changed:
+        changed = False
+        for op in plumbing:
+            lead = 1 if op.kind == "for" else 0
+            for i, result in enumerate(op.results):
+                args = [sub.args[lead + i] for sub in op.regions] if op.kind != "if" else []
+                if not (id(result) in live or any(id(a) in live for a in args)):
+                    continue
+                feeds = [sub.yields[i] for sub in op.regions] if op.kind == "if" else \
+                    [op.operands[lead + i], op.regions[-1].yields[i]]
+                for x in feeds:
+                    if isinstance(x, Value) and id(x) not in live:
+                        live.add(id(x))
+                        changed = True
+                for a in [result, *args]:
+                    if id(a) not in live:
+                        live.add(id(a))
+                        changed = True
+    return live
 
 
 def substitute(region: Region, old: Value, new) -> None:
@@ -38,9 +80,7 @@ def substitute(region: Region, old: Value, new) -> None:
 
 
 def _prune_once(fn: Function) -> bool:
-    uses: dict = {}
-    _count_uses(fn.body, uses)
-    return _prune_region(fn.body, fn, uses)
+    return _prune_region(fn.body, fn, _liveness(fn))
 
 
 def _drop(op, keep: list) -> None:
@@ -62,11 +102,11 @@ def _drop(op, keep: list) -> None:
     body.yields = [body.yields[i] for i in keep]
 
 
-def _prune_region(region: Region, fn: Function, uses: dict) -> bool:
+def _prune_region(region: Region, fn: Function, live: set) -> bool:
     changed = False
     for op in region.ops:
         for sub in op.regions:
-            changed |= _prune_region(sub, fn, uses)
+            changed |= _prune_region(sub, fn, live)
         if op.kind not in ("if", "for", "while"):
             continue
         keep = []
@@ -77,7 +117,7 @@ def _prune_region(region: Region, fn: Function, uses: dict) -> bool:
                     substitute(fn.body, result, a)
                     changed = True
                     continue
-                if uses.get(id(result), 0) == 0:
+                if id(result) not in live:
                     changed = True
                     continue
             else:
@@ -92,9 +132,7 @@ def _prune_region(region: Region, fn: Function, uses: dict) -> bool:
                     substitute(fn.body, result, init)
                     changed = True
                     continue
-                self_yield = 1 if body.yields[i] is args[-1] else 0
-                arg_uses = sum(uses.get(id(a), 0) for a in args) - self_yield
-                if i != op.params.get("exit") and uses.get(id(result), 0) == 0 and arg_uses == 0:
+                if id(result) not in live and not any(id(a) in live for a in args):
                     changed = True
                     continue
             keep.append(i)

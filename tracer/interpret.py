@@ -1,0 +1,83 @@
+"""Run an IR module on concrete values: the reference semantics of the IR.
+
+Tests use it to check that a captured graph computes what the Python function computes. It
+applies each primitive's NumPy implementation; it is not how generated code runs.
+"""
+from __future__ import annotations
+
+from ..runtime import primitives as P
+from .ir import UNDEF, Literal, Module, Region
+
+
+class UndefinedValueError(NameError):
+    """A variable read on a path that never assigned it (Python's UnboundLocalError)."""
+
+
+def run(module: Module, *args, function: str | None = None):
+    """Evaluate `module`'s entry (or `function`) on `args`, given in IR parameter order."""
+    return _Interpreter(module).call(function or module.entry, list(args))
+
+
+class _Interpreter:
+    def __init__(self, module: Module):
+        self.module = module
+
+    def call(self, name: str, args: list):
+        fn = self.module.functions[name]
+        env = {id(p): a for p, a in zip(fn.params, args)}
+        (result,) = self.region(fn.body, env, fn.env)
+        return result
+
+    def read(self, x, env):
+        return x.value if isinstance(x, Literal) else env[id(x)]
+
+    def region(self, region: Region, env: dict, globals_: dict) -> list:
+        for op in region.ops:
+            args = [self.read(x, env) for x in op.operands]
+            if op.kind not in ("if", "for", "while", "call") and any(a is UNDEF for a in args):
+                raise UndefinedValueError(f"`{op.kind}` at {op.loc} reads a variable that was never assigned")
+            out = self.op(op, args, env, globals_)
+            for value, result in zip(op.results, out):
+                env[id(value)] = result
+        return [self.read(x, env) for x in region.yields]
+
+    def op(self, op, args: list, env: dict, globals_: dict) -> list:
+        if op.kind == "if":
+            if args[0] is UNDEF:
+                raise UndefinedValueError("an if condition is undefined")
+            return self.region(op.regions[0 if args[0] else 1], env, globals_)
+        if op.kind == "for":
+            carried = args[1:]
+            body = op.regions[0]
+            exit_index = op.params.get("exit")
+            for item in args[0]:
+                env.update({id(a): v for a, v in zip(body.args, [item, *carried])})
+                carried = self.region(body, env, globals_)
+                if exit_index is not None and carried[exit_index]:
+                    break
+            return carried
+        if op.kind == "while":
+            carried = args
+            test, body = op.regions
+            exit_index = op.params.get("exit")
+            while True:
+                env.update({id(a): v for a, v in zip(test.args, carried)})
+                if not self.region(test, env, globals_)[0]:
+                    return carried
+                env.update({id(a): v for a, v in zip(body.args, carried)})
+                carried = self.region(body, env, globals_)
+                if exit_index is not None and carried[exit_index]:
+                    return carried
+        if op.kind == "call":
+            return [self.call(op.params["callee"], args)]
+        if op.kind == "global":
+            return [globals_[op.params["name"]]]
+        if op.kind == "pycall":
+            names = op.params.get("kwnames", ())
+            positional = args[1:len(args) - len(names)]
+            keywords = dict(zip(names, args[len(args) - len(names):]))
+            return [args[0](*positional, **keywords)]
+        prim = P.PRIMITIVES[op.kind]
+        out = prim.impl(*args, **{**prim.params, **op.params})
+        n = prim.num_results(op.params)
+        return [] if n == 0 else [out] if n == 1 else list(out)
