@@ -140,15 +140,14 @@ def lookup_callable(fn: Any) -> Binding | None:
 # ---------------------------------------------------------------------------------------------
 
 def _dummy(t: T.Type, const: Any) -> Any:
-    """A stand-in value of type `t` whose data does not matter (shapes and dtypes do)."""
+    """A stand-in for an operand: its value when known, else an array of its shape (whose data
+    does not matter to a shape). A scalar of unknown value has no stand-in: it may be a size."""
     if const is not NOVALUE:
         return const
     if isinstance(t, T.ArrayType):
         if not t.known:
             raise ValueError("unknown shape")
         return np.broadcast_to(np.ones((), t.np_dtype), t.shape)
-    if isinstance(t, T.ScalarType) and t.kind in ("float", "int", "bool", "complex"):
-        return {"float": 1.0, "int": 1, "bool": True, "complex": 1j}[t.kind]
     raise ValueError("no stand-in")
 
 
@@ -172,9 +171,13 @@ def _broadcast_dims(shapes: list) -> tuple | None:
 
 
 def _scalar_dummy(t: T.Type) -> Any:
+    """A one-element stand-in with `t`'s dtype: for elementwise ops, whose result dtype does
+    not depend on values."""
     if isinstance(t, T.ArrayType):
         return np.ones((), t.np_dtype)
-    return _dummy(t, NOVALUE)
+    if isinstance(t, T.ScalarType) and t.kind in ("float", "int", "bool", "complex"):
+        return {"float": 1.0, "int": 1, "bool": True, "complex": 1j}[t.kind]
+    raise ValueError("no stand-in")
 
 
 def elementwise_rule(impl: Callable) -> Callable:
@@ -204,7 +207,7 @@ def _reduction_rule(dtype: Callable | None = None) -> Callable:
     def rule(types, consts, params):
         (t,) = types[:1]
         if isinstance(t, T.ScalarType):
-            t = T.ArrayType(T.short_dtype(np.asarray(_dummy(t, NOVALUE)).dtype), ())
+            t = T.ArrayType(T.short_dtype(np.asarray(_scalar_dummy(t)).dtype), ())
         if not isinstance(t, T.ArrayType):
             return T.UNKNOWN
         out_dtype = dtype(t) if dtype else t.dtype
@@ -279,12 +282,20 @@ def _getitem_rule(types, consts, params):
         if isinstance(target, T.DictType):
             return target.value
         return T.UNKNOWN
-    data_dependent = any(isinstance(t, T.ArrayType) and t.dtype == "bool" for t in index)
+    # a boolean mask or a slice with computed bounds: the rank is known, the sizes are not
+    data_dependent = any((isinstance(t, T.ArrayType) and t.dtype == "bool") or
+                         (isinstance(t, T.OpaqueType) and t.kind == "slice" and c is NOVALUE)
+                         for t, c in zip(index, consts[1:]))
     stand_ins = [_dummy(target, NOVALUE)]
     for t, c in zip(index, consts[1:]):
-        stand_ins.append(0 if c is NOVALUE and isinstance(t, T.ScalarType) and t.kind == "int"
-                         else _dummy(t, c) if not (isinstance(t, T.ArrayType) and t.dtype != "bool")
-                         else np.zeros(t.shape, np.int64))
+        if c is NOVALUE and isinstance(t, T.ScalarType) and t.kind in ("int", "bool"):
+            stand_ins.append(0)   # which integer does not change the shape
+        elif c is NOVALUE and isinstance(t, T.OpaqueType) and t.kind == "slice":
+            stand_ins.append(slice(None))
+        elif isinstance(t, T.ArrayType) and t.dtype != "bool":
+            stand_ins.append(np.zeros(t.shape, np.int64))
+        else:
+            stand_ins.append(_dummy(t, c))
     out = T.type_of(_getitem(*stand_ins))
     if data_dependent and isinstance(out, T.ArrayType):
         return T.ArrayType(out.dtype, tuple(None for _ in out.shape))
@@ -310,6 +321,10 @@ def _item_type(t: T.Type) -> T.Type:
     if isinstance(t, T.OpaqueType) and t.kind == "range":
         return T.ScalarType("int")
     return T.UNKNOWN
+
+
+def _dict_value(t: T.Type) -> T.Type:
+    return t.value if isinstance(t, T.DictType) else T.UNKNOWN
 
 
 def _append_rule(types, consts, params):
@@ -693,13 +708,15 @@ range_ = primitive("range", builtins.range, arity=None, differentiable=False,
                    shape_rule=_fixed(T.OpaqueType("range")))
 stands_for(range_, [builtins.range], "*bounds", "bounds")
 enumerate_ = primitive("enumerate", lambda xs, start=0: builtins.list(builtins.enumerate(xs, start)), arity=2,
-                       shape_rule=_fixed(T.OpaqueType("iter")), doc="a list of (index, item) pairs")
+                       shape_rule=lambda ts, cs, ps: T.ListType(T.TupleType((T.ScalarType("int"), _item_type(ts[0])))),
+                       doc="a list of (index, item) pairs")
 stands_for(enumerate_, [builtins.enumerate], "xs, start=0", "xs start")
 zip_ = primitive("zip", lambda *xs: builtins.list(builtins.zip(*xs)), arity=None,
-                 shape_rule=_fixed(T.OpaqueType("iter")), doc="a list of tuples")
+                 shape_rule=lambda ts, cs, ps: T.ListType(T.TupleType(tuple(_item_type(t) for t in ts))),
+                 doc="a list of tuples")
 stands_for(zip_, [builtins.zip], "*xs", "xs")
 reversed_ = primitive("reversed", lambda xs: builtins.list(builtins.reversed(xs)),
-                      shape_rule=_fixed(T.OpaqueType("iter")))
+                      shape_rule=lambda ts, cs, ps: T.ListType(_item_type(ts[0])), doc="a list, last item first")
 stands_for(reversed_, [builtins.reversed], "xs, /", "xs")
 py_sum = primitive("py_sum", lambda xs, start=0: builtins.sum(xs, start), arity=2,
                    shape_rule=None, doc="builtins.sum over a sequence (elementwise for arrays)")
@@ -735,11 +752,12 @@ list_extend = primitive("list_extend", _list_extend, arity=2, linear=True, shape
 list_pop = primitive("list_pop", _list_pop, arity=2, linear=True, results=2,
                      shape_rule=lambda ts, cs, ps: [ts[0], ts[0].elem], doc="the list after xs.pop(i), and the item")
 dict_items = primitive("dict_items", lambda d: builtins.list(d.items()), linear=True,
-                       shape_rule=_fixed(T.OpaqueType("iter")))
+                       shape_rule=lambda ts, cs, ps: T.ListType(T.TupleType((T.UNKNOWN, _dict_value(ts[0])))),
+                       doc="a list of (key, value) pairs")
 dict_keys = primitive("dict_keys", lambda d: builtins.list(d.keys()), differentiable=False,
-                      shape_rule=_fixed(T.OpaqueType("iter")))
+                      shape_rule=_fixed(T.ListType(T.UNKNOWN)), doc="a list of the keys")
 dict_values = primitive("dict_values", lambda d: builtins.list(d.values()), linear=True,
-                        shape_rule=_fixed(T.OpaqueType("iter")))
+                        shape_rule=lambda ts, cs, ps: T.ListType(_dict_value(ts[0])), doc="a list of the values")
 dict_get = primitive("dict_get", lambda d, k, default=None: d.get(k, default), arity=3, linear=True,
                      shape_rule=lambda ts, cs, ps: ts[0].value)
 METHODS.update({

@@ -38,6 +38,17 @@ UNKNOWN = UnknownType()
 
 
 @dataclasses.dataclass(frozen=True)
+class NeverType(Type):
+    """No value: the type of `undef`, and of a recursive call before its result is known."""
+
+    def text(self) -> str:
+        return "never"
+
+
+NEVER = NeverType()
+
+
+@dataclasses.dataclass(frozen=True)
 class ArrayType(Type):
     """A NumPy array or NumPy scalar; `shape` entries are ints or None (unknown)."""
     dtype: str
@@ -152,8 +163,10 @@ _SCALAR_DTYPES = {"float": "f64", "int": "i64", "bool": "bool", "complex": "c128
 def join(a: Type, b: Type) -> Type:
     """The most precise type that covers both `a` and `b`. A Python scalar joins a NumPy value
     as the 0-d array it becomes in arithmetic (`acc = 0.0; acc = acc + np.sum(x)`)."""
-    if a == b:
+    if a == b or isinstance(b, NeverType):
         return a
+    if isinstance(a, NeverType):
+        return b
     if isinstance(a, ScalarType) and isinstance(b, ScalarType):
         if {a.kind, b.kind} <= {"int", "bool"}:
             return ScalarType("int")
@@ -251,6 +264,8 @@ class _TypeParser:
                 return TupleType(tuple(elems))
             (elem,) = elems
             return ListType(elem) if word == "list" else DictType(elem)
+        if word == "never":
+            return NEVER
         if word in SCALAR_KINDS:
             return ScalarType(word)
         if word in OPAQUE_KINDS:

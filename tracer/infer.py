@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..runtime import primitives as P
 from ..runtime import types as T
-from .ir import Literal, Module, Op, Region
+from .ir import UNDEF, Literal, Module, Op, Region
 
 MAX_ROUNDS = 6
 
@@ -32,7 +32,7 @@ def _values(region: Region):
 
 def type_of_operand(x) -> T.Type:
     if isinstance(x, Literal):
-        return T.type_of(x.value)
+        return T.NEVER if x.value is UNDEF else T.type_of(x.value)
     return x.type if x.type is not None else T.UNKNOWN
 
 
@@ -45,26 +45,36 @@ class _Inference:
         self.module = module
         self.active: set[str] = set()
         self.current: list = []
+        self.returns: dict[str, T.Type] = {}
 
     def function(self, name: str, arg_types: list) -> T.Type:
+        """The return type of `name` called with `arg_types`; a recursive call sees the return
+        type known so far (first `never`), and the body is re-inferred until it is stable."""
         fn = self.module.functions[name]
         old = [p.type for p in fn.params]
         if all(t is not None for t in old):
             joined = [T.join(a, b) for a, b in zip(old, arg_types)]
             if joined == old or name in self.active:
-                ret = fn.body.yields[0]
-                return type_of_operand(ret) if isinstance(ret, Literal) or ret.type is not None else T.UNKNOWN
+                return self.returns.get(name, T.NEVER)
             arg_types = joined
         for p, t in zip(fn.params, arg_types):
             p.type = t
         self.active.add(name)
         self.current.append(fn)
         try:
-            self.region(fn.body)
+            for _ in range(MAX_ROUNDS):
+                assumed = self.returns.get(name, T.NEVER)
+                self.region(fn.body)
+                found = T.join(assumed, type_of_operand(fn.body.yields[0]))
+                self.returns[name] = found
+                if found == assumed:
+                    break
+            else:
+                self.returns[name] = T.UNKNOWN
         finally:
             self.active.discard(name)
             self.current.pop()
-        return type_of_operand(fn.body.yields[0])
+        return self.returns[name]
 
     def region(self, region: Region) -> list:
         for op in region.ops:
@@ -85,6 +95,8 @@ class _Inference:
             out = [T.type_of(env[op.params["name"]]) if op.params["name"] in env else T.UNKNOWN]
         elif op.kind == "pycall":
             out = [T.UNKNOWN]
+        elif any(isinstance(t, T.NeverType) for t in ins):
+            out = [T.NEVER] * len(op.results)   # not reached yet (recursion) or reads undef
         else:
             prim = P.PRIMITIVES[op.kind]
             out = prim.infer(ins, [_const(x) for x in op.operands], {**prim.params, **op.params})

@@ -13,14 +13,16 @@ class UndefinedValueError(NameError):
     """A variable read on a path that never assigned it (Python's UnboundLocalError)."""
 
 
-def run(module: Module, *args, function: str | None = None):
-    """Evaluate `module`'s entry (or `function`) on `args`, given in IR parameter order."""
-    return _Interpreter(module).call(function or module.entry, list(args))
+def run(module: Module, *args, function: str | None = None, observe=None):
+    """Evaluate `module`'s entry (or `function`) on `args`, given in IR parameter order.
+    `observe(value, result)`, if given, sees every op result as it is computed."""
+    return _Interpreter(module, observe).call(function or module.entry, list(args))
 
 
 class _Interpreter:
-    def __init__(self, module: Module):
+    def __init__(self, module: Module, observe=None):
         self.module = module
+        self.observe = observe
 
     def call(self, name: str, args: list):
         fn = self.module.functions[name]
@@ -39,6 +41,8 @@ class _Interpreter:
             out = self.op(op, args, env, globals_)
             for value, result in zip(op.results, out):
                 env[id(value)] = result
+                if self.observe is not None:
+                    self.observe(value, result)
         return [self.read(x, env) for x in region.yields]
 
     def op(self, op, args: list, env: dict, globals_: dict) -> list:
