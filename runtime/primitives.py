@@ -98,9 +98,8 @@ class Binding:
         return operands, params
 
     def unsupported(self, args: tuple, kwargs: dict) -> list:
-        """Names of arguments the call gave that wengert ignores (`out=`, `dtype=` ...)."""
-        bound = self.spec.bind(*args, **kwargs)
-        return [n for n in bound.arguments if n not in self.operands and n not in self.params]
+        """Keyword arguments of the call that wengert does not model (`out=`, `where=` ...)."""
+        return [name for name in kwargs if name not in self.spec.parameters]
 
 
 def _signature(text: str) -> inspect.Signature:
@@ -280,7 +279,7 @@ def _getitem_rule(types, consts, params):
         if isinstance(target, T.ListType) and len(index) == 1 and isinstance(index[0], T.ScalarType):
             return target.elem
         if isinstance(target, T.DictType):
-            return target.value
+            return target.field(consts[1]) if len(index) == 1 and consts[1] is not NOVALUE else target.value
         return T.UNKNOWN
     # a boolean mask or a slice with computed bounds: the rank is known, the sizes are not
     data_dependent = any((isinstance(t, T.ArrayType) and t.dtype == "bool") or
@@ -300,6 +299,32 @@ def _getitem_rule(types, consts, params):
     if data_dependent and isinstance(out, T.ArrayType):
         return T.ArrayType(out.dtype, tuple(None for _ in out.shape))
     return out
+
+
+def _dict_get_rule(types, consts):
+    d, _, default = types
+    key = consts[1]
+    if not isinstance(d, T.DictType):
+        return T.UNKNOWN
+    if d.fields is not None and key is not NOVALUE:
+        known = [t for k, t in d.fields if type(k) is type(key) and k == key]
+        return known[0] if known else default
+    return T.join(d.value, default)
+
+
+def _setitem_rule(types, consts):
+    target, value = types[:2]
+    if isinstance(target, T.DictType) and len(types) == 3:
+        key = consts[2]
+        if key is NOVALUE or target.fields is None:
+            return T.DictType(T.join(target.value, value))
+        fields = [(k, value if (type(k) is type(key) and k == key) else t) for k, t in target.fields]
+        if all(not (type(k) is type(key) and k == key) for k, _ in target.fields):
+            fields.append((key, value))
+        return T.record(tuple(fields))
+    if isinstance(target, T.ListType):
+        return T.ListType(T.join(target.elem, value))
+    return target
 
 
 def _same_as(i: int) -> Callable:
@@ -636,7 +661,7 @@ for _name, _fn in [("hstack", np.hstack), ("vstack", np.vstack)]:
 getitem = primitive("getitem", _getitem, arity=None, linear=True, shape_rule=_getitem_rule,
                     doc="x[i]; several index operands make a tuple index")
 stands_for(getitem, [operator.getitem], "x, *index", "x index")
-setitem = primitive("setitem", _setitem, arity=None, shape_rule=_same_as(0),
+setitem = primitive("setitem", _setitem, arity=None, shape_rule=lambda ts, cs, ps: _setitem_rule(ts, cs),
                     doc="a copy of x with x[index] = value (functional update)")
 flip = primitive("flip", np.flip, params={"axis": None}, linear=True, shape_rule=_evaluating(np.flip))
 stands_for(flip, [np.flip], "x, axis=None", "x", "axis")
@@ -719,7 +744,8 @@ reversed_ = primitive("reversed", lambda xs: builtins.list(builtins.reversed(xs)
                       shape_rule=lambda ts, cs, ps: T.ListType(_item_type(ts[0])), doc="a list, last item first")
 stands_for(reversed_, [builtins.reversed], "xs, /", "xs")
 py_sum = primitive("py_sum", lambda xs, start=0: builtins.sum(xs, start), arity=2,
-                   shape_rule=None, doc="builtins.sum over a sequence (elementwise for arrays)")
+                   shape_rule=lambda ts, cs, ps: elementwise_rule(operator.add)([ts[1], _item_type(ts[0])], cs, {}),
+                   doc="builtins.sum over a sequence (elementwise for arrays)")
 stands_for(py_sum, [builtins.sum], "xs, start=0", "xs start")
 py_max = primitive("py_max", builtins.max, arity=None, doc="builtins.max of several values or a sequence")
 stands_for(py_max, [builtins.max], "*xs", "xs")
@@ -735,7 +761,7 @@ make_tuple = primitive("tuple", lambda *xs: xs, arity=None, linear=True,
 make_list = primitive("list", lambda *xs: builtins.list(xs), arity=None, linear=True,
                       shape_rule=lambda ts, cs, ps: T.ListType(T.join_all(ts)))
 make_dict = primitive("dict", _make_dict, params={"keys": ()}, arity=None, linear=True,
-                      shape_rule=lambda ts, cs, ps: T.DictType(T.join_all(ts)))
+                      shape_rule=lambda ts, cs, ps: T.record(tuple(zip(ps["keys"], ts))))
 to_tuple = primitive("to_tuple", builtins.tuple, linear=True, shape_rule=_seq_rule, doc="builtins.tuple(xs)")
 stands_for(to_tuple, [builtins.tuple], "xs, /", "xs")
 to_list = primitive("to_list", builtins.list, linear=True,
@@ -759,7 +785,7 @@ dict_keys = primitive("dict_keys", lambda d: builtins.list(d.keys()), differenti
 dict_values = primitive("dict_values", lambda d: builtins.list(d.values()), linear=True,
                         shape_rule=lambda ts, cs, ps: T.ListType(_dict_value(ts[0])), doc="a list of the values")
 dict_get = primitive("dict_get", lambda d, k, default=None: d.get(k, default), arity=3, linear=True,
-                     shape_rule=lambda ts, cs, ps: ts[0].value)
+                     shape_rule=lambda ts, cs, ps: _dict_get_rule(ts, cs), doc="d.get(k, default)")
 METHODS.update({
     "items": Binding(dict_items, _signature("d"), ("d",), ()),
     "keys": Binding(dict_keys, _signature("d"), ("d",), ()),

@@ -97,11 +97,26 @@ class ListType(Type):
 
 @dataclasses.dataclass(frozen=True)
 class DictType(Type):
-    """A Python dict; `value` is the join of its value types."""
+    """A Python dict; `value` is the join of its value types. When every key is a constant
+    known while tracing (a dict of parameters), `fields` keeps each key's own type."""
     value: Type
+    fields: tuple | None = None   # ((key, type), ...)
 
     def text(self) -> str:
+        if self.fields is not None:   # `dict<>` is the empty dict
+            return "dict<" + ", ".join(f"{k!r}: {t.text()}" for k, t in self.fields) + ">"
         return f"dict<{self.value.text()}>"
+
+    def field(self, key) -> Type:
+        for k, t in self.fields or ():
+            if type(k) is type(key) and k == key:
+                return t
+        return self.value
+
+
+def record(fields: tuple) -> DictType:
+    """The type of a dict whose keys are all known."""
+    return DictType(join_all([t for _, t in fields]), tuple(fields))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -147,6 +162,8 @@ def type_of(value: Any) -> Type:
     if isinstance(value, list):
         return ListType(join_all([type_of(v) for v in value]))
     if isinstance(value, dict):
+        if all(isinstance(k, (str, int)) for k in value):
+            return record(tuple((k, type_of(v)) for k, v in value.items()))
         return DictType(join_all([type_of(v) for v in value.values()]))
     if isinstance(value, range):
         return OpaqueType("range")
@@ -186,14 +203,16 @@ def join(a: Type, b: Type) -> Type:
     if isinstance(a, ListType) and isinstance(b, ListType):
         return ListType(join(a.elem, b.elem))
     if isinstance(a, DictType) and isinstance(b, DictType):
+        if a.fields is not None and b.fields is not None and [k for k, _ in a.fields] == [k for k, _ in b.fields]:
+            return record(tuple((k, join(x, y)) for (k, x), (_, y) in zip(a.fields, b.fields)))
         return DictType(join(a.value, b.value))
     return UNKNOWN
 
 
 def join_all(types: list) -> Type:
-    """Join of a list of types; the element type of an empty container is unknown."""
+    """Join of a list of types; of none, `never` (the element type of an empty container)."""
     if not types:
-        return UNKNOWN
+        return NEVER
     out = types[0]
     for t in types[1:]:
         out = join(out, t)
@@ -246,11 +265,20 @@ class _TypeParser:
                 self.pos += 1
                 self._expect("]")
                 return ArrayType(word, None)
-            end = self.text.index("]", self.pos)
+            end = self.text.find("]", self.pos)
             body = self.text[self.pos:end]
+            if end < 0 or not all(d == "?" or d.isdigit() for d in body.split(",") if body):
+                raise ValueError(f"bad shape in type {self.text!r}")
             self.pos = end + 1
             dims = tuple(None if d == "?" else int(d) for d in body.split(",")) if body else ()
             return ArrayType(word, dims)
+        if word == "dict" and self.text.startswith("<>", self.pos):
+            self.pos += 2
+            return record(())
+        if word == "dict" and (self.text.startswith(("<'", '<"'), self.pos)
+                               or self.text[self.pos + 1:self.pos + 2].lstrip("-").isdigit()
+                               or self.text.startswith("<-", self.pos)):
+            return self._record()
         if word in ("tuple", "list", "dict") and self._peek() == "<":
             self.pos += 1
             elems = []
@@ -271,3 +299,30 @@ class _TypeParser:
         if word in OPAQUE_KINDS:
             return OpaqueType(word)
         raise ValueError(f"unknown type {word!r} in {self.text!r}")
+
+    def _record(self) -> DictType:
+        """`dict<'w': f64[3], 0: int>`: keys are Python string or int literals."""
+        import ast
+        self._expect("<")
+        fields = []
+        while True:
+            self._skip_space()
+            if self._peek() in "'\"":
+                quote, end = self._peek(), self.pos + 1
+                while self.text[end] != quote:
+                    end += 2 if self.text[end] == "\\" else 1
+                key = ast.literal_eval(self.text[self.pos:end + 1])
+                self.pos = end + 1
+            else:
+                start = self.pos
+                self.pos += 1
+                while self._peek().isdigit():
+                    self.pos += 1
+                key = int(self.text[start:self.pos])
+            self._expect(": ")
+            fields.append((key, self.parse()))
+            self._skip_space()
+            if self._peek() == ">":
+                self.pos += 1
+                return record(tuple(fields))
+            self._expect(",")

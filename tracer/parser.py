@@ -71,8 +71,8 @@ def parse_literal(text: str):
         return slice(*[parse_literal(p) if p else None for p in parts])
     try:
         node = ast.parse(text, mode="eval").body
-    except SyntaxError as exc:
-        raise IRSyntaxError(f"not a literal: {text!r}") from exc
+    except SyntaxError:
+        raise IRSyntaxError(f"not a literal: {text!r}") from None
     return _literal(node, text)
 
 
@@ -98,16 +98,16 @@ class _Parser:
         self.lines = [(n + 1, *strip_comment(raw)) for n, raw in enumerate(text.splitlines())]
         self.lines = [(n, code, comment) for n, code, comment in self.lines if code.strip()]
         self.pos = 0
+        self.line = 0   # the number of the line being read, for errors
         self.scope: dict[str, Value] = {}
 
     def error(self, message: str):
-        line = self.lines[min(self.pos, len(self.lines) - 1)][0] if self.lines else 0
-        return IRSyntaxError(f"line {line}: {message}")
+        return IRSyntaxError(f"line {self.line}: {message}")
 
     def next_line(self) -> tuple[str, str | None]:
         if self.pos >= len(self.lines):
             raise self.error("unexpected end of text")
-        _, code, comment = self.lines[self.pos]
+        self.line, code, comment = self.lines[self.pos]
         self.pos += 1
         return code.strip(), comment
 
@@ -136,7 +136,10 @@ class _Parser:
         name = name.strip()
         if not name.startswith("%"):
             raise self.error(f"expected a %value, got {text!r}")
-        value = Value(name[1:], parse_type(type_text.strip()) if type_text.strip() else None)
+        try:
+            value = Value(name[1:], parse_type(type_text.strip()) if type_text.strip() else None)
+        except ValueError as exc:
+            raise self.error(str(exc)) from None
         if value.name in self.scope:
             raise self.error(f"%{value.name} is defined twice")
         self.scope[value.name] = value
@@ -148,7 +151,10 @@ class _Parser:
             if text[1:] not in self.scope:
                 raise self.error(f"%{text[1:]} is used before it is defined")
             return self.scope[text[1:]]
-        return Literal(parse_literal(text))
+        try:
+            return Literal(parse_literal(text))
+        except IRSyntaxError as exc:
+            raise self.error(str(exc)) from None
 
     def operands(self, text: str) -> list:
         return [self.operand(t) for t in split_top(text)]
@@ -175,7 +181,10 @@ class _Parser:
             close = _matching(rest, 0)
             for item in split_top(rest[1:close]):
                 key, _, value = item.partition("=")
-                params[key.strip()] = parse_literal(value)
+                try:
+                    params[key.strip()] = parse_literal(value)
+                except IRSyntaxError as exc:
+                    raise self.error(str(exc)) from None
             rest = rest[close + 1:]
         rest = rest.strip()
         loc = self.loc(comment)
