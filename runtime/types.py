@@ -283,6 +283,8 @@ class _TypeParser:
             self.pos += 1
             elems = []
             while self._peek() != ">":
+                if not self._peek():
+                    raise ValueError(f"missing '>' in type {self.text!r}")
                 elems.append(self.parse())
                 self._skip_space()
                 if self._peek() == ",":
@@ -290,6 +292,8 @@ class _TypeParser:
             self.pos += 1
             if word == "tuple":
                 return TupleType(tuple(elems))
+            if len(elems) != 1:
+                raise ValueError(f"{word}<...> takes one element type, got {len(elems)} in {self.text!r}")
             (elem,) = elems
             return ListType(elem) if word == "list" else DictType(elem)
         if word == "never":

@@ -5,7 +5,10 @@ import importlib.util
 import pathlib
 import subprocess
 import sys
-import tomllib
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    tomllib = __import__("pytest").importorskip("tomli")
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 FOLDERS = {"tracer": "wengert.tracer", "codegen": "wengert.codegen", "runtime": "wengert.runtime"}

@@ -20,8 +20,19 @@ def ir(fn, *example_args) -> Module:
     module = verify(prune(verify(trace_module(fn))))
     if example_args:
         values = bind_arguments(fn, example_args, {})
-        verify(specialise(module, [a if isinstance(a, T.Type) else T.type_of(a) for a in values]))
+        verify(specialise(module, [_as_type(v) for v in values]))
     return module
+
+
+def _as_type(value) -> T.Type:
+    """An example argument's type; it may be a value, a Type, or a `*args` tuple of either."""
+    if isinstance(value, T.Type):
+        return value
+    if isinstance(value, tuple):
+        return T.TupleType(tuple(_as_type(v) for v in value))
+    if isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
+        return T.record(tuple((k, _as_type(v)) for k, v in value.items()))
+    return T.type_of(value)
 
 
 def bind_arguments(fn, args: tuple, kwargs: dict) -> list:
