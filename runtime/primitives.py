@@ -488,6 +488,11 @@ def _binary(name, ufunc, extra=(), differentiable=True, linear=False, doc=""):
     return prim
 
 
+def _numpy2(name: str) -> list:
+    """NumPy 2's array-API alias of a function (np.asin ...), when this NumPy has it."""
+    return [getattr(np, name)] if hasattr(np, name) else []
+
+
 # arithmetic
 add = _binary("add", np.add, [operator.add], linear=True, doc="x + y")
 sub = _binary("sub", np.subtract, [operator.sub], linear=True, doc="x - y")
@@ -501,8 +506,8 @@ stands_for(matmul, [np.matmul, operator.matmul], "x, y, /", "x y")
 neg = _unary("neg", np.negative, [operator.neg], linear=True, doc="-x")
 pos = _unary("pos", np.positive, [operator.pos], linear=True, doc="+x")
 absolute = _unary("abs", np.absolute, [builtins.abs, operator.abs, np.abs, math.fabs], doc="|x|")
-maximum = _binary("maximum", np.maximum, [np.fmax])
-minimum = _binary("minimum", np.minimum, [np.fmin])
+maximum = _binary("maximum", np.maximum)   # np.fmax differs on NaN: it stays a pycall
+minimum = _binary("minimum", np.minimum)
 arctan2 = _binary("arctan2", np.arctan2, [math.atan2])
 hypot = _binary("hypot", np.hypot, [math.hypot])
 logaddexp = _binary("logaddexp", np.logaddexp)
@@ -522,9 +527,9 @@ reciprocal = _unary("reciprocal", np.reciprocal)
 sin = _unary("sin", np.sin, [math.sin])
 cos = _unary("cos", np.cos, [math.cos])
 tan = _unary("tan", np.tan, [math.tan])
-arcsin = _unary("arcsin", np.arcsin, [math.asin, np.asin])
-arccos = _unary("arccos", np.arccos, [math.acos, np.acos])
-arctan = _unary("arctan", np.arctan, [math.atan, np.atan])
+arcsin = _unary("arcsin", np.arcsin, [math.asin, *_numpy2("asin")])
+arccos = _unary("arccos", np.arccos, [math.acos, *_numpy2("acos")])
+arctan = _unary("arctan", np.arctan, [math.atan, *_numpy2("atan")])
 sinh = _unary("sinh", np.sinh, [math.sinh])
 cosh = _unary("cosh", np.cosh, [math.cosh])
 tanh = _unary("tanh", np.tanh, [math.tanh])
@@ -532,9 +537,9 @@ arcsinh = _unary("arcsinh", np.arcsinh, [math.asinh])
 arccosh = _unary("arccosh", np.arccosh, [math.acosh])
 arctanh = _unary("arctanh", np.arctanh, [math.atanh])
 sign = _unary("sign", np.sign, differentiable=False)
-floor = _unary("floor", np.floor, [math.floor], differentiable=False)
-ceil = _unary("ceil", np.ceil, [math.ceil], differentiable=False)
-trunc = _unary("trunc", np.trunc, [math.trunc], differentiable=False)
+floor = _unary("floor", np.floor, differentiable=False)   # math.floor returns an int: a pycall
+ceil = _unary("ceil", np.ceil, differentiable=False)
+trunc = _unary("trunc", np.trunc, differentiable=False)
 rint = _unary("rint", np.rint, differentiable=False)
 isnan = _unary("isnan", np.isnan, [math.isnan], differentiable=False)
 isfinite = _unary("isfinite", np.isfinite, [math.isfinite], differentiable=False)

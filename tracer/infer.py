@@ -45,14 +45,14 @@ class _Inference:
         self.module = module
         self.active: set[str] = set()
         self.current: list = []
-        self.returns: dict[str, T.Type] = {}
+        self.returns: dict[str, T.Type] = {}   # functions inferred so far, and their return types
 
     def function(self, name: str, arg_types: list) -> T.Type:
         """The return type of `name` called with `arg_types`; a recursive call sees the return
         type known so far (first `never`), and the body is re-inferred until it is stable."""
         fn = self.module.functions[name]
         old = [p.type for p in fn.params]
-        if all(t is not None for t in old):
+        if name in self.returns or name in self.active:
             joined = [T.join(a, b) for a, b in zip(old, arg_types)]
             if joined == old or name in self.active:
                 return self.returns.get(name, T.NEVER)

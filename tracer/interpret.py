@@ -28,6 +28,8 @@ class _Interpreter:
         fn = self.module.functions[name]
         env = {id(p): a for p, a in zip(fn.params, args)}
         (result,) = self.region(fn.body, env, fn.env)
+        if result is UNDEF:
+            raise UndefinedValueError(f"@{name} returns a variable that was never assigned on this path")
         return result
 
     def read(self, x, env):
@@ -36,7 +38,7 @@ class _Interpreter:
     def region(self, region: Region, env: dict, globals_: dict) -> list:
         for op in region.ops:
             args = [self.read(x, env) for x in op.operands]
-            if op.kind not in ("if", "for", "while", "call") and any(a is UNDEF for a in args):
+            if op.kind not in ("if", "for", "while") and any(a is UNDEF for a in args):
                 raise UndefinedValueError(f"`{op.kind}` at {op.loc} reads a variable that was never assigned")
             out = self.op(op, args, env, globals_)
             for value, result in zip(op.results, out):

@@ -50,10 +50,14 @@ def split_top(text: str, sep: str = ",", angle: bool = False) -> list[str]:
 
 def strip_comment(line: str) -> tuple[str, str | None]:
     """Split a line into code and the text of its trailing `# ...` comment."""
-    quote = None
+    quote, escaped = None, False
     for i, c in enumerate(line):
         if quote:
-            if c == quote:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == quote:
                 quote = None
         elif c in "'\"":
             quote = c
@@ -271,11 +275,15 @@ class _Parser:
 
 
 def _matching(text: str, start: int) -> int:
-    depth, quote = 0, None
+    depth, quote, escaped = 0, None, False
     for i in range(start, len(text)):
         c = text[i]
         if quote:
-            if c == quote:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == quote:
                 quote = None
         elif c in "'\"":
             quote = c
