@@ -809,6 +809,120 @@ fstring = primitive("fstring", lambda *values, template: template.format(*values
                     arity=None, differentiable=False, shape_rule=_fixed(T.ScalarType("str")),
                     doc="an f-string: template.format(*values)")
 
+
+# ---------------------------------------------------------------------------------------------
+# Helpers the gradient rules use (primitives too, with rules, so gradients differentiate again)
+# ---------------------------------------------------------------------------------------------
+
+def _add_any(a, b):
+    """a + b where either may be None (a zero) or a container of cotangents."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if isinstance(a, (list, tuple)):
+        return type(a)(_add_any(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return {k: _add_any(a.get(k), b.get(k)) for k in {**a, **b}}
+    return a + b
+
+
+def _or_zeros(g, like):
+    """A cotangent read from a container may be None (zero): make it an array shaped like `like`."""
+    if g is not None:
+        return g
+    return np.zeros(np.shape(like), np.result_type(like, np.float64))
+
+
+def _getitem_grad(g, x, *index):
+    """The cotangent of x for y = x[index] given y's cotangent g: zeros with g where x was read."""
+    key = _index(index)
+    if isinstance(x, (list, tuple)):
+        out = [None] * len(x)
+        if isinstance(key, slice):
+            for i, gi in zip(range(*key.indices(len(x))), g):
+                out[i] = gi
+        else:
+            out[key] = g
+        return type(x)(out) if isinstance(x, tuple) else out
+    if isinstance(x, dict):
+        return {k: (g if k == key else None) for k in x}
+    out = np.zeros(np.shape(x), np.result_type(x, g, np.float64))
+    if all(isinstance(k, (int, np.integer, slice, type(None), type(Ellipsis)))
+           for k in (key if isinstance(key, tuple) else (key,))):
+        out[key] = g          # a basic index reads each element at most once
+    else:
+        np.add.at(out, key, g)  # integer arrays may read an element twice
+    return out
+
+
+def _unconcatenate(g, seq, axis=0, mode="concatenate"):
+    """Split g into pieces shaped like the arrays of `seq` it was made from (the adjoint of
+    np.concatenate / np.hstack / np.vstack)."""
+    pieces = [np.asarray(x) for x in seq]
+    if mode == "vstack":
+        sizes, axis = [np.atleast_2d(p).shape[0] for p in pieces], 0
+    elif mode == "hstack":
+        axis = 0 if pieces[0].ndim <= 1 else 1
+        sizes = [np.atleast_1d(p).shape[axis] for p in pieces]
+    else:
+        sizes = [p.shape[axis] for p in pieces]
+    parts = np.split(g, np.cumsum(sizes)[:-1], axis=axis)
+    return [np.reshape(part, p.shape) for part, p in zip(parts, pieces)]
+
+
+def _unstack(g, axis=0):
+    """The adjoint of np.stack: the slices of g along `axis`, as a list."""
+    return list(np.moveaxis(g, axis, 0))
+
+
+def _pack_like(x, *parts):
+    """The cotangent of a sequence x from its items' cotangents (None for zero items)."""
+    if isinstance(x, np.ndarray):
+        return np.stack([_or_zeros(p, x[i]) for i, p in enumerate(parts)])
+    return tuple(parts) if isinstance(x, tuple) else list(parts)
+
+
+def _list_insert(xs, index, value):
+    out = list(xs)
+    out.insert(index if index >= 0 else len(out) + 1 + index, value)
+    return out
+
+
+def _unzip(pairs, like, position=0):
+    """The cotangents of zip's/enumerate's argument at `position` from those of its items."""
+    return [None if p is None else p[position] for p in pairs] if pairs is not None else None
+
+
+def _repeat_like(g, xs):
+    return [_sum_to(g, np.shape(x)) for x in xs]
+
+
+def _dict_from_values(d, values):
+    return dict(zip(d.keys(), values))
+
+
+repeat_like = primitive("repeat_like", _repeat_like, arity=2, linear=True,
+                        doc="g summed to each item's shape: the adjoint of builtins.sum over xs")
+dict_from_values = primitive("dict_from_values", _dict_from_values, arity=2, linear=True, shape_rule=_same_as(0),
+                             doc="a dict with d's keys and these values")
+add_any = primitive("add_any", _add_any, arity=2, linear=True, doc="a + b, None being zero (cotangents)")
+or_zeros = primitive("or_zeros", _or_zeros, arity=2, linear=True, shape_rule=_same_as(1),
+                     doc="g, or zeros shaped like `like` when g is None")
+getitem_grad = primitive("getitem_grad", _getitem_grad, arity=None, linear=True,
+                         shape_rule=lambda ts, cs, ps: ts[1] if not isinstance(ts[1], T.ArrayType) else
+                         T.ArrayType(T.join(ts[1], T.ArrayType("f64", ts[1].shape)).dtype
+                                     if ts[1].dtype[0] in "fc" else "f64", ts[1].shape),
+                         doc="zeros like x with g where x[index] was read")
+unconcatenate = primitive("unconcatenate", _unconcatenate, params={"axis": 0, "mode": "concatenate"}, arity=2,
+                          linear=True, doc="the pieces of g shaped like seq's arrays")
+unstack = primitive("unstack", _unstack, params={"axis": 0}, linear=True, doc="list(np.moveaxis(g, axis, 0))")
+pack_like = primitive("pack_like", _pack_like, arity=None, linear=True, shape_rule=_same_as(0),
+                      doc="a cotangent shaped like sequence x from its items' cotangents")
+list_insert = primitive("list_insert", _list_insert, arity=3, linear=True, shape_rule=_same_as(0))
+unzip = primitive("unzip", _unzip, params={"position": 0}, arity=2, linear=True,
+                  doc="item `position` of each pair: the adjoint of zip/enumerate")
+
 # effects
 print_ = primitive("print", _print, params={"sep": " ", "end": "\n"}, arity=None, effect=True,
                    differentiable=False, results=0)

@@ -1,0 +1,396 @@
+"""The gradient table: every derivative wengert knows, written once.
+
+`VJP[name][i](g, out, *operands, **params)` is the cotangent of operand `i` of primitive `name`
+given the cotangent `g` of its result `out` (for several results, `g` and `out` are tuples);
+a missing entry, or a rule returning None, means a zero cotangent. Rules are plain functions over
+primitives (through `ops`), so the same rule computes on arrays, records a Tensor graph, or emits
+IR when the reverse-mode code generator calls it on symbolic values.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from . import primitives as P
+
+
+class _Ops:
+    """`ops.mul(x, y)` is `bind(P.mul, x, y)`: primitives as functions, for writing rules."""
+
+    def __getattr__(self, name: str) -> Callable:
+        prim = P.PRIMITIVES[name.rstrip("_")]
+
+        def apply(*operands, **params):
+            return P.bind(prim, *operands, **params)
+        apply.__name__ = name
+        return apply
+
+
+ops = _Ops()
+VJP: dict[str, dict[int, Callable]] = {}
+#: primitives with any number of operands: VARIADIC_VJP[name](i) is the rule of operand i
+VARIADIC_VJP: dict[str, Callable[[int], Callable]] = {}
+
+
+def vjp_rule(name: str, i: int) -> Callable | None:
+    """The cotangent rule of operand `i` of primitive `name`, or None when none flows there."""
+    if name in VARIADIC_VJP:
+        return VARIADIC_VJP[name](i)
+    return VJP.get(name, {}).get(i)
+
+
+def has_vjp(name: str) -> bool:
+    return name in VJP or name in VARIADIC_VJP
+
+
+def defvjp(prim: P.Primitive, *rules, argnums: tuple | None = None) -> None:
+    """Declare the cotangent rule of each operand of `prim` (None: no gradient flows there)."""
+    if prim.name in VJP:
+        raise ValueError(f"the rule of {prim.name} is declared twice")
+    positions = argnums if argnums is not None else range(len(rules))
+    VJP[prim.name] = {i: rule for i, rule in zip(positions, rules) if rule is not None}
+
+
+def shape(x):
+    return ops.shape(x)
+
+
+def unbroadcast(g, x):
+    """g summed down to x's shape: the adjoint of broadcasting x (the optimizer removes it when
+    the shapes are known to be equal)."""
+    return ops.sum_to(g, shape(x))
+
+
+def _ndim(x) -> int:
+    n = ops.ndim(x)
+    if not isinstance(n, int):
+        raise TypeError("this rule needs the rank of its operand while tracing")
+    return n
+
+
+def _axes(axis, ndim: int) -> tuple:
+    if axis is None:
+        return tuple(range(ndim))
+    return tuple(sorted(a % ndim for a in (axis if isinstance(axis, tuple) else (axis,))))
+
+
+def _expand(g, x, axis, keepdims):
+    """A reduction's cotangent `g` broadcast back to the shape of its operand `x`."""
+    if axis is not None and not keepdims:
+        g = ops.expand_dims(g, axis=_axes(axis, _ndim(x)))
+    return ops.broadcast_to(g, shape(x))
+
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise arithmetic (operands may broadcast)
+# ---------------------------------------------------------------------------------------------
+
+defvjp(P.add, lambda g, out, x, y: unbroadcast(g, x), lambda g, out, x, y: unbroadcast(g, y))
+defvjp(P.sub, lambda g, out, x, y: unbroadcast(g, x), lambda g, out, x, y: unbroadcast(ops.neg(g), y))
+defvjp(P.mul, lambda g, out, x, y: unbroadcast(ops.mul(g, y), x),
+       lambda g, out, x, y: unbroadcast(ops.mul(g, x), y))
+defvjp(P.div, lambda g, out, x, y: unbroadcast(ops.div(g, y), x),
+       lambda g, out, x, y: unbroadcast(ops.neg(ops.mul(g, ops.div(out, y))), y))
+defvjp(P.pow, lambda g, out, x, y: unbroadcast(ops.mul(g, ops.mul(y, ops.pow(x, ops.sub(y, 1)))), x),
+       lambda g, out, x, y: unbroadcast(ops.mul(g, ops.mul(out, ops.log(x))), y))
+defvjp(P.mod, lambda g, out, x, y: unbroadcast(g, x),
+       lambda g, out, x, y: unbroadcast(ops.neg(ops.mul(g, ops.floor(ops.div(x, y)))), y))
+
+
+def _balanced(x, out, other):
+    """1 where x is the selected value, 1/2 at ties: how max/min split the gradient."""
+    return ops.div(ops.eq(x, out), ops.add(1.0, ops.eq(x, other)))
+
+
+defvjp(P.maximum, lambda g, out, x, y: unbroadcast(ops.mul(g, _balanced(x, out, y)), x),
+       lambda g, out, x, y: unbroadcast(ops.mul(g, _balanced(y, out, x)), y))
+defvjp(P.minimum, lambda g, out, x, y: unbroadcast(ops.mul(g, _balanced(x, out, y)), x),
+       lambda g, out, x, y: unbroadcast(ops.mul(g, _balanced(y, out, x)), y))
+
+
+def _arctan2_denominator(y, x):
+    return ops.add(ops.square(x), ops.square(y))
+
+
+defvjp(P.arctan2, lambda g, out, y, x: unbroadcast(ops.mul(g, ops.div(x, _arctan2_denominator(y, x))), y),
+       lambda g, out, y, x: unbroadcast(ops.neg(ops.mul(g, ops.div(y, _arctan2_denominator(y, x)))), x))
+defvjp(P.hypot, lambda g, out, x, y: unbroadcast(ops.mul(g, ops.div(x, out)), x),
+       lambda g, out, x, y: unbroadcast(ops.mul(g, ops.div(y, out)), y))
+defvjp(P.logaddexp, lambda g, out, x, y: unbroadcast(ops.mul(g, ops.exp(ops.sub(x, out))), x),
+       lambda g, out, x, y: unbroadcast(ops.mul(g, ops.exp(ops.sub(y, out))), y))
+defvjp(P.where, None,
+       lambda g, out, c, x, y: unbroadcast(ops.where(c, g, 0.0), x),
+       lambda g, out, c, x, y: unbroadcast(ops.where(c, 0.0, g), y))
+defvjp(P.clip,
+       lambda g, out, x, lo, hi: unbroadcast(ops.where(ops.logical_and(ops.ge(x, lo), ops.le(x, hi)), g, 0.0), x),
+       lambda g, out, x, lo, hi: unbroadcast(ops.where(ops.lt(x, lo), g, 0.0), lo),
+       lambda g, out, x, lo, hi: unbroadcast(ops.where(ops.gt(x, hi), g, 0.0), hi))
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise functions of one operand
+# ---------------------------------------------------------------------------------------------
+
+_LN2, _LN10 = 0.6931471805599453, 2.302585092994046
+UNARY = {
+    "neg": lambda g, out, x: ops.neg(g),
+    "pos": lambda g, out, x: g,
+    "abs": lambda g, out, x: ops.mul(g, ops.sign(x)),
+    "exp": lambda g, out, x: ops.mul(g, out),
+    "exp2": lambda g, out, x: ops.mul(g, ops.mul(out, _LN2)),
+    "log": lambda g, out, x: ops.div(g, x),
+    "log2": lambda g, out, x: ops.div(g, ops.mul(x, _LN2)),
+    "log10": lambda g, out, x: ops.div(g, ops.mul(x, _LN10)),
+    "log1p": lambda g, out, x: ops.div(g, ops.add(1.0, x)),
+    "expm1": lambda g, out, x: ops.mul(g, ops.add(out, 1.0)),
+    "sqrt": lambda g, out, x: ops.div(ops.mul(0.5, g), out),
+    "cbrt": lambda g, out, x: ops.div(g, ops.mul(3.0, ops.square(out))),
+    "square": lambda g, out, x: ops.mul(g, ops.mul(2.0, x)),
+    "reciprocal": lambda g, out, x: ops.neg(ops.mul(g, ops.square(out))),
+    "sin": lambda g, out, x: ops.mul(g, ops.cos(x)),
+    "cos": lambda g, out, x: ops.neg(ops.mul(g, ops.sin(x))),
+    "tan": lambda g, out, x: ops.mul(g, ops.add(1.0, ops.square(out))),
+    "arcsin": lambda g, out, x: ops.div(g, ops.sqrt(ops.sub(1.0, ops.square(x)))),
+    "arccos": lambda g, out, x: ops.neg(ops.div(g, ops.sqrt(ops.sub(1.0, ops.square(x))))),
+    "arctan": lambda g, out, x: ops.div(g, ops.add(1.0, ops.square(x))),
+    "sinh": lambda g, out, x: ops.mul(g, ops.cosh(x)),
+    "cosh": lambda g, out, x: ops.mul(g, ops.sinh(x)),
+    "tanh": lambda g, out, x: ops.mul(g, ops.sub(1.0, ops.square(out))),
+    "arcsinh": lambda g, out, x: ops.div(g, ops.sqrt(ops.add(ops.square(x), 1.0))),
+    "arccosh": lambda g, out, x: ops.div(g, ops.sqrt(ops.sub(ops.square(x), 1.0))),
+    "arctanh": lambda g, out, x: ops.div(g, ops.sub(1.0, ops.square(x))),
+    "real": lambda g, out, x: g,
+    "conj": lambda g, out, x: ops.conj(g),
+    "float": lambda g, out, x: g,
+    "item": lambda g, out, x: g,
+    "copy": lambda g, out, x: g,
+    "asarray": lambda g, out, x, dtype=None: g,
+    "astype": lambda g, out, x, dtype=None: g,
+}
+for _name, _rule in UNARY.items():
+    defvjp(P.PRIMITIVES[_name], _rule)
+
+# ---------------------------------------------------------------------------------------------
+# Reductions
+# ---------------------------------------------------------------------------------------------
+
+
+def _size_ratio(x, out):
+    return ops.div(ops.size(x), ops.size(out))
+
+
+def _extreme(g, out, x, axis=None, keepdims=False):
+    """max/min: the gradient goes to the elements equal to the extreme, split evenly at ties."""
+    hit = ops.eq(x, _expand(out, x, axis, keepdims))
+    count = ops.sum(hit, axis=axis, keepdims=True)
+    return ops.div(ops.mul(_expand(g, x, axis, keepdims), hit), count)
+
+
+def _var_grad(g, out, x, axis=None, ddof=0, keepdims=False):
+    centered = ops.sub(x, ops.mean(x, axis=axis, keepdims=True))
+    scale = ops.div(2.0, ops.sub(_size_ratio(x, out), ddof))
+    return ops.mul(_expand(g, x, axis, keepdims), ops.mul(scale, centered))
+
+
+defvjp(P.PRIMITIVES["sum"], lambda g, out, x, axis=None, keepdims=False: _expand(g, x, axis, keepdims))
+defvjp(P.PRIMITIVES["mean"],
+       lambda g, out, x, axis=None, keepdims=False: ops.div(_expand(g, x, axis, keepdims), _size_ratio(x, out)))
+defvjp(P.PRIMITIVES["prod"],
+       lambda g, out, x, axis=None, keepdims=False: ops.div(ops.mul(_expand(g, x, axis, keepdims),
+                                                                    _expand(out, x, axis, keepdims)), x))
+defvjp(P.PRIMITIVES["max"], _extreme)
+defvjp(P.PRIMITIVES["min"], _extreme)
+defvjp(P.var, _var_grad)
+defvjp(P.std, lambda g, out, x, axis=None, ddof=0, keepdims=False:
+       _var_grad(ops.div(g, ops.mul(2.0, out)), ops.square(out), x, axis, ddof, keepdims))
+
+
+def _norm_grad(g, out, x, ord=None, axis=None, keepdims=False):
+    if ord not in (None, 2, "fro") or (ord == 2 and (axis is None and _ndim(x) == 2)):
+        raise NotImplementedError(f"no gradient rule for np.linalg.norm with ord={ord!r}")
+    return ops.mul(_expand(ops.div(g, out), x, axis, keepdims), x)
+
+
+defvjp(P.norm, _norm_grad)
+
+
+def _cumsum_grad(g, out, x, axis=None):
+    if axis is None:
+        return ops.reshape(ops.flip(ops.cumsum(ops.flip(g, axis=0), axis=0), axis=0), shape(x))
+    return ops.flip(ops.cumsum(ops.flip(g, axis=axis), axis=axis), axis=axis)
+
+
+defvjp(P.cumsum, _cumsum_grad)
+
+# ---------------------------------------------------------------------------------------------
+# Products and linear algebra
+# ---------------------------------------------------------------------------------------------
+
+
+def _matmul_x(g, out, x, y):
+    nx, ny = _ndim(x), _ndim(y)
+    if ny == 1:
+        return ops.mul(ops.expand_dims(g, axis=-1), y) if nx > 1 else ops.mul(g, y)
+    if nx == 1:
+        return unbroadcast(ops.squeeze(ops.matmul(y, ops.expand_dims(g, axis=-1)), axis=-1), x)
+    return unbroadcast(ops.matmul(g, ops.swapaxes(y, axis1=-1, axis2=-2)), x)
+
+
+def _matmul_y(g, out, x, y):
+    nx, ny = _ndim(x), _ndim(y)
+    if nx == 1:
+        return ops.mul(ops.expand_dims(x, axis=-1), ops.expand_dims(g, axis=-2)) if ny > 1 else ops.mul(g, x)
+    if ny == 1:
+        return unbroadcast(ops.squeeze(ops.matmul(ops.swapaxes(x, axis1=-1, axis2=-2),
+                                                  ops.expand_dims(g, axis=-1)), axis=-1), y)
+    return unbroadcast(ops.matmul(ops.swapaxes(x, axis1=-1, axis2=-2), g), y)
+
+
+defvjp(P.matmul, _matmul_x, _matmul_y)
+
+
+def _dot(which: int) -> Callable:
+    """np.dot is mul when an operand is a scalar, and matmul when y has at most two axes."""
+    def rule(g, out, x, y):
+        if _ndim(x) == 0 or _ndim(y) == 0:
+            return VJP["mul"][which](g, out, x, y)
+        if _ndim(y) > 2:
+            raise NotImplementedError("no gradient rule for np.dot with a 3-D or higher second operand; "
+                                      "use np.matmul or np.einsum")
+        return (_matmul_x, _matmul_y)[which](g, out, x, y)
+    return rule
+
+
+def _inner(which: int) -> Callable:
+    def rule(g, out, x, y):
+        if _ndim(x) > 1 or _ndim(y) > 1:
+            raise NotImplementedError("no gradient rule for np.inner of arrays with more than one axis")
+        return unbroadcast(ops.mul(g, y if which == 0 else x), x if which == 0 else y)
+    return rule
+
+
+defvjp(P.dot, _dot(0), _dot(1))
+defvjp(P.inner, _inner(0), _inner(1))
+defvjp(P.outer, lambda g, out, x, y: ops.reshape(ops.matmul(g, ops.ravel(y)), shape(x)),
+       lambda g, out, x, y: ops.reshape(ops.matmul(ops.ravel(x), g), shape(y)))
+
+
+def _einsum_grad(i):
+    def rule(g, out, *operands, spec):
+        inputs, _, output = spec.replace(" ", "").partition("->")
+        names = inputs.split(",")
+        if not _:
+            output = "".join(sorted(c for c in set(inputs) - {","} if inputs.count(c) == 1))
+        if "." in spec:
+            raise NotImplementedError("no gradient rule for einsum with '...'")
+        others = [op for j, op in enumerate(operands) if j != i]
+        other_names = [n for j, n in enumerate(names) if j != i]
+        target = names[i]
+        if len(set(target)) != len(target):
+            raise NotImplementedError(f"no gradient rule for einsum with a repeated index in {target!r}")
+        missing = [c for c in target if c not in output and not any(c in n for n in other_names)]
+        grad = ops.einsum(g, *others, spec=",".join([output, *other_names]) + "->" +
+                          "".join(c for c in target if c not in missing))
+        if missing:   # an index summed out of this operand alone: broadcast back along it
+            grad = ops.broadcast_to(ops.expand_dims(grad, axis=tuple(target.index(c) for c in missing)),
+                                    shape(operands[i]))
+        return grad
+    return rule
+
+
+VARIADIC_VJP["einsum"] = _einsum_grad
+defvjp(P.trace, lambda g, out, x: ops.mul(ops.expand_dims(ops.expand_dims(g, axis=-1), axis=-1),
+                                          ops.eye(ops.getitem(shape(x), -1))))
+defvjp(P.inv, lambda g, out, x: ops.neg(ops.matmul(ops.matmul(ops.transpose(out), g), ops.transpose(out))))
+defvjp(P.det, lambda g, out, x: ops.mul(ops.mul(g, out), ops.transpose(ops.inv(x))))
+
+
+def _solve_a(g, out, a, b):
+    gb = ops.solve(ops.transpose(a), g)
+    if _ndim(b) == 1:
+        return ops.neg(ops.outer(gb, out))
+    return ops.neg(ops.matmul(gb, ops.transpose(out)))
+
+
+defvjp(P.solve, _solve_a, lambda g, out, a, b: ops.solve(ops.transpose(a), g))
+
+# ---------------------------------------------------------------------------------------------
+# Shapes, indexing and containers
+# ---------------------------------------------------------------------------------------------
+
+
+def _inverse_permutation(axes):
+    inverse = [0] * len(axes)
+    for i, a in enumerate(axes):
+        inverse[a] = i
+    return tuple(inverse)
+
+
+defvjp(P.transpose, lambda g, out, x, axes=None: ops.transpose(
+    g, axes=None if axes is None else _inverse_permutation(tuple(a % len(axes) for a in axes))))
+defvjp(P.swapaxes, lambda g, out, x, axis1=None, axis2=None: ops.swapaxes(g, axis1=axis1, axis2=axis2))
+defvjp(P.moveaxis, lambda g, out, x, source=None, destination=None: ops.moveaxis(g, source=destination,
+                                                                                 destination=source))
+for _prim in (P.reshape, P.ravel, P.expand_dims, P.squeeze):
+    defvjp(_prim, lambda g, out, x, *rest, **params: ops.reshape(g, shape(x)))
+defvjp(P.broadcast_to, lambda g, out, x, shape_: unbroadcast(g, x))
+defvjp(P.sum_to, lambda g, out, x, shape_: ops.broadcast_to(g, shape(x)))
+defvjp(P.flip, lambda g, out, x, axis=None: ops.flip(g, axis=axis))
+defvjp(P.roll, lambda g, out, x, shift=0, axis=None: ops.roll(g, shift=_negate(shift), axis=axis))
+defvjp(P.tril, lambda g, out, x, k=0: ops.tril(g, k=k))
+defvjp(P.triu, lambda g, out, x, k=0: ops.triu(g, k=k))
+
+
+def _negate(shift):
+    return tuple(-s for s in shift) if isinstance(shift, tuple) else -shift
+
+
+defvjp(P.diag, lambda g, out, x, k=0: ops.diag(g, k=k))   # square matrices: diag is its own adjoint
+defvjp(P.concatenate, lambda g, out, seq, axis=0: ops.unconcatenate(g, seq, axis=axis, mode="concatenate"))
+defvjp(P.PRIMITIVES["hstack"], lambda g, out, seq: ops.unconcatenate(g, seq, mode="hstack"))
+defvjp(P.PRIMITIVES["vstack"], lambda g, out, seq: ops.unconcatenate(g, seq, mode="vstack"))
+defvjp(P.stack, lambda g, out, seq, axis=0: ops.unstack(g, axis=axis))
+VARIADIC_VJP["getitem"] = lambda i: (lambda g, out, x, *index: ops.getitem_grad(g, x, *index)) if i == 0 else None
+VARIADIC_VJP["setitem"] = lambda i: {
+    0: lambda g, out, x, value, *index: ops.setitem(g, 0.0, *index),
+    1: lambda g, out, x, value, *index: unbroadcast(ops.getitem(g, *index), value),
+}.get(i)
+VARIADIC_VJP["tuple"] = VARIADIC_VJP["list"] = \
+    lambda i: lambda g, out, *xs: ops.or_zeros(ops.getitem(g, i), xs[i])
+VARIADIC_VJP["dict"] = lambda i: lambda g, out, *xs, keys: ops.or_zeros(ops.getitem(g, keys[i]), xs[i])
+VARIADIC_VJP["zip"] = lambda i: lambda g, out, *xs: ops.unzip(g, xs[i], position=i)
+defvjp(P.enumerate_, lambda g, out, xs, start=0: ops.unzip(g, xs, position=1))
+defvjp(P.unpack, lambda g, out, seq, n=0: ops.pack_like(seq, *g))
+defvjp(P.to_tuple, lambda g, out, xs: ops.to_list(g) if isinstance(xs, list) else g)
+defvjp(P.to_list, lambda g, out, xs: g)
+defvjp(P.list_append, lambda g, out, xs, v: ops.getitem(g, slice(None, -1)),
+       lambda g, out, xs, v: ops.or_zeros(ops.getitem(g, -1), v))
+defvjp(P.list_extend, lambda g, out, xs, vs: ops.getitem(g, ops.slice(None, ops.len(xs), None)),
+       lambda g, out, xs, vs: ops.getitem(g, ops.slice(ops.len(xs), None, None)))
+defvjp(P.list_pop, lambda g, out, xs, index=-1: ops.list_insert(g[0], index, g[1]))
+defvjp(P.dict_values, lambda g, out, d: ops.dict_from_values(d, g))
+defvjp(P.dict_items, lambda g, out, d: ops.dict_from_values(d, ops.unzip(g, d, position=1)))
+defvjp(P.reversed_, lambda g, out, xs: ops.reversed(g))
+defvjp(P.py_sum, lambda g, out, xs, start=0: ops.repeat_like(g, xs), lambda g, out, xs, start=0: unbroadcast(g, start))
+defvjp(P.or_zeros, lambda g, out, x, like: g)
+defvjp(P.add_any, lambda g, out, x, y: g, lambda g, out, x, y: g)
+VARIADIC_VJP["getitem_grad"] = lambda i: (lambda g, out, gy, x, *index: ops.getitem(g, *index)) if i == 0 else None
+defvjp(P.unconcatenate, lambda g, out, gy, seq, axis=0, mode="concatenate": ops.concatenate(g, axis=axis))
+defvjp(P.unstack, lambda g, out, gy, axis=0: ops.stack(g, axis=axis))
+defvjp(P.repeat_like, lambda g, out, gy, xs: ops.py_sum(g, 0))
+defvjp(P.dict_from_values, None, lambda g, out, d, values: ops.dict_values(g))
+defvjp(P.list_insert, lambda g, out, xs, index, value: ops.list_pop(g, index)[0], None,
+       lambda g, out, xs, index, value: ops.or_zeros(ops.getitem(g, index), value))
+VARIADIC_VJP["pack_like"] = lambda i: None if i == 0 else \
+    (lambda g, out, x, *parts: ops.or_zeros(ops.getitem(g, i - 1), parts[i - 1]))
+defvjp(P.dict_get, lambda g, out, d, key, default=None: ops.getitem_grad(g, d, key), None,
+       lambda g, out, d, key, default=None: ops.mul(g, ops.not_(ops.contains(d, key))))
+
+
+def _extreme_of_values(i: int) -> Callable:
+    def rule(g, out, *xs):
+        if len(xs) == 1:
+            raise NotImplementedError("no gradient rule for max()/min() over a sequence; use np.max/np.min")
+        return unbroadcast(ops.mul(g, ops.eq(xs[i], out)), xs[i])
+    return rule
+
+
+VARIADIC_VJP["py_max"] = VARIADIC_VJP["py_min"] = _extreme_of_values
