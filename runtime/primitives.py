@@ -352,6 +352,23 @@ def _dict_value(t: T.Type) -> T.Type:
     return t.value if isinstance(t, T.DictType) else T.UNKNOWN
 
 
+def _sequence_rule(types, consts, params, impl, stacking: bool):
+    """concatenate/stack: evaluated when the items are known; for a list of unknown length with
+    a known item type, the joined axis has an unknown size."""
+    (t,) = types
+    if isinstance(t, T.ListType) and isinstance(t.elem, T.ArrayType) and t.elem.shape is not None:
+        shape, axis = list(t.elem.shape), params.get("axis", 0)
+        if stacking:
+            shape.insert(axis % (len(shape) + 1), None)
+        else:
+            shape[axis % len(shape)] = None
+        return T.ArrayType(t.elem.dtype, tuple(shape))
+    if isinstance(t, T.TupleType):
+        return evaluate_rule([t], consts, params, lambda seq, **p: impl(
+            [np.broadcast_to(np.ones((), e.np_dtype), e.shape) for e in t.elems], **p))
+    return T.UNKNOWN
+
+
 def _append_rule(types, consts, params):
     xs, v = types
     if not isinstance(xs, T.ListType):
@@ -620,20 +637,39 @@ einsum = primitive("einsum", lambda *operands, spec: np.einsum(spec, *operands),
 stands_for(einsum, [np.einsum], "spec, /, *operands", "operands", "spec")
 trace = primitive("trace", np.trace, linear=True, shape_rule=_evaluating(np.trace))
 stands_for(trace, [np.trace], "x, /", "x", method="trace")
-inv = primitive("inv", np.linalg.inv, shape_rule=_evaluating(np.linalg.inv), doc="np.linalg.inv")
+inv = primitive("inv", np.linalg.inv, shape_rule=_same_as(0), doc="np.linalg.inv")
 stands_for(inv, [np.linalg.inv], "x, /", "x")
-det = primitive("det", np.linalg.det, shape_rule=_evaluating(np.linalg.det), doc="np.linalg.det")
+det = primitive("det", np.linalg.det, doc="np.linalg.det",
+                shape_rule=lambda ts, cs, ps: T.ArrayType(ts[0].dtype, ts[0].shape[:-2]))
 stands_for(det, [np.linalg.det], "x, /", "x")
-solve = primitive("solve", np.linalg.solve, arity=2, shape_rule=_evaluating(np.linalg.solve))
+solve = primitive("solve", np.linalg.solve, arity=2, shape_rule=_same_as(1))
 stands_for(solve, [np.linalg.solve], "a, b, /", "a b")
 
 # shape manipulation (all linear)
-transpose = primitive("transpose", np.transpose, params={"axes": None}, linear=True,
-                      shape_rule=_evaluating(np.transpose))
+def _transpose_rule(types, consts, params):
+    (t,) = types
+    if not isinstance(t, T.ArrayType) or t.shape is None:
+        return T.UNKNOWN
+    axes = params.get("axes")
+    order = range(len(t.shape))[::-1] if axes is None else [a % len(t.shape) for a in axes]
+    return T.ArrayType(t.dtype, tuple(t.shape[a] for a in order))
+
+
+def _swapaxes_rule(types, consts, params):
+    (t,) = types
+    if not isinstance(t, T.ArrayType) or t.shape is None:
+        return T.UNKNOWN
+    shape = list(t.shape)
+    a, b = params["axis1"] % len(shape), params["axis2"] % len(shape)
+    shape[a], shape[b] = shape[b], shape[a]
+    return T.ArrayType(t.dtype, tuple(shape))
+
+
+transpose = primitive("transpose", np.transpose, params={"axes": None}, linear=True, shape_rule=_transpose_rule)
 stands_for(transpose, [np.transpose], "x, axes=None", "x", "axes")
 METHODS["transpose"] = Binding(transpose, _signature("x, *axes"), ("x",), ("axes",))
 swapaxes = primitive("swapaxes", np.swapaxes, params={"axis1": None, "axis2": None}, linear=True,
-                     shape_rule=_evaluating(np.swapaxes))
+                     shape_rule=_swapaxes_rule)
 stands_for(swapaxes, [np.swapaxes], "x, axis1, axis2", "x", "axis1 axis2", method="swapaxes")
 moveaxis = primitive("moveaxis", np.moveaxis, params={"source": None, "destination": None}, linear=True,
                      shape_rule=_evaluating(np.moveaxis))
@@ -655,9 +691,11 @@ stands_for(broadcast_to, [np.broadcast_to], "x, shape", "x shape")
 sum_to = primitive("sum_to", _sum_to, arity=2, linear=True, shape_rule=_evaluating(_sum_to),
                    doc="sum x down to a shape: the adjoint of broadcast_to")
 concatenate = primitive("concatenate", _concatenate, params={"axis": 0}, linear=True,
-                        shape_rule=_evaluating(_concatenate), doc="operand: a list or tuple of arrays")
+                        shape_rule=lambda ts, cs, ps: _sequence_rule(ts, cs, ps, _concatenate, stacking=False),
+                        doc="operand: a list or tuple of arrays")
 stands_for(concatenate, [np.concatenate], "seq, axis=0", "seq", "axis")
-stack = primitive("stack", _stack, params={"axis": 0}, linear=True, shape_rule=_evaluating(_stack))
+stack = primitive("stack", _stack, params={"axis": 0}, linear=True,
+                  shape_rule=lambda ts, cs, ps: _sequence_rule(ts, cs, ps, _stack, stacking=True))
 stands_for(stack, [np.stack], "seq, axis=0", "seq", "axis")
 for _name, _fn in [("hstack", np.hstack), ("vstack", np.vstack)]:
     _p = primitive(_name, (lambda fn: lambda seq: fn(list(seq)))(_fn), linear=True,
@@ -831,7 +869,7 @@ def _or_zeros(g, like):
     """A cotangent read from a container may be None (zero): make it an array shaped like `like`."""
     if g is not None:
         return g
-    return np.zeros(np.shape(like), np.result_type(like, np.float64))
+    return np.zeros(np.shape(like), np.result_type(np.asarray(like).dtype, np.float64))
 
 
 def _getitem_grad(g, x, *index):
@@ -847,7 +885,7 @@ def _getitem_grad(g, x, *index):
         return type(x)(out) if isinstance(x, tuple) else out
     if isinstance(x, dict):
         return {k: (g if k == key else None) for k in x}
-    out = np.zeros(np.shape(x), np.result_type(x, g, np.float64))
+    out = np.zeros(np.shape(x), np.result_type(np.asarray(x).dtype, np.asarray(g).dtype, np.float64))
     if all(isinstance(k, (int, np.integer, slice, type(None), type(Ellipsis)))
            for k in (key if isinstance(key, tuple) else (key,))):
         out[key] = g          # a basic index reads each element at most once

@@ -28,16 +28,20 @@ def register_source(filename: str, source: str) -> None:
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
 
 
-def _why_no_source(fn) -> str:
+def _why_no_source(fn) -> tuple[str, str]:
+    """Why `fn` has no readable source, and what to do about it: (reason, hint)."""
     code = getattr(fn, "__code__", None)
+    if isinstance(fn, type):
+        return "it is a class, not a function", "trace a function that builds and uses it"
     if code is None:
-        return (f"`{getattr(fn, '__qualname__', fn)!r}` is not a Python function (a built-in or C "
-                "function has no source to read)")
+        return ("it is not a Python function (a built-in or C function has no source to read)",
+                "wengert traces functions written with `def` or `lambda`; wrap the call in one, "
+                "e.g. `def f(x): return np.sin(x)`")
     if code.co_filename.startswith("<") and code.co_filename.endswith(">"):
-        return (f"`{fn.__qualname__}` was defined in {code.co_filename}, which keeps no source. "
-                "Define it in a .py file, or pass its source to "
-                "wengert.register_source(filename, source) and compile it with that filename")
-    return f"the file {code.co_filename} of `{fn.__qualname__}` cannot be read"
+        return (f"`{fn.__qualname__}` was defined in {code.co_filename}, which keeps no source",
+                "define it in a .py file, or pass its source to wengert.register_source(filename, source) "
+                "and compile it with that filename")
+    return f"the file {code.co_filename} of `{fn.__qualname__}` cannot be read", ""
 
 
 def capture(fn) -> Captured:
@@ -45,11 +49,13 @@ def capture(fn) -> Captured:
     fn = inspect.unwrap(fn)
     code = getattr(fn, "__code__", None)
     if code is None or not inspect.isfunction(fn):
-        raise SourceNotFoundError(f"cannot read the source of {fn!r}: " + _why_no_source(fn))
+        reason, hint = _why_no_source(fn)
+        raise SourceNotFoundError(f"cannot read the source of {fn!r}: {reason}", hint=hint)
     try:
         block, first = inspect.getsourcelines(fn)
     except (OSError, TypeError):
-        raise SourceNotFoundError("cannot read the source: " + _why_no_source(fn)) from None
+        reason, hint = _why_no_source(fn)
+        raise SourceNotFoundError(f"cannot read the source of `{fn.__qualname__}`: {reason}", hint=hint) from None
     filename = code.co_filename
     file_lines = linecache.getlines(filename) or block
     text = "".join(block)
@@ -61,7 +67,7 @@ def capture(fn) -> Captured:
     except SyntaxError:
         # a lambda in the middle of an expression: parse from the lambda keyword on
         tree = _parse_lambda_fragment(fn, dedented, info)
-    node = _find_node(fn, tree)
+    node = _find_node(fn, tree, info)
     if node is None:
         raise SourceNotFoundError(f"cannot find the definition of `{fn.__qualname__}` in its source "
                                   f"({filename}:{first})")
@@ -76,21 +82,37 @@ def _parse_lambda_fragment(fn, text: str, info: SourceInfo):
                 tree = gast.parse("(" + text[start:end] + ")")
             except SyntaxError:
                 continue
-            info.col_offset -= 1 - start  # positions in the fragment are shifted by "(" and start
+            # positions in the fragment are shifted by "(" and by where the lambda starts (in
+            # UTF-8 bytes, the unit of AST columns)
+            info.col_offset -= 1 - len(text[:start].encode("utf-8"))
             return tree
         start = text.find("lambda", start + 1)
     raise SourceNotFoundError(f"cannot parse the source of `{fn.__qualname__}`")
 
 
-def _find_node(fn, tree):
+def _find_node(fn, tree, info: SourceInfo):
     if fn.__name__ == "<lambda>":
         lambdas = [n for n in gast.walk(tree) if isinstance(n, gast.Lambda)]
         names = tuple(fn.__code__.co_varnames[:fn.__code__.co_argcount])
-        matching = [n for n in lambdas if tuple(a.id for a in n.args.args) == names]
-        return (matching or lambdas or [None])[0]
+        matching = [n for n in lambdas if tuple(a.id for a in n.args.posonlyargs + n.args.args) == names]
+        # several lambdas on the lines of the source: the one whose span holds fn's bytecode
+        return max(matching or lambdas, key=lambda n: _code_inside(fn.__code__, n, info), default=None)
     for node in gast.walk(tree):
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and node.name == fn.__name__:
             if isinstance(node, gast.AsyncFunctionDef):
-                raise error_at(UnsupportedSyntaxError, None, node, "async functions are not supported")
+                raise error_at(UnsupportedSyntaxError, info, node, "unsupported syntax: `async def`",
+                               "differentiate a plain (synchronous) function; await the inputs outside it")
             return node
     return None
+
+
+def _code_inside(code, node, info: SourceInfo) -> int:
+    """How many of `code`'s instructions lie within `node`'s span (0 before Python 3.11, which
+    has no `co_positions`: the first lambda with the right parameters is taken then)."""
+    positions = getattr(code, "co_positions", None)
+    if positions is None:
+        return 0
+    start = (node.lineno + info.line_offset, node.col_offset + info.col_offset)
+    end = (node.end_lineno + info.line_offset, node.end_col_offset + info.col_offset)
+    return sum(1 for line, _, col, _ in positions()
+               if line is not None and col is not None and start <= (line, col) < end)

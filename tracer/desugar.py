@@ -3,8 +3,10 @@
 After `restructure`, `return` and `raise` only end a path (the code after an `if` that may exit
 is moved into the branches that fall through), and `break`/`continue` only end a loop body's
 path. A `return` inside a loop becomes: store the value, set a flag, `break`; after the loop,
-`if flag: return value`. Lowering turns `break` into the loop's exit flag and `continue` into
-nothing. Synthesised names are Python keywords or contain `?`, so they never clash with a user's.
+`if flag: return value`. A loop `else` that exits becomes an `if` after the loop (on a flag that
+its `break`s set), so the code after the loop moves into its paths like after any `if`. Lowering
+turns `break` into the loop's exit flag and `continue` into nothing. Synthesised names are Python
+keywords or contain `?`, so they never clash with a user's.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import gast
 
 RETURN_VALUE = "return"   # the value a return inside a loop stores
 RETURN_FLAG = "return?"   # whether a return inside a loop happened
+BREAK_FLAG = "broke?"     # whether a `break` ended a loop whose `else` exits
 EXITS = (gast.Return, gast.Raise, gast.Break, gast.Continue)
 
 
@@ -86,6 +89,9 @@ def restructure(stmts: list, in_loop: bool = False) -> list:
             orelse = restructure(stmt.orelse + _fresh(rest), in_loop)
             out.append(_located(gast.If(test=stmt.test, body=body or [gast.Pass()], orelse=orelse), stmt))
             return out
+        if isinstance(stmt, (gast.For, gast.While)) and stmt.orelse and exits(stmt.orelse, in_loop):
+            pending[:0] = _else_as_if(stmt)
+            continue
         if isinstance(stmt, (gast.For, gast.While)):
             loop_returns = _returns_in_loop(stmt.body)
             if loop_returns:
@@ -102,6 +108,34 @@ def restructure(stmts: list, in_loop: bool = False) -> list:
                 pending.insert(0, check)
             continue
         out.append(stmt)
+    return out
+
+
+def _else_as_if(loop) -> list:
+    """`for/while ... else: E` -> the loop without `else`, then `E` under `if not broke?` (or
+    just `E` when no `break` can end the loop)."""
+    new = copy.copy(loop)
+    new.orelse = []
+    if not has_break(loop.body):
+        return [new] + loop.orelse
+    new.body = _flag_breaks(loop.body)
+    not_broke = _located(gast.UnaryOp(op=gast.Not(), operand=_name(BREAK_FLAG, gast.Load(), loop)), loop)
+    return [_assign(BREAK_FLAG, _const(False, loop), loop), new,
+            _located(gast.If(test=not_broke, body=loop.orelse, orelse=[]), loop)]
+
+
+def _flag_breaks(stmts: list) -> list:
+    """`stmts` with `broke? = True` before each `break` that ends their loop."""
+    out: list = []
+    for stmt in stmts:
+        if isinstance(stmt, gast.Break):
+            out += [_assign(BREAK_FLAG, _const(True, stmt), stmt), stmt]
+        elif isinstance(stmt, gast.If):
+            new = copy.copy(stmt)
+            new.body, new.orelse = _flag_breaks(stmt.body), _flag_breaks(stmt.orelse)
+            out.append(new)
+        else:
+            out.append(stmt)
     return out
 
 

@@ -45,14 +45,24 @@ class SourceInfo:
         self.col_offset = col_offset    # add to an AST col_offset (the dedent removed this much)
 
     def position(self, node) -> tuple[int, int, int | None, int | None]:
+        """`node`'s (line, col, end_line, end_col) in the file; columns count characters, 0-based."""
         line = getattr(node, "lineno", None)
         if line is None:
             return 0, 0, None, None
         end_line = getattr(node, "end_lineno", None)
         end_col = getattr(node, "end_col_offset", None)
-        return (line + self.line_offset, node.col_offset + self.col_offset,
-                None if end_line is None else end_line + self.line_offset,
-                None if end_col is None else end_col + self.col_offset)
+        line += self.line_offset
+        end_line = None if end_line is None else end_line + self.line_offset
+        return (line, self._column(line, node.col_offset),
+                end_line, None if end_line is None or end_col is None else self._column(end_line, end_col))
+
+    def _column(self, line: int, offset: int) -> int:
+        """The character column of an AST column offset, which counts UTF-8 bytes (so that a caret
+        lands under the node even after an `α` earlier on the line)."""
+        offset += self.col_offset
+        if not 0 < line <= len(self.lines):
+            return offset
+        return len(self.lines[line - 1].encode("utf-8")[:offset].decode("utf-8", errors="ignore"))
 
 
 def error_at(cls, info: SourceInfo | None, node, message: str, hint: str = "") -> TraceError:

@@ -6,6 +6,7 @@ MLIR's `scf` dialect; every other op applies a primitive, calls a function, or r
 """
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 from typing import Any, Iterator
 
@@ -16,9 +17,24 @@ from ..runtime.types import Type
 STRUCTURAL = ("if", "for", "while", "call", "global", "pycall")
 
 
+#: the builder that primitives applied to Values append to (see wengert.codegen.build)
+CURRENT_BUILDER: contextvars.ContextVar = contextvars.ContextVar("wengert_builder", default=None)
+
+
 class Value:
-    """An SSA value. `type` is None in a graph that was not specialised to example arguments."""
+    """An SSA value. `type` is None in a graph that was not specialised to example arguments.
+
+    `bind(prim, ...)` on a Value appends an equation to the current builder's region: gradient
+    rules called on Values emit IR."""
     __slots__ = ("name", "type")
+    __wengert_priority__ = 100
+
+    @staticmethod
+    def __wengert_bind__(prim, operands, params):
+        builder = CURRENT_BUILDER.get()
+        if builder is None:
+            raise RuntimeError(f"primitive {prim.name} applied to an IR value outside a builder")
+        return builder.apply(prim, operands, params)
 
     def __init__(self, name: str, type: Type | None = None):
         self.name = name

@@ -19,12 +19,12 @@ import numpy as np
 
 from ..runtime import primitives as P
 from .capture import Captured, capture
-from .desugar import RETURN_FLAG, has_break, restructure
+from .desugar import BREAK_FLAG, RETURN_FLAG, has_break, restructure
 from .errors import SourceInfo, TraceError, UnsupportedSyntaxError, error_at
 from .ir import UNDEF, Function, Literal, Loc, Module, Op, Region, Value
 
 LITERAL_TYPES = (int, float, complex, bool, str, type(None), type(Ellipsis))
-MAX_SPECIALISATIONS = 8
+MAX_SPECIALISATIONS = 64   # per function; literal arguments may use half of them
 
 
 def is_literal(obj) -> bool:
@@ -134,15 +134,18 @@ def _source_label(captured: Captured) -> str:
     return f"{captured.info.filename}:{line}"
 
 
-def trace_module(fn) -> Module:
-    """Capture `fn` and every user function it calls into a `Module` whose entry is `fn`."""
+def trace_module(fn, constants: dict | None = None) -> Module:
+    """Capture `fn` and every user function it calls into a `Module` whose entry is `fn`.
+    `constants` maps parameter names to values the graph is specialised on (they are not
+    parameters of the entry function then)."""
     if not callable(fn):
         raise TraceError(f"expected a Python function, got {type(fn).__name__} {fn!r}")
     if inspect.ismethod(fn):
-        raise TraceError(f"`{fn.__qualname__}` is a bound method: trace the plain function "
-                         f"`{fn.__func__.__qualname__}` and pass the object as an argument")
+        raise TraceError(f"`{fn.__qualname__}` is a bound method, which wengert does not trace",
+                         hint=f"trace the plain function `{fn.__func__.__qualname__}` and pass the object as "
+                              "its first argument, or write a function taking the data it needs")
     tracer = Tracer()
-    entry = tracer.function_for(fn, {})
+    entry = tracer.function_for(fn, {k: Literal(v) for k, v in (constants or {}).items()})
     return Module(tracer.functions, entry.name)
 
 
@@ -167,7 +170,8 @@ class Namer:
 
 
 def _display(key: str) -> str:
-    return {RETURN_FLAG: "returned"}.get(key, key.strip("<>").replace(" ", "_"))
+    special = {RETURN_FLAG: "returned", BREAK_FLAG: "broke"}
+    return special.get(key, key.strip("<>").split(":")[0].replace(" ", "_"))
 
 
 class _Exit:
@@ -197,6 +201,7 @@ class Lowerer:
         self.locals = _assigned_names(self.node)
         self.declared_global: set = set()
         self.captures: list[str] = []
+        self.first_carries: set = set()   # ids of loop carries of names unbound before their loop
 
     # -- errors ---------------------------------------------------------------------------------
     def unsupported(self, node, what: str, hint: str = ""):
@@ -240,9 +245,17 @@ class Lowerer:
         return results[0] if n == 1 else results
 
     def operand(self, x, node):
-        """An operand from an expression result; statics that are data become literals/globals."""
+        """An operand from an expression result. A static object used as data becomes a literal or
+        a `global` (arrays, and opaque objects such as `float` in `isinstance(x, float)`); a nested
+        function cannot, as it exists only while tracing."""
         if isinstance(x, Static):
-            return self.constant(x.obj, node, None)
+            x = self.constant(x.obj, node, None)
+        if isinstance(x, Static):
+            if isinstance(x.obj, LocalFunction):
+                raise self.unsupported(node, f"{_describe_local(x.obj)} used as a value (returned or stored)",
+                                       "call it where it is defined and use its result, or define it at module "
+                                       "level and pass the values it reads as arguments")
+            return self.global_value(x.obj, getattr(x.obj, "__name__", None) or type(x.obj).__name__, node)
         return x
 
     def constant(self, obj, node, name: str | None):
@@ -261,8 +274,10 @@ class Lowerer:
         key = id(obj)
         if key not in self.globals_cache:
             value = Value(self.namer.fresh(name))
-            self.fn.env[name] = obj
-            op = Op("global", [], [value], {"name": name}, [], self.loc(node))
+            # keyed by the value's unique name: two objects read under one name (say two
+            # `raise ValueError(...)`s) must not overwrite each other
+            self.fn.env[value.name] = obj
+            op = Op("global", [], [value], {"name": value.name}, [], self.loc(node))
             self.fn.body.ops.insert(self.n_globals, op)
             self.n_globals += 1
             self.globals_cache[key] = value
@@ -296,18 +311,30 @@ class Lowerer:
                 self.fn.body.args.append(self._param(name))
         for name, static in self.statics.items():
             self.env.setdefault(name, static)
+        self.check_whole_function()
         if isinstance(node, gast.Lambda):
             body = [gast.copy_location(gast.Return(value=node.body), node.body)]
         else:
             body = node.body
-            for stmt in body:
-                if isinstance(stmt, (gast.Global, gast.Nonlocal)):
-                    self.declared_global |= set(stmt.names)
         body = restructure(list(body) + [gast.Return(value=None)])
         end = self.block(body)
         value = end.value if end is not None else Literal(None)
         self.fn.body.yields = [self.operand(value, node)]
         self._name_temps(self.fn.body)
+
+    def check_whole_function(self) -> None:
+        """Reject what changes the meaning of the whole function, also where it sits in code that
+        tracing skips (a branch on a constant): `yield` makes a generator, `global` and `nonlocal`
+        hold everywhere in the function."""
+        for sub in _own_nodes(self.node):
+            kind = type(sub).__name__
+            if kind in ("Yield", "YieldFrom"):
+                raise self.unsupported(sub, _EXPRESSION_NAMES[kind], _EXPRESSION_HINTS[kind])
+            if isinstance(sub, gast.Global):
+                self.declared_global |= set(sub.names)
+                self.stmt_Global(sub)
+            if isinstance(sub, gast.Nonlocal):
+                self.stmt_Nonlocal(sub)
 
     def _param(self, name: str) -> Value:
         value = Value(self.namer.fresh(name))
@@ -360,7 +387,8 @@ class Lowerer:
     def stmt_Global(self, s):
         assigned = self.locals & set(s.names)
         if assigned:
-            raise self.unsupported(s, f"assigning to the global variable `{sorted(assigned)[0]}`",
+            name = sorted(assigned)[0]
+            raise self.unsupported(_first_store(self.node, name) or s, f"assigning to the global variable `{name}`",
                                    "return the new value instead, and assign it outside the traced function")
         return None
 
@@ -369,7 +397,7 @@ class Lowerer:
 
     def stmt_Return(self, s):
         value = self.expr(s.value) if s.value is not None else Literal(None)
-        return _Exit(self.operand(value, s))
+        return _Exit(self.operand(value, s.value if s.value is not None else s))
 
     def stmt_Raise(self, s):
         if s.exc is None:
@@ -378,7 +406,7 @@ class Lowerer:
         if isinstance(exc, Static) and isinstance(exc.obj, type) and issubclass(exc.obj, BaseException):
             exc = Static(exc.obj())
         if not (isinstance(exc, Static) and isinstance(exc.obj, BaseException)):
-            raise self.unsupported(s, "`raise` of an exception built from traced values",
+            raise self.unsupported(s.exc, "`raise` of an exception built from traced values",
                                    "raise with a constant message, e.g. raise ValueError(\"x must be 2-D\")")
         callee = self.global_value(_Raiser(exc.obj), f"raise_{type(exc.obj).__name__}", s)
         self.emit("pycall", [callee], s)
@@ -543,8 +571,10 @@ class Lowerer:
         for name in names:
             v1, v2 = env1.get(name, Literal(UNDEF)), env2.get(name, Literal(UNDEF))
             if isinstance(v1, Static) or isinstance(v2, Static):
-                if isinstance(v1, Static) and isinstance(v2, Static) and v1.obj is v2.obj:
-                    self.env[name] = v1
+                if self.unbound(v1) or self.unbound(v2) or _same_static(v1, v2):
+                    # the same object on both paths, or unbound on the other one (where reading it
+                    # would be Python's UnboundLocalError, or the path exits): the static object
+                    self.env[name] = v1 if isinstance(v1, Static) else v2
                     continue
                 if end1 is None and end2 is None:
                     raise self.error(node, f"`{name}` refers to a function or module on one path of this "
@@ -562,6 +592,11 @@ class Lowerer:
         for (name, _, _), result in zip(keep, results):
             self.env[name] = result
         return None
+
+    def unbound(self, value) -> bool:
+        """Whether `value` stands for a name that may hold no value yet: UNDEF, or the carry of a
+        name first bound inside its loop (unbound on the first iteration)."""
+        return (isinstance(value, Literal) and value.value is UNDEF) or id(value) in self.first_carries
 
     def stmt_For(self, s):
         iterable = self.operand(self.expr(s.iter), s.iter)
@@ -594,10 +629,12 @@ class Lowerer:
             if with_item:
                 hint = s.target.id if isinstance(s.target, gast.Name) else None
                 region.args.append(self.new_value(hint))
-            for name in carried:
+            for name, init in zip(carried, inits):
                 arg = Value(self.namer.fresh(name))
                 region.args.append(arg)
                 self.env[name] = arg
+                if self.unbound(init):
+                    self.first_carries.add(id(arg))
             return region
 
         params = {}
@@ -616,6 +653,7 @@ class Lowerer:
         end = self.block(s.body)
         if end is not None:
             raise self.error(s, "internal: a loop body returned")
+        statics = self.static_carries(s, carried, inits, regions + [body], 1 if kind == "for" else 0)
         body.yields = [self.env.get(n, Literal(UNDEF)) for n in carried]
         regions.append(body)
         if breaks:
@@ -626,6 +664,7 @@ class Lowerer:
         results = self.emit(kind, operands, s, params, regions=regions, hints=carried or [])
         for name, result in zip(carried, results):
             self.env[name] = result
+        self.env.update(statics)
         if s.orelse:
             if breaks:
                 broke = self.env["break"]
@@ -637,6 +676,24 @@ class Lowerer:
         else:
             self.env["break"] = saved_break
         return None
+
+    def static_carries(self, s, carried: list, inits: list, regions: list, items: int) -> dict:
+        """Take out of the carries the names the body binds to a static object (a `def` or `lambda`
+        in the loop, a module ...): they are no value to carry, but the same object on every
+        iteration, and stay bound to it after the loop. Returns {name: Static}; updates `carried`,
+        `inits` and the regions' args in place. The body's last region has `items` leading args."""
+        statics = {n: self.env[n] for n in carried if isinstance(self.env.get(n), Static)}
+        for name, static in statics.items():
+            k = carried.index(name)
+            args = [r.args[k + (items if r is regions[-1] else 0)] for r in regions]
+            if not self.unbound(inits[k]) or any(_reads(r, a) for r in regions for a in args):
+                raise self.error(s, f"`{name}` refers to a function or module inside this loop and to "
+                                    "something else before it or on an earlier iteration",
+                                 "give the two a different name")
+            del carried[k], inits[k]
+            for r, a in zip(regions, args):
+                r.args.remove(a)
+        return statics
 
     def stmt_Break(self, s):
         self.env["break"] = Literal(True)
@@ -655,7 +712,7 @@ class Lowerer:
         return method(node)
 
     def expr_Constant(self, node):
-        return Literal(node.value)
+        return self.constant(node.value, node, None)  # bytes are no IR literal: a global
 
     def expr_Name(self, node):
         return self.load_name(node.id, node)
@@ -667,7 +724,12 @@ class Lowerer:
                 return Literal(False)
             return value
         if name in self.locals and name not in self.declared_global:
-            raise self.error(node, f"local variable `{name}` is read before it is assigned")
+            outside = name in self.closure or name in self.globals
+            raise self.error(node, f"local variable `{name}` is read before it is assigned",
+                             f"`{name}` is changed in this function (assigned, or updated in place), which makes "
+                             "it local to the function; wengert does not change outer variables: copy it under "
+                             f"another name first (`{name}2 = {name}.copy()`) and change the copy"
+                             if outside else "")
         if name in self.closure:
             return self.constant(self.closure[name], node, name)
         if name in self.globals:
@@ -833,7 +895,7 @@ class Lowerer:
                 else:
                     out.append(self.apply(P.py_slice, bounds, part))
             elif isinstance(part, gast.Starred):
-                raise self.unsupported(part, "`*` in an index")
+                raise self.unsupported(part, "`*` in an index", "write the index components out: `x[i, j]`")
             else:
                 out.append(self.operand(self.expr(part), part))
         return out
@@ -851,7 +913,8 @@ class Lowerer:
             if part.format_spec is not None:
                 pieces = [p for p in part.format_spec.values]
                 if not all(isinstance(p, gast.Constant) for p in pieces):
-                    raise self.unsupported(part, "a computed format spec in an f-string")
+                    raise self.unsupported(part, "a computed format spec in an f-string",
+                                           "use a constant format spec, e.g. f\"{x:.3f}\"")
                 spec = ":" + "".join(str(p.value) for p in pieces)
             conversion = "" if part.conversion in (-1, None) else "!" + chr(part.conversion)
             template.append("{" + str(len(values)) + conversion + spec + "}")
@@ -869,7 +932,7 @@ class Lowerer:
 
     def comprehension(self, node, kind: str):
         """`[elt for x in xs if c]` as a loop appending to a fresh list (a dict for `{k: v ...}`)."""
-        key = f"<{kind}comp{id(node)}>"
+        key = f"<{kind}comp:{id(node)}>"   # unique per comprehension; printed as %listcomp
         saved = {n: self.env.get(n) for n in _comprehension_targets(node)}
         start = self.apply(P.make_list, [], node) if kind == "list" else self.apply(
             P.make_dict, [], node, {"keys": ()})
@@ -938,7 +1001,7 @@ class Lowerer:
         kwargs = {}
         for kw in node.keywords:
             if kw.arg is None:
-                raise self.unsupported(kw.value, "`**` unpacking in a call", "pass the keywords explicitly")
+                raise self.unsupported(kw, "`**` unpacking in a call", "pass the keywords explicitly")
             v = self.expr(kw.value)
             kwargs[kw.arg] = v
         return args, kwargs
@@ -978,14 +1041,24 @@ class Lowerer:
         return self.apply(binding.prim, operands, node, params)
 
     def split(self, binding: P.Binding, args: list, kwargs: dict, node, label: str):
-        """Map a call onto a primitive: operands, and params that must be known while tracing."""
+        """Map a call onto a primitive: operands, and params that must be known while tracing.
+        `label` is the callable as written: `np.sum`, or `.sum` for a method (receiver `args[0]`)."""
+        known = _signature_text(binding, label)
+        takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in binding.spec.parameters.values())
+        for name in kwargs:
+            if name not in binding.spec.parameters and not takes_any:
+                raise self.unsupported(_argument_node(node, binding, name, label),
+                                       f"the argument `{name}` of `{label}`",
+                                       f"wengert supports `{known}`; drop `{name}` or compute its effect "
+                                       "separately")
         try:
             extra = binding.unsupported(tuple(args), kwargs)
             operands, raw = binding.split(tuple(args), kwargs)
         except TypeError as exc:
-            raise self.error(node, f"bad call of `{label}`: {exc}") from None
+            raise self.error(node, f"bad call of `{label}`: {exc}", f"wengert supports `{known}`") from None
         if extra:
-            raise self.unsupported(node, f"the argument `{extra[0]}` of `{label}`",
+            raise self.unsupported(_argument_node(node, binding, extra[0], label),
+                                   f"the argument `{extra[0]}` of `{label}`",
                                    "wengert ignores no argument silently; drop it or compute it separately")
         params = {}
         for name, value in raw.items():
@@ -994,10 +1067,18 @@ class Lowerer:
             elif isinstance(value, Literal):
                 value = value.value
             elif isinstance(value, Value):
-                raise self.error(node, f"the `{name}` argument of `{label}` must be known while tracing "
-                                       "(a constant), not a computed value")
+                raise self.error(_argument_node(node, binding, name, label),
+                                 f"the `{name}` argument of `{label}` must be known while tracing (a constant), "
+                                 "not a computed value",
+                                 f"write a constant such as `{name}=0`; an argument that a helper function is "
+                                 "called with as a literal is a constant in the helper too")
             if name == "dtype" and value is not None:
-                value = np.dtype(value).name
+                try:
+                    value = np.dtype(value).name
+                except (TypeError, ValueError):
+                    raise self.error(_argument_node(node, binding, name, label),
+                                     f"the `dtype` argument of `{label}` is not a NumPy dtype",
+                                     "pass a dtype such as `np.float32` or `\"float64\"`") from None
             params[name] = value
         operands = [self.operand(x, node) if isinstance(x, (Value, Literal, Static)) else
                     self.constant(x, node, None) for x in operands]
@@ -1019,6 +1100,9 @@ class Lowerer:
             return Static(callee(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()}))
         if not callable(callee):
             raise self.error(node, f"`{label}` is not callable")
+        if any(callee is b for b in _FRAME_BUILTINS):
+            raise self.unsupported(node, f"`{label}()`, which looks into the running function",
+                                   "the graph has no Python frame: name the values you need directly")
         return self.pycall(callee, args, kwargs, node, label)
 
     def pycall(self, callee, args, kwargs, node, label):
@@ -1033,7 +1117,8 @@ class Lowerer:
         try:
             bound = inspect.signature(fn).bind(*args, **kwargs)
         except TypeError as exc:
-            raise self.error(node, f"bad call of `{fn.__qualname__}`: {exc}") from None
+            raise self.error(node, f"bad call of `{fn.__qualname__}`: {exc}",
+                             f"it is defined as `{fn.__qualname__}{inspect.signature(fn)}`") from None
         bound.apply_defaults()
         statics, operands = {}, []
         for name, value in bound.arguments.items():
@@ -1047,10 +1132,12 @@ class Lowerer:
             elif not isinstance(value, (Value, Literal, Static)):
                 value = self.constant(value, node, None)   # a default value from the def
             if isinstance(value, Static):
-                if isinstance(value.obj, LocalFunction) and self.captured_values(value.obj):
-                    raise self.unsupported(node, "passing a nested function or lambda that reads local "
-                                                 f"variables ({', '.join(self.captured_values(value.obj))}) "
-                                                 "to another function",
+                reads = self.captured_values(value.obj) if isinstance(value.obj, LocalFunction) else []
+                if reads:
+                    raise self.unsupported(_local_argument(node, value.obj),
+                                           f"passing {_describe_local(value.obj)}, which reads the local "
+                                           f"variable{'s' if len(reads) > 1 else ''} "
+                                           f"{', '.join(f'`{n}`' for n in reads)}, to `{fn.__qualname__}`",
                                            "pass those values as arguments, or define the function at module "
                                            "level")
                 statics[name] = value
@@ -1122,6 +1209,10 @@ class Lowerer:
         return result
 
 
+# Builtins that read the caller's frame: as opaque `pycall`s they would see the interpreter's.
+_FRAME_BUILTINS = (globals, locals, vars, eval, exec, super)
+
+
 class _Raiser:
     """The callable a `raise` statement becomes: raises its exception when called."""
 
@@ -1135,9 +1226,59 @@ class _Raiser:
         return f"raise {self.exc!r}"
 
 
+def _same_static(a, b) -> bool:
+    """Whether `a` and `b` are the same static object, or the same `def`/`lambda` with the same
+    defaults (desugaring copies the statements after an early exit into each path)."""
+    if not (isinstance(a, Static) and isinstance(b, Static)):
+        return False
+    f, g = a.obj, b.obj
+    if f is g:
+        return True
+    return (isinstance(f, LocalFunction) and isinstance(g, LocalFunction) and f.outer is g.outer
+            and (f.node.lineno, f.node.col_offset) == (g.node.lineno, g.node.col_offset)
+            and len(f.defaults) == len(g.defaults)
+            and all(x is y or (isinstance(x, Literal) and x == y) for x, y in zip(f.defaults, g.defaults)))
+
+
+def _describe_local(local: LocalFunction) -> str:
+    return "a lambda" if isinstance(local.node, gast.Lambda) else f"the nested function `{local.node.name}`"
+
+
+def _local_argument(call, local: LocalFunction):
+    """The argument of `call` that passes `local` (its lambda, or its name), else `call`."""
+    for arg in [*call.args, *(kw.value for kw in call.keywords)]:
+        if arg is local.node or (isinstance(arg, gast.Name) and arg.id == getattr(local.node, "name", None)):
+            return arg
+    return call
+
+
 def _specialises(value) -> bool:
     """Literal arguments a callee is specialised on (ints, flags, names, shapes; not floats)."""
     return isinstance(value, (int, bool, str, type(None), tuple)) and not isinstance(value, float)
+
+
+def _signature_text(binding: P.Binding, label: str) -> str:
+    """How wengert lets `label` be called: `np.sum(x, axis=None, keepdims=False)`, `x.sum(axis=None)`."""
+    params = list(binding.spec.parameters.values())
+    if label.startswith(".") and params:
+        return f"{params[0].name}{label}({', '.join(str(p) for p in params[1:])})"
+    return f"{label}{binding.spec}"
+
+
+def _argument_node(call, binding: P.Binding, name: str, label: str):
+    """The AST node passing parameter `name` in `call` (`axis=k`, or a positional argument), or
+    `call` itself when it cannot be told (a `*` argument). A method's receiver is its first."""
+    for kw in call.keywords:
+        if kw.arg == name:
+            return kw
+    positional = ([call.func.value] if label.startswith(".") else []) + list(call.args)
+    if any(isinstance(a, gast.Starred) for a in positional):
+        return call
+    try:
+        arg = binding.spec.bind_partial(*positional).arguments.get(name)
+    except TypeError:
+        return call
+    return arg if isinstance(arg, gast.AST) else call
 
 
 def _static_param(obj):
@@ -1157,6 +1298,12 @@ def _all_ops(region: Region):
         yield op
         for sub in op.regions:
             yield from _all_ops(sub)
+
+
+def _reads(region: Region, value: Value) -> bool:
+    """Whether an op or a yield of `region` (or of the regions nested in it) reads `value`."""
+    return any(x is value for x in region.yields) or any(
+        any(x is value for x in op.operands) or any(_reads(r, value) for r in op.regions) for op in region.ops)
 
 
 def _changed(before: dict, *envs) -> list:
@@ -1243,6 +1390,26 @@ def _free_names(fn_node) -> list:
                     and node.id not in out:
                 out.append(node.id)
     return out
+
+
+def _own_nodes(fn_node) -> list:
+    """The nodes of a function's own body, not of the functions or classes defined in it, in
+    source order (those without a position last)."""
+    nodes = []
+    pending = [fn_node.body] if isinstance(fn_node, gast.Lambda) else list(fn_node.body)
+    while pending:
+        node = pending.pop()
+        nodes.append(node)
+        if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+            pending += list(gast.iter_child_nodes(node))
+    return sorted(nodes, key=lambda n: (getattr(n, "lineno", None) is None, getattr(n, "lineno", 0),
+                                        getattr(n, "col_offset", 0)))
+
+
+def _first_store(fn_node, name: str):
+    """The first place `fn_node`'s own body (not a nested function's) assigns the name `name`."""
+    return next((n for n in _own_nodes(fn_node)
+                 if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)), None)
 
 
 def _comprehension_targets(node) -> list:

@@ -3,11 +3,13 @@
 The front door: the public API. `wengert.ir(f, *example_args)` shows the graph wengert captures.
 """
 from .api import ir, parse_ir, register_source
+from .transforms import grad, source, value_and_grad, vjp
 from .runtime.errors import WengertError
 from .tracer.errors import SourceNotFoundError, TraceError, UnsupportedSyntaxError
 from .tracer.parser import IRSyntaxError
 from .tracer.verify import IRVerificationError
 
 __version__ = "0.1.0"
-__all__ = ["ir", "parse_ir", "register_source", "WengertError", "TraceError", "UnsupportedSyntaxError",
+__all__ = ["ir", "parse_ir", "register_source", "grad", "value_and_grad", "vjp", "source",
+           "WengertError", "TraceError", "UnsupportedSyntaxError",
            "SourceNotFoundError", "IRSyntaxError", "IRVerificationError", "__version__"]

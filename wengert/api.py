@@ -6,32 +6,28 @@ import inspect
 from .runtime import types as T
 from .runtime.errors import WengertError
 from .tracer import capture as _capture
-from .tracer.cleanup import prune
-from .tracer.infer import specialise
 from .tracer.ir import Module
-from .tracer.lower import trace_module
 from .tracer.parser import parse_module
+from .tracer.pipeline import trace
 from .tracer.verify import verify
 
 
 def ir(fn, *example_args) -> Module:
     """The IR graph of `fn` (printable with `print`). With example arguments (arrays, numbers or
     `wengert.types` such as `ArrayType("f64", (3,))`), every value carries its dtype and shape."""
-    module = verify(prune(verify(trace_module(fn))))
-    if example_args:
-        values = bind_arguments(fn, example_args, {})
-        verify(specialise(module, [_as_type(v) for v in values]))
-    return module
+    if not example_args:
+        return trace(fn)
+    return trace(fn, [as_type(v) for v in bind_arguments(fn, example_args, {})])
 
 
-def _as_type(value) -> T.Type:
+def as_type(value) -> T.Type:
     """An example argument's type; it may be a value, a Type, or a `*args` tuple of either."""
     if isinstance(value, T.Type):
         return value
     if isinstance(value, tuple):
-        return T.TupleType(tuple(_as_type(v) for v in value))
+        return T.TupleType(tuple(as_type(v) for v in value))
     if isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
-        return T.record(tuple((k, _as_type(v)) for k, v in value.items()))
+        return T.record(tuple((k, as_type(v)) for k, v in value.items()))
     return T.type_of(value)
 
 

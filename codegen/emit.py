@@ -1,0 +1,360 @@
+"""IR -> Python source -> a compiled function that calls NumPy directly.
+
+Each op becomes one statement a person would write (`h_bar = h_bar + W.T @ g`); structured ops
+become `if`/`for`/`while`. The source is normalised through gast and astor, registered in
+`linecache` under a stable file name (tracebacks, pdb and `inspect.getsource` show it), and each
+adjoint statement carries a comment naming the user's line it differentiates.
+"""
+from __future__ import annotations
+
+import hashlib
+import keyword
+import linecache
+import math
+
+import astor
+import gast
+import numpy as np
+
+from ..runtime import primitives as P
+from ..runtime import types as T
+from ..tracer.infer import type_of_operand
+from ..tracer.ir import UNDEF, Function, Literal, Op, Region, Value
+
+BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**",
+          "matmul": "@", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=",
+          "bitand": "&", "bitor": "|", "bitxor": "^", "is": "is", "is_not": "is not"}
+UNARY = {"neg": "-", "pos": "+", "invert": "~", "not": "not "}
+#: primitives that are one Python builtin call
+BUILTINS = {"float": "float", "int": "int", "bool": "bool", "len": "len", "range": "range", "slice": "slice",
+            "to_tuple": "tuple", "to_list": "list", "py_round": "round", "py_max": "max", "py_min": "min",
+            "reversed": "reversed", "abs": "abs"}
+NAMESPACE = {"np": np, "math": math}
+
+
+def _numpy_names() -> dict:
+    """prim name -> `np.<name>` spelling, for primitives that are one NumPy function."""
+    out = {}
+    for fn, binding in P._CALLABLES.values():
+        name = getattr(fn, "__name__", None)
+        if binding.prim.name in out or name is None:
+            continue
+        for prefix, module in (("np.", np), ("np.linalg.", np.linalg)):
+            if getattr(module, name, None) is fn:
+                out[binding.prim.name] = prefix + name
+                break
+    return out
+
+
+NUMPY = _numpy_names()
+MATH = {prim: f"math.{fn.__name__}" for fn, b in P._CALLABLES.values() if getattr(fn, "__module__", "") == "math"
+        for prim in [b.prim.name]}
+
+
+class Emitter:
+    def __init__(self, fn: Function, files: dict | None = None):
+        self.fn = fn
+        self.files = files or {}      # base name -> path, to quote the user's line in comments
+        self.last_loc = None
+        self.names: dict[int, str] = {}
+        self.taken: set = set(NAMESPACE) | set(BUILTINS.values()) | {"print", "sum", "dict", "list", "tuple"}
+        self.lines: list[str] = []
+        self.globals: dict = dict(NAMESPACE)
+        self.uses = _use_counts(fn.body)
+
+    # -- names --------------------------------------------------------------------------------------
+    def name(self, v: Value) -> str:
+        if id(v) not in self.names:
+            base = v.name.replace(".", "_").replace("?", "").replace("<", "").replace(">", "") or "v"
+            if base[0].isdigit():
+                base = "t" + base
+            if keyword.iskeyword(base):
+                base += "_"
+            candidate = base
+            while candidate in self.taken:
+                candidate += "_"
+            self.taken.add(candidate)
+            self.names[id(v)] = candidate
+        return self.names[id(v)]
+
+    def alias(self, v: Value, as_: Value) -> None:
+        self.names[id(v)] = self.name(as_)
+
+    def expr(self, x) -> str:
+        if isinstance(x, Value):
+            return self.name(x)
+        return literal(x.value)
+
+    def helper(self, prim: P.Primitive) -> str:
+        """The name generated code calls a primitive's own implementation by."""
+        name = prim.name if prim.name.isidentifier() and not keyword.iskeyword(prim.name) else f"{prim.name}_"
+        self.globals[name] = prim.impl
+        return name
+
+    # -- statements ---------------------------------------------------------------------------------
+    def emit(self, depth: int, text: str, op: Op | None = None) -> None:
+        """One line of code; a comment quoting the user's statement opens each group of lines
+        that come from the same source line."""
+        loc = op.loc if op is not None else None
+        if loc is not None and (loc.file, loc.line) != self.last_loc:
+            self.last_loc = (loc.file, loc.line)
+            quoted = linecache.getline(self.files.get(loc.file, loc.file), loc.line).strip()
+            self.lines.append("    " * depth + f"# {loc.file}:{loc.line}" + (f": {quoted}" if quoted else ""))
+        self.lines.append("    " * depth + text)
+
+    def function(self, name: str) -> str:
+        params = ", ".join(self.name(p) for p in self.fn.params)
+        self.emit(0, f"def {name}({params}):")
+        self.region(self.fn.body, 1)
+        self.emit(1, f"return {self.expr(self.fn.body.yields[0])}")
+        return "\n".join(self.lines) + "\n"
+
+    def region(self, region: Region, depth: int) -> None:
+        start = len(self.lines)
+        for op in region.ops:
+            self.op(op, depth)
+        if len(self.lines) == start:
+            self.emit(depth, "pass")
+
+    def assign_many(self, depth: int, targets: list, values: list) -> None:
+        pairs = [(t, v) for t, v in zip(targets, values) if t != v]
+        if not pairs:
+            return
+        lhs = ", ".join(t for t, _ in pairs)
+        rhs = ", ".join(v for _, v in pairs)
+        self.emit(depth, f"{lhs} = {rhs}")
+
+    def op(self, op: Op, depth: int) -> None:
+        if op.kind == "global":   # read straight from the generated module's globals
+            name = self.name(op.results[0])
+            self.globals[name] = self.fn.env[op.params["name"]]
+            return None
+        if op.kind == "if":
+            return self.if_op(op, depth)
+        if op.kind in ("for", "while"):
+            return self.loop(op, depth)
+        args = [self.expr(x) for x in op.operands]
+        results = [self.name(r) for r in op.results]
+        if op.kind == "setitem":
+            x, v, *index = args
+            target = results[0]
+            if self.single_use(op.operands[0]):
+                self.alias(op.results[0], op.operands[0])
+                target = self.name(op.results[0])
+            else:
+                self.emit(depth, f"{target} = {x}.copy()", op)
+            self.emit(depth, f"{target}[{index_text(op.operands[2:], self)}] = {v}", op)
+            return
+        if op.kind == "list_append" and self.single_use(op.operands[0]):
+            self.alias(op.results[0], op.operands[0])
+            self.emit(depth, f"{args[0]}.append({args[1]})", op)
+            return
+        if op.kind == "unpack":
+            lhs = ", ".join(results) + ("," if len(results) == 1 else "")
+            self.emit(depth, f"{lhs} = {args[0]}" if results else f"{args[0]}", op)
+            return
+        if op.kind == "list_pop":
+            self.emit(depth, f"{results[0]} = list({args[0]})", op)
+            self.emit(depth, f"{results[1]} = {results[0]}.pop({args[1]})", op)
+            return
+        text = self.expression(op, args)
+        if op.results:
+            self.emit(depth, f"{results[0]} = {text}", op)
+        else:
+            self.emit(depth, text, op)
+
+    def single_use(self, x) -> bool:
+        """Whether `x` is read once (by the op at hand), so that op may update it in place."""
+        return isinstance(x, Value) and self.uses.get(id(x), 0) == 1 and id(x) not in self.protected
+
+    @property
+    def protected(self) -> set:
+        """Parameters: the caller's arrays are never modified."""
+        return {id(p) for p in self.fn.params}
+
+    def expression(self, op: Op, args: list) -> str:
+        kind, params = op.kind, op.params
+        if kind == "pycall":
+            names = params.get("kwnames", ())
+            positional = args[1:len(args) - len(names)]
+            keywords = [f"{k}={v}" for k, v in zip(names, args[len(args) - len(names):])]
+            return f"{args[0]}({', '.join(positional + keywords)})"
+        if kind in BINARY:
+            return f"{args[0]} {BINARY[kind]} {args[1]}"
+        if kind in UNARY:
+            return f"{UNARY[kind]}{args[0]}"
+        if kind == "contains":
+            return f"{args[1]} in {args[0]}"
+        if kind == "getitem":
+            return f"{args[0]}[{index_text(op.operands[1:], self)}]"
+        if kind == "tuple":
+            return "(" + ", ".join(args) + ("," if len(args) == 1 else "") + ")"
+        if kind == "list":
+            return "[" + ", ".join(args) + "]"
+        if kind == "dict":
+            return "{" + ", ".join(f"{literal(k)}: {v}" for k, v in zip(params["keys"], args)) + "}"
+        if kind == "assert":
+            return f"assert {args[0]}" + (f", {args[1]}" if args[1] != "None" else "")
+        if kind == "print":
+            extra = [f"{k}={literal(params[k])}" for k in ("sep", "end")
+                     if k in params and params[k] != P.print_.params[k]]
+            return f"print({', '.join(args + extra)})"
+        if kind == "fstring":
+            return f"{literal(params['template'])}.format({', '.join(args)})"
+        if kind == "shape":
+            return f"np.shape({args[0]})"
+        if kind in ("dict_items", "dict_keys", "dict_values"):
+            return f"list({args[0]}.{kind[5:]}())"
+        if kind == "dict_get":
+            return f"{args[0]}.get({args[1]}, {args[2]})"
+        if kind == "py_sum":
+            return f"sum({args[0]}, {args[1]})" if args[1] != "0" else f"sum({args[0]})"
+        if kind in ("zip", "enumerate"):
+            return f"list({kind}({', '.join(args)}))"
+        if kind == "item":
+            return f"np.asarray({args[0]}).item()"
+        if kind == "astype":
+            return f"np.asarray({args[0]}).astype({literal(params['dtype'])})"
+        if kind == "einsum":
+            return f"np.einsum({literal(params['spec'])}, {', '.join(args)})"
+        if kind in BUILTINS:
+            return f"{BUILTINS[kind]}({', '.join(args)})"
+        if kind in MATH and all(isinstance(type_of_operand(x), T.ScalarType) for x in op.operands):
+            return f"{MATH[kind]}({', '.join(args)})"
+        prim = P.PRIMITIVES[kind]
+        keywords = [f"{k}={literal(v)}" for k, v in params.items()
+                    if k != "n" and not (k in prim.params and _same(prim.params[k], v))]
+        if kind in NUMPY:
+            return f"{NUMPY[kind]}({', '.join(args + keywords)})"
+        return f"{self.helper(prim)}({', '.join(args + keywords)})"
+
+    def if_op(self, op: Op, depth: int) -> None:
+        self.emit(depth, f"if {self.expr(op.operands[0])}:", op)
+        targets = [self.name(r) for r in op.results]
+        for k, sub in enumerate(op.regions):
+            if k == 1:
+                self.emit(depth, "else:")
+            start = len(self.lines)
+            for inner in sub.ops:
+                self.op(inner, depth + 1)
+            self.assign_many(depth + 1, targets, [self.expr(y) if not _undef(y) else "None" for y in sub.yields])
+            if len(self.lines) == start:
+                self.emit(depth + 1, "pass")
+
+    def loop(self, op: Op, depth: int) -> None:
+        lead = 1 if op.kind == "for" else 0
+        body = op.regions[-1]
+        # a carried value, its loop argument(s) and its result share one Python variable
+        for j, result in enumerate(op.results):
+            for sub in op.regions:
+                self.alias(sub.args[(lead if sub is body else 0) + j], result)
+        targets = [self.name(r) for r in op.results]
+        self.assign_many(depth, targets, [self.expr(x) for x in op.operands[lead:]])
+        exit_index = op.params.get("exit")
+        if op.kind == "for":
+            item = body.args[0]
+            self.emit(depth, f"for {self.name(item)} in {self.expr(op.operands[0])}:", op)
+        else:
+            test = op.regions[0]
+            if not test.ops:
+                self.emit(depth, f"while {self.expr(test.yields[0])}:", op)
+            else:
+                self.emit(depth, "while True:", op)
+                for inner in test.ops:
+                    self.op(inner, depth + 1)
+                self.emit(depth + 1, f"if not {self.expr(test.yields[0])}:")
+                self.emit(depth + 2, "break")
+        start = len(self.lines)
+        for inner in body.ops:
+            self.op(inner, depth + 1)
+        self.assign_many(depth + 1, targets, [self.expr(y) for y in body.yields])
+        if exit_index is not None:
+            self.emit(depth + 1, f"if {targets[exit_index]}:")
+            self.emit(depth + 2, "break")
+        if len(self.lines) == start:
+            self.emit(depth + 1, "pass")
+
+
+def _undef(x) -> bool:
+    return isinstance(x, Literal) and x.value is UNDEF
+
+
+def _same(a, b) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def _use_counts(region: Region, counts: dict | None = None) -> dict:
+    counts = {} if counts is None else counts
+    for op in region.ops:
+        for x in op.operands:
+            if isinstance(x, Value):
+                counts[id(x)] = counts.get(id(x), 0) + 1
+        for sub in op.regions:
+            _use_counts(sub, counts)
+    for x in region.yields:
+        if isinstance(x, Value):
+            counts[id(x)] = counts.get(id(x), 0) + 1
+    return counts
+
+
+def literal(value) -> str:
+    if value is UNDEF:
+        return "None"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "float('nan')"
+        if math.isinf(value):
+            return "float('inf')" if value > 0 else "-float('inf')"
+    if isinstance(value, slice):
+        return f"slice({literal(value.start)}, {literal(value.stop)}, {literal(value.step)})"
+    if value is Ellipsis:
+        return "..."
+    if isinstance(value, tuple):
+        inner = ", ".join(literal(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    return repr(value)
+
+
+def index_text(components: list, emitter: Emitter) -> str:
+    parts = []
+    for c in components:
+        if isinstance(c, Literal) and isinstance(c.value, slice):
+            s = c.value
+            text = ":".join("" if b is None else literal(b) for b in (s.start, s.stop, s.step))
+            parts.append(text[:-1] if s.step is None else text)
+        else:
+            parts.append(emitter.expr(c))
+    return ", ".join(parts) + ("," if len(parts) == 1 and isinstance(components[0], Literal)
+                                and isinstance(components[0].value, tuple) else "")
+
+
+def emit_function(fn: Function, name: str, files: dict | None = None, doc: str = "") -> tuple[str, object]:
+    """Python source for `fn` and the compiled function, registered in linecache."""
+    emitter = Emitter(fn, files)
+    text = emitter.function(name)
+    if doc:
+        text = text.replace(":\n", f":\n    {literal(doc)}\n", 1)
+    source = _normalise(text)
+    digest = hashlib.sha1(source.encode()).hexdigest()[:10]
+    filename = f"<wengert {name} {digest}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = dict(emitter.globals)
+    exec(compile(source, filename, "exec"), namespace)
+    compiled = namespace[name]
+    compiled.__wengert_source__ = source
+    return source, compiled
+
+
+def _normalise(text: str) -> str:
+    """Print the code through gast and astor (one consistent style), keeping the comment lines;
+    if astor lays out the statements differently, the emitted text is already valid and is kept."""
+    tree = gast.parse(text)
+    printed = astor.to_source(gast.gast_to_ast(tree)).splitlines()
+    original = text.splitlines()
+    code = [line for line in original if line.strip() and not line.strip().startswith("#")]
+    if len(code) != len([line for line in printed if line.strip()]):
+        return text
+    out, it = [], iter(line for line in printed if line.strip())
+    for line in original:
+        out.append(line if line.strip().startswith("#") or not line.strip() else next(it))
+    return "\n".join(out) + "\n"

@@ -1,0 +1,158 @@
+"""Inline every call of a module into its entry function, leaving one call-free function.
+
+Each call site gets its own copy of the callee (fresh names, same types and locations), folded
+with what the call site knows: constant arguments, shapes from the types (`len(x)` of an f64[6]
+is 6), and the branches those decide. So recursion unfolds when its depth follows from
+constants and shapes; recursion whose depth depends on run-time data is reported.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..runtime import primitives as P
+from ..runtime import types as T
+from ..runtime.errors import WengertError
+from ..tracer.cleanup import substitute
+from ..tracer.ir import Function, Literal, Module, Op, Region, Value
+from ..tracer.lower import is_literal
+from .build import Namer
+
+MAX_DEPTH = 64   # nested inlining of one function: deeper recursion must be a loop
+
+
+class NotDifferentiableError(WengertError):
+    """The function is valid IR but cannot be differentiated as written."""
+
+
+def all_names(region: Region) -> set:
+    names = {v.name for v in region.args}
+    for op in region.ops:
+        names |= {v.name for v in op.results}
+        for sub in op.regions:
+            names |= all_names(sub)
+    return names
+
+
+def inline_calls(module: Module) -> Function:
+    fn = module.main
+    namer = Namer(all_names(fn.body))
+    fold_constants(fn.body, fn.body)
+    _Inliner(module, fn, namer).region(fn.body, fn, [fn.name])
+    return fn
+
+
+def _static_value(op: Op):
+    """The result of `op` when it is known without running: literal operands, or a size that
+    the operand's type gives. None when it is not."""
+    prim = P.PRIMITIVES.get(op.kind)
+    if prim is None or prim.effect or len(op.results) != 1:
+        return None
+    if op.kind in ("len", "shape", "ndim", "size") and isinstance(op.operands[0], Value):
+        t = op.operands[0].type
+        if isinstance(t, T.ArrayType) and t.known:
+            return {"len": t.shape[0] if t.shape else None, "shape": t.shape, "ndim": len(t.shape),
+                    "size": int(np.prod(t.shape, dtype=np.int64))}[op.kind]
+        if isinstance(t, T.TupleType) and op.kind == "len":
+            return len(t.elems)
+        return None
+    if not all(isinstance(x, Literal) for x in op.operands) or op.kind in ("list", "dict"):
+        return None
+    try:
+        with np.errstate(all="raise"):
+            value = prim.impl(*[x.value for x in op.operands], **{**prim.params, **op.params})
+    except Exception:  # leave it for run time, where the same error (if any) is raised
+        return None
+    value = value.item() if isinstance(value, np.generic) else value
+    return value if is_literal(value) else None
+
+
+def fold_constants(region: Region, scope: Region) -> None:
+    """Replace ops whose results are known by literals, and `if`s with a known condition by the
+    branch taken (`scope` is the outermost region, where uses are substituted)."""
+    out = []
+    for op in region.ops:
+        if op.kind == "if" and isinstance(op.operands[0], Literal):
+            taken = op.regions[0 if op.operands[0].value else 1]
+            fold_constants(taken, scope)
+            out.extend(taken.ops)
+            for r, y in zip(op.results, taken.yields):
+                substitute(scope, r, y)
+            continue
+        for sub in op.regions:
+            fold_constants(sub, scope)
+        value = _static_value(op)
+        if value is not None:
+            substitute(scope, op.results[0], Literal(value))
+            continue
+        out.append(op)
+    region.ops = out
+
+
+class _Inliner:
+    def __init__(self, module: Module, target: Function, namer: Namer):
+        self.module = module
+        self.target = target
+        self.namer = namer
+
+    def region(self, region: Region, home: Function, stack: list) -> None:
+        out, replaced = [], []
+        for op in region.ops:
+            for sub in op.regions:
+                self.region(sub, home, stack)
+            if op.kind == "global" and home is not self.target:
+                op = self.adopt_global(op, home)
+            if op.kind != "call":
+                out.append(op)
+                continue
+            callee = self.module.functions[op.params["callee"]]
+            if stack.count(callee.name) >= MAX_DEPTH:
+                raise NotDifferentiableError(
+                    f"{op.loc}: `{callee.name}` calls itself more than {MAX_DEPTH} levels deep, or with a depth "
+                    "that depends on run-time data; wengert unfolds recursion whose depth follows from int "
+                    "arguments and shapes; rewrite it as a loop")
+            body = self.clone(callee, op.operands)
+            fold_constants(body, body)
+            self.region(body, callee, stack + [callee.name])
+            out.extend(body.ops)
+            replaced.append((op.results[0], body.yields[0]))
+        region.ops = out
+        for old, new in replaced:   # later ops read the callee's return value instead
+            substitute(region, old, new)
+
+    def adopt_global(self, op: Op, home: Function) -> Op:
+        """A callee's global, renamed if the entry already uses its name for another object."""
+        name = op.params["name"]
+        obj = home.env[name]
+        new = name
+        k = 1
+        while new in self.target.env and self.target.env[new] is not obj:
+            k += 1
+            new = f"{name}.{k}"
+        self.target.env[new] = obj
+        return Op("global", [], op.results, {"name": new}, [], op.loc)
+
+    def clone(self, callee: Function, arguments: list) -> Region:
+        """The callee's body with its parameters replaced by the call's arguments."""
+        mapping = {id(p): a for p, a in zip(callee.params, arguments)}
+        body = self._clone_region(Region([], callee.body.ops, callee.body.yields), mapping)
+        return body
+
+    def _fresh(self, v: Value, mapping: dict) -> Value:
+        new = Value(self.namer.fresh(v.name), v.type)
+        mapping[id(v)] = new
+        return new
+
+    def _use(self, x, mapping: dict):
+        if isinstance(x, Literal):
+            return x
+        return mapping.get(id(x), x)
+
+    def _clone_region(self, region: Region, mapping: dict) -> Region:
+        args = [self._fresh(a, mapping) for a in region.args]
+        ops = []
+        for op in region.ops:
+            operands = [self._use(x, mapping) for x in op.operands]
+            regions = [self._clone_region(r, mapping) for r in op.regions]
+            results = [self._fresh(r, mapping) for r in op.results]
+            ops.append(Op(op.kind, operands, results, dict(op.params), regions, op.loc))
+        return Region(args, ops, [self._use(x, mapping) for x in region.yields])

@@ -1,0 +1,200 @@
+"""IR passes that make generated code what a person would write. Each pass returns whether it
+changed anything; `optimize` runs them to a fixed point and verifies the IR after every pass.
+
+- `drop_noop_reshapes`: `sum_to`/`broadcast_to`/`reshape` to the shape the value already has;
+- `simplify_algebra`: `x + 0`, `x * 1`, `-(-x)`, items of a tuple or dict built here;
+- `eliminate_common_subexpressions`: the same pure op on the same operands, computed once;
+- `eliminate_dead_code`: pure ops nobody reads, and the results and carries `prune` removes.
+"""
+from __future__ import annotations
+
+from ..runtime import primitives as P
+from ..runtime import types as T
+from ..tracer.cleanup import prune, substitute
+from ..tracer.infer import type_of_operand
+from ..tracer.ir import Function, Literal, Module, Op, Region, Value
+from ..tracer.verify import verify
+
+
+def optimize(fn: Function, passes=None) -> Function:
+    passes = passes or PASSES
+    module = Module({fn.name: fn}, fn.name)
+    changed = True
+    while changed:
+        changed = False
+        for p in passes:
+            if p(fn):
+                changed = True
+                verify(module)
+    return fn
+
+
+def _shape_of(x):
+    t = type_of_operand(x)
+    if isinstance(t, T.ArrayType) and t.known:
+        return t.shape
+    if isinstance(t, T.ScalarType) and t.kind in ("float", "int", "bool"):
+        return ()
+    return None
+
+
+def _replace(fn: Function, region: Region, op: Op, value) -> None:
+    region.ops.remove(op)
+    substitute(fn.body, op.results[0], value)
+
+
+def _ops_with_regions(region: Region):
+    yield region, list(region.ops)
+    for op in region.ops:
+        for sub in op.regions:
+            yield from _ops_with_regions(sub)
+
+
+def drop_noop_reshapes(fn: Function) -> bool:
+    changed = False
+    for region, ops in _ops_with_regions(fn.body):
+        for op in ops:
+            if op.kind in ("sum_to", "broadcast_to", "reshape") and isinstance(op.operands[1], Literal) \
+                    and isinstance(op.operands[1].value, tuple):
+                source = _shape_of(op.operands[0])
+                target = op.operands[1].value
+                if source is not None and tuple(source) == tuple(target) and \
+                        isinstance(type_of_operand(op.operands[0]), T.ArrayType):
+                    _replace(fn, region, op, op.operands[0])
+                    changed = True
+    return changed
+
+
+def _is(x, value) -> bool:
+    return isinstance(x, Literal) and type(x.value) in (int, float) and x.value == value
+
+
+def _same_type(x, out) -> bool:
+    return type_of_operand(x) == type_of_operand(out)
+
+
+def simplify_algebra(fn: Function) -> bool:
+    changed = False
+    producers = {}
+    for region, ops in _ops_with_regions(fn.body):
+        for op in ops:
+            for r in op.results:
+                producers[id(r)] = op
+    for region, ops in _ops_with_regions(fn.body):
+        for op in ops:
+            a = op.operands
+            keep = None
+            if op.kind == "add" and _is(a[1], 0) and _same_type(a[0], op.results[0]):
+                keep = a[0]
+            elif op.kind == "add" and _is(a[0], 0) and _same_type(a[1], op.results[0]):
+                keep = a[1]
+            elif op.kind == "mul" and _is(a[1], 1) and _same_type(a[0], op.results[0]):
+                keep = a[0]
+            elif op.kind == "mul" and _is(a[0], 1) and _same_type(a[1], op.results[0]):
+                keep = a[1]
+            elif op.kind in ("getitem", "or_zeros") and isinstance(a[0], Value) and id(a[0]) in producers:
+                keep = _known_item(producers[id(a[0])], op)
+            elif op.kind == "unpack" and isinstance(a[0], Value) and producers.get(id(a[0])) is not None \
+                    and producers[id(a[0])].kind == "tuple" and len(producers[id(a[0])].operands) == len(op.results):
+                region.ops.remove(op)
+                for r, item in zip(op.results, producers[id(a[0])].operands):
+                    substitute(fn.body, r, item)
+                changed = True
+                continue
+            if keep is not None:
+                _replace(fn, region, op, keep)
+                changed = True
+    return changed
+
+
+def _known_item(producer: Op, op: Op):
+    """getitem of a tuple/dict built by an op here, with a constant index, is that operand."""
+    if op.kind == "or_zeros":
+        return None
+    if len(op.operands) != 2 or not isinstance(op.operands[1], Literal):
+        return None
+    key = op.operands[1].value
+    if producer.kind in ("tuple", "list") and isinstance(key, int) and -len(producer.operands) <= key < len(
+            producer.operands):
+        item = producer.operands[key]
+        return item if not (isinstance(item, Literal) and item.value is None) else None
+    if producer.kind == "dict" and key in producer.params["keys"]:
+        return producer.operands[producer.params["keys"].index(key)]
+    return None
+
+
+def eliminate_common_subexpressions(fn: Function) -> bool:
+    changed = False
+
+    def visit(region: Region, seen: dict) -> None:
+        nonlocal changed
+        seen = dict(seen)
+        for op in list(region.ops):
+            for sub in op.regions:
+                visit(sub, seen)
+            prim = P.PRIMITIVES.get(op.kind)
+            if prim is None or prim.effect or len(op.results) != 1 or op.kind in ("list", "dict", "setitem"):
+                continue
+            key = (op.kind, tuple(id(x) if isinstance(x, Value) else ("lit", repr(x.value)) for x in op.operands),
+                   repr(sorted(op.params.items())))
+            if key in seen:
+                region.ops.remove(op)
+                substitute(fn.body, op.results[0], seen[key])
+                changed = True
+            else:
+                seen[key] = op.results[0]
+    visit(fn.body, {})
+    return changed
+
+
+def eliminate_dead_code(fn: Function) -> bool:
+    changed = False
+    while True:
+        uses = _uses(fn.body)
+        removed = _remove_dead(fn.body, uses)
+        before = _count(fn.body)
+        prune(Module({fn.name: fn}, fn.name))
+        if not removed and _count(fn.body) == before:
+            return changed
+        changed = True
+
+
+def _count(region: Region) -> int:
+    return sum(1 + len(op.results) + sum(_count(s) for s in op.regions) for op in region.ops)
+
+
+def _uses(region: Region, counts: dict | None = None) -> dict:
+    counts = {} if counts is None else counts
+    for op in region.ops:
+        for x in op.operands:
+            if isinstance(x, Value):
+                counts[id(x)] = counts.get(id(x), 0) + 1
+        for sub in op.regions:
+            _uses(sub, counts)
+    for x in region.yields:
+        if isinstance(x, Value):
+            counts[id(x)] = counts.get(id(x), 0) + 1
+    return counts
+
+
+def _has_effect(op: Op) -> bool:
+    if op.kind in ("pycall",):
+        return True
+    prim = P.PRIMITIVES.get(op.kind)
+    if prim is not None and prim.effect:
+        return True
+    return any(_has_effect(o) for sub in op.regions for o in sub.ops)
+
+
+def _remove_dead(region: Region, uses: dict) -> bool:
+    removed = False
+    for op in list(region.ops):
+        for sub in op.regions:
+            removed |= _remove_dead(sub, uses)
+        if not _has_effect(op) and all(uses.get(id(r), 0) == 0 for r in op.results):
+            region.ops.remove(op)
+            removed = True
+    return removed
+
+
+PASSES = [drop_noop_reshapes, simplify_algebra, eliminate_common_subexpressions, eliminate_dead_code]

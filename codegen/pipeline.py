@@ -1,0 +1,61 @@
+"""From a Python function and argument types to compiled adjoint code: trace, inline, reverse,
+optimize, verify, emit. The verifier runs after every stage."""
+from __future__ import annotations
+
+import dataclasses
+import os
+
+from ..runtime import types as T
+from ..tracer.ir import Module
+from ..tracer.pipeline import trace
+from ..tracer.verify import verify
+from .emit import emit_function
+from .inline import NotDifferentiableError, inline_calls
+from .optimize import optimize as run_optimizer
+from .reverse import adjoint
+
+
+@dataclasses.dataclass
+class Compiled:
+    """Generated code: `fn(*ir_args, out_bar) -> (out, *grads)` for an adjoint."""
+    source: str
+    fn: object
+    module: Module
+    output_type: T.Type
+
+
+def source_files(module: Module) -> dict:
+    """Base name -> path of every file the module's functions come from (to quote user lines)."""
+    files = {}
+    for f in module.functions.values():
+        path = f.source.rsplit(":", 1)[0]
+        files[os.path.basename(path)] = path
+    return files
+
+
+def compile_adjoint(fn, arg_types: list, wrt: list[int], optimize: bool = True,
+                    constants: dict | None = None) -> Compiled:
+    """`arg_types` and `wrt` index the parameters that are not `constants` (name -> value)."""
+    module = trace(fn, arg_types, constants)
+    files = source_files(module)
+    entry = inline_calls(module)
+    flat = Module({entry.name: entry}, entry.name)
+    verify(flat)
+    for i in wrt:
+        t = entry.params[i].type
+        if isinstance(t, T.ArrayType) and t.dtype[0] not in "fc" or isinstance(t, T.ScalarType) and t.kind not in (
+                "float", "complex"):
+            name = entry.params[i].name
+            raise NotDifferentiableError(
+                f"cannot differentiate with respect to `{name}`: it is {t.text()}, not a floating-point value; "
+                "pass floats (e.g. np.asarray(x, float)) or leave it out of wrt")
+    output_type = entry.body.yields[0].type if hasattr(entry.body.yields[0], "type") else T.UNKNOWN
+    adjoint(entry, wrt)
+    verify(flat)
+    if optimize:
+        run_optimizer(entry)
+    verify(flat)
+    name = f"{entry.name.replace('.', '_')}_adjoint"
+    doc = f"Adjoint of {entry.name}: returns (value, gradient w.r.t. {', '.join(entry.params[i].name for i in wrt)})."
+    source, compiled = emit_function(entry, name, files, doc)
+    return Compiled(source, compiled, flat, output_type or T.UNKNOWN)

@@ -1,0 +1,408 @@
+"""Reverse mode: a call-free, typed function -> its adjoint, as IR.
+
+The adjoint takes the primal's parameters plus the cotangent of its result and returns
+`(result, cotangent of each wrt parameter)`. It runs the primal (a primal sweep that also keeps
+what the rules need: an `if` yields the residuals of the branch it took, a loop pushes them onto
+a tape, one tuple per iteration) and then the adjoint sweep, built by calling `runtime.rules` on
+symbolic values, in reverse order: an adjoint `if` on the same condition, and an adjoint loop
+over the reversed tape.
+"""
+from __future__ import annotations
+
+from ..runtime import primitives as P
+from ..runtime import rules as R
+from ..runtime import types as T
+from ..tracer.cleanup import substitute
+from ..tracer.infer import type_of_operand
+from ..tracer.ir import UNDEF, Function, Literal, Op, Region, Value
+from .build import Builder, Namer, as_operand, python_value
+from .inline import NotDifferentiableError, all_names
+
+
+def adjoint(fn: Function, wrt: list[int]) -> Function:
+    """Turn `fn` (inlined, typed) into its adjoint, in place, and return it."""
+    _Reverse(fn, wrt).run()
+    return fn
+
+
+# ---------------------------------------------------------------------------------------------
+# Activity: which values depend on a `wrt` parameter through differentiable operations
+# ---------------------------------------------------------------------------------------------
+
+def varied_values(fn: Function, wrt: list[int]) -> set:
+    varied = {id(fn.params[i]) for i in wrt}
+    changed = True
+
+    def mark(v) -> None:
+        nonlocal changed
+        if isinstance(v, Value) and id(v) not in varied:
+            varied.add(id(v))
+            changed = True
+
+    def is_varied(x) -> bool:
+        return isinstance(x, Value) and id(x) in varied
+
+    def visit(region: Region) -> None:
+        for op in region.ops:
+            for sub in op.regions:
+                visit(sub)
+            if op.kind == "if":
+                for i, r in enumerate(op.results):
+                    if any(is_varied(sub.yields[i]) for sub in op.regions):
+                        mark(r)
+            elif op.kind in ("for", "while"):
+                lead = 1 if op.kind == "for" else 0
+                body = op.regions[-1]
+                if op.kind == "for" and is_varied(op.operands[0]):
+                    mark(body.args[0])
+                for j, r in enumerate(op.results):
+                    if is_varied(op.operands[lead + j]) or is_varied(body.yields[j]):
+                        for sub in op.regions:
+                            mark(sub.args[(lead if sub is body else 0) + j])
+                        mark(r)
+            elif op.kind == "pycall":
+                continue
+            elif op.kind in P.PRIMITIVES and P.PRIMITIVES[op.kind].differentiable:
+                if any(is_varied(x) for x in op.operands):
+                    for r in op.results:
+                        mark(r)
+
+    while changed:
+        changed = False
+        visit(fn.body)
+    return varied
+
+
+def defined_in(region: Region) -> set:
+    """ids of every value a region (and its nested regions) defines."""
+    out = {id(a) for a in region.args}
+    for op in region.ops:
+        out |= {id(r) for r in op.results}
+        for sub in op.regions:
+            out |= defined_in(sub)
+    return out
+
+
+def values_read(region: Region) -> list:
+    """The Values a region reads (operands and yields, nested regions included), in order."""
+    seen, out = set(), []
+
+    def visit(r: Region) -> None:
+        for op in r.ops:
+            for x in op.operands:
+                if isinstance(x, Value) and id(x) not in seen:
+                    seen.add(id(x))
+                    out.append(x)
+            for sub in op.regions:
+                visit(sub)
+        for x in r.yields:
+            if isinstance(x, Value) and id(x) not in seen:
+                seen.add(id(x))
+                out.append(x)
+    visit(region)
+    return out
+
+
+def _is_container(t) -> bool:
+    return isinstance(t, (T.TupleType, T.ListType, T.DictType))
+
+
+# ---------------------------------------------------------------------------------------------
+# The transformation
+# ---------------------------------------------------------------------------------------------
+
+class _Reverse:
+    def __init__(self, fn: Function, wrt: list[int]):
+        self.fn = fn
+        self.wrt = wrt
+        self.namer = Namer(all_names(fn.body))
+        _index_active_loops(fn, varied_values(fn, wrt), self.namer)
+        self.varied = varied_values(fn, wrt)
+
+    # -- cotangent bookkeeping --------------------------------------------------------------------
+    def active(self, x) -> bool:
+        return isinstance(x, Value) and id(x) in self.varied
+
+    def accumulate(self, bar: dict, x, ct, builder: Builder) -> None:
+        """Add cotangent `ct` into x's; the first contribution is the cotangent itself."""
+        if ct is None or not self.active(x):
+            return
+        if isinstance(ct, (list, tuple)):
+            ct = builder.apply(P.make_tuple if isinstance(ct, tuple) else P.make_list, tuple(ct), {})
+        ct = as_operand(ct)
+        old = bar.get(id(x))
+        if old is None:
+            bar[id(x)] = self.named(ct, x, builder)
+            return
+        adder = P.add_any if _is_container(type_of_operand(x)) else P.add
+        bar[id(x)] = as_operand(builder.apply(adder, (old, ct), {}, hint=f"{x.name}.bar"))
+
+    def named(self, ct, x, builder: Builder):
+        """Name a cotangent this rule just computed `<x>.bar`: it reads like the hand-written one."""
+        if isinstance(ct, Value) and id(ct) in builder.created:
+            ct.name = self.namer.fresh(f"{x.name}.bar")
+        return ct
+
+    def zeros(self, x: Value, builder: Builder):
+        """A materialised zero cotangent for x: needed where paths meet (if results, loop carries)."""
+        t = type_of_operand(x)
+        if _is_container(t):
+            return Literal(None)
+        if isinstance(t, T.ScalarType):
+            return Literal(0.0)
+        return builder.apply(P.PRIMITIVES["zeros_like"], (x,), {}, hint=f"{x.name}.bar")
+
+    # -- the function -------------------------------------------------------------------------------
+    def run(self) -> None:
+        fn = self.fn
+        (out,) = fn.body.yields
+        seed = Value(self.namer.fresh(f"{out.name if isinstance(out, Value) else 'out'}.bar"),
+                     type_of_operand(out))
+        bar: dict = {}
+        builder = Builder(fn.body, self.namer)
+        if self.active(out):
+            bar[id(out)] = seed
+        self.sweep(fn.body, bar, fn.body, set())
+        grads = []
+        with builder:
+            for i in self.wrt:
+                p = fn.params[i]
+                grads.append(bar.get(id(p)) or self.zeros(p, builder))
+            result = builder.apply(P.make_tuple, (out, *grads), {}, hint="result")
+        fn.body.args.append(seed)
+        fn.body.yields = [result]
+
+    # -- regions ------------------------------------------------------------------------------------
+    def sweep(self, primal: Region, bar: dict, target: Region, inner: set) -> None:
+        """Append to `target` the adjoint of `primal`'s ops, last op first. `inner` holds the
+        values defined inside the loop or branch being differentiated (for residual threading)."""
+        for op in reversed(list(primal.ops)):
+            if not any(self.active(r) for r in op.results):
+                if op.kind == "pycall":
+                    self.check_opaque(op)
+                continue
+            if all(bar.get(id(r)) is None for r in op.results):
+                continue
+            if op.kind == "if":
+                self.adjoint_if(op, primal, bar, target)
+            elif op.kind in ("for", "while"):
+                self.adjoint_loop(op, primal, bar, target)
+            else:
+                self.adjoint_primitive(op, bar, target)
+
+    def check_opaque(self, op: Op) -> None:
+        t = type_of_operand(op.results[0])
+        carries_floats = not (isinstance(t, T.ScalarType) and t.kind in ("bool", "int", "str", "none")) and not (
+            isinstance(t, T.ArrayType) and t.dtype[0] in "biu")
+        if carries_floats and any(self.active(x) for x in op.operands[1:]):
+            raise NotDifferentiableError(
+                f"{op.loc}: a traced value goes through `{op.operands[0].name}`, a call wengert cannot look "
+                "into (no gradient would flow through it); use NumPy functions wengert knows, or give the "
+                "function a custom gradient")
+
+    def adjoint_primitive(self, op: Op, bar: dict, target: Region) -> None:
+        prim = P.PRIMITIVES.get(op.kind)
+        if prim is None or not prim.differentiable:
+            return
+        gs = [bar.get(id(r)) for r in op.results]
+        g = gs[0] if len(op.results) == 1 else tuple(gs)
+        out = op.results[0] if len(op.results) == 1 else list(op.results)
+        operands = [python_value(x) for x in op.operands]
+        builder = Builder(target, self.namer, op.loc)
+        with builder:
+            for i, x in enumerate(op.operands):
+                if not self.active(x):
+                    continue
+                rule = R.vjp_rule(op.kind, i)
+                if rule is None:
+                    if not R.has_vjp(op.kind):
+                        raise NotDifferentiableError(f"{op.loc}: no gradient rule for `{op.kind}`")
+                    continue
+                try:
+                    ct = rule(g, out, *operands, **op.params)
+                except NotImplementedError as exc:
+                    raise NotDifferentiableError(f"{op.loc}: {exc}") from None
+                except TypeError as exc:   # a rule that needs a rank or shape the types do not give
+                    raise NotDifferentiableError(
+                        f"{op.loc}: cannot differentiate `{op.kind}` here: {exc} (the shape of "
+                        f"{', '.join(_describe(o) for o in op.operands)} is not known)") from None
+                self.accumulate(bar, x, ct, builder)
+
+    def adjoint_if(self, op: Op, primal: Region, bar: dict, target: Region) -> None:
+        before = dict(bar)
+        branches = []
+        for sub in op.regions:
+            local = dict(before)
+            adj = Region()
+            builder = Builder(adj, self.namer, op.loc)
+            with builder:
+                for r, y in zip(op.results, sub.yields):
+                    if bar.get(id(r)) is not None:
+                        self.accumulate(local, y, bar[id(r)], builder)
+            self.sweep(sub, local, adj, defined_in(sub))
+            branches.append((sub, local, adj))
+        inside = set().union(*(defined_in(sub) for sub in op.regions))
+        changed = [k for k in self._keys_changed(before, [b[1] for b in branches]) if k not in inside]
+        results = []
+        for key in changed:
+            x = self.value_of[key]
+            for sub, local, adj in branches:
+                with Builder(adj, self.namer, op.loc) as b:
+                    ct = local.get(key) if local.get(key) is not None else (
+                        before.get(key) if before.get(key) is not None else self.zeros(x, b))
+                adj.yields.append(ct)
+            results.append(Value(self.namer.fresh(f"{x.name}.bar"), type_of_operand(x)))
+        self.thread_residuals_if(op, [b[0] for b in branches], [b[2] for b in branches])
+        target.ops.append(Op("if", [op.operands[0]], results, {}, [b[2] for b in branches], op.loc))
+        for key, result in zip(changed, results):
+            bar[key] = result
+
+    @property
+    def value_of(self) -> dict:
+        if not hasattr(self, "_value_of"):
+            self._value_of = {}
+
+            def visit(region: Region) -> None:
+                for a in region.args:
+                    self._value_of[id(a)] = a
+                for o in region.ops:
+                    for r in o.results:
+                        self._value_of[id(r)] = r
+                    for sub in o.regions:
+                        visit(sub)
+            visit(self.fn.body)
+        return self._value_of
+
+    def _keys_changed(self, before: dict, afters: list) -> list:
+        keys = []
+        for after in afters:
+            for key, ct in after.items():
+                if before.get(key) is not ct and key not in keys:
+                    keys.append(key)
+        return keys
+
+    def thread_residuals_if(self, op: Op, branches: list, adjoints: list) -> None:
+        """Values the adjoint branches read from inside the primal branches become extra results
+        of the primal `if` (the branch not taken yields undef)."""
+        for k, (sub, adj) in enumerate(zip(branches, adjoints)):
+            inside = defined_in(sub)
+            for v in values_read(adj):
+                if id(v) not in inside:
+                    continue
+                result = Value(self.namer.fresh(v.name), v.type)
+                self.value_of[id(result)] = result
+                for j, other in enumerate(op.regions):
+                    other.yields.append(v if j == k else Literal(UNDEF))
+                op.results.append(result)
+                substitute(adj, v, result)
+
+    def adjoint_loop(self, op: Op, primal: Region, bar: dict, target: Region) -> None:
+        lead = 1 if op.kind == "for" else 0
+        body = op.regions[-1]
+        carried = [j for j, r in enumerate(op.results) if self.active(r)]
+        inside = defined_in(body)
+        outer_read = [v for v in values_read(body) if self.active(v) and id(v) not in inside]
+        # the adjoint body starts from placeholders: carried cotangents and outer accumulators
+        adj = Region()
+        local: dict = {}
+        carry_in = {}
+        for j in carried:
+            carry_in[j] = Value(self.namer.fresh(f"{op.results[j].name}.bar"), op.results[j].type)
+        acc_in = {id(v): Value(self.namer.fresh(f"{v.name}.bar"), v.type) for v in outer_read}
+        for v in outer_read:
+            local[id(v)] = acc_in[id(v)]
+        builder = Builder(adj, self.namer, op.loc)
+        with builder:
+            for j in carried:
+                self.accumulate(local, body.yields[j], carry_in[j], builder)
+        self.sweep(body, local, adj, inside)
+        carry_out = []
+        with builder:
+            for j in carried:
+                arg = body.args[lead + j]
+                carry_out.append(local.get(id(arg)) if local.get(id(arg)) is not None else self.zeros(arg, builder))
+        accs = [v for v in outer_read if local.get(id(v)) is not acc_in[id(v)]]
+        adj.yields = carry_out + [local[id(v)] for v in accs]
+        # residuals: what the adjoint body reads from inside the primal body goes on a tape
+        # (recomputed: differentiating nested loops and ifs added tapes and results to the body)
+        inside = defined_in(body)
+        residuals = [v for v in values_read(adj) if id(v) in inside]
+        tape = self.push_tape(op, primal, residuals)
+        with Builder(target, self.namer, op.loc) as b:
+            backwards = b.apply(P.reversed_, (tape,), {}, hint="tape.reversed")
+        entry = Value(self.namer.fresh("residuals"), T.TupleType(tuple(v.type or T.UNKNOWN for v in residuals)))
+        unpacked = [Value(self.namer.fresh(v.name), v.type) for v in residuals]
+        for v, u in zip(residuals, unpacked):
+            substitute(adj, v, u)
+        if residuals:
+            adj.ops.insert(0, Op("unpack", [entry], unpacked, {"n": len(residuals)}, [], op.loc))
+        inits = []
+        with Builder(target, self.namer, op.loc) as b:
+            for j in carried:
+                g = bar.get(id(op.results[j]))
+                inits.append(g if g is not None else self.zeros(op.results[j], b))
+            for v in accs:
+                inits.append(bar.get(id(v)) if bar.get(id(v)) is not None else self.zeros(v, b))
+        adj.args = [entry] + [carry_in[j] for j in carried] + [acc_in[id(v)] for v in accs]
+        # placeholders of accumulators that stayed unchanged were dropped above; keep names unique
+        results = [Value(self.namer.fresh(f"{_name_of(op.operands[lead + j])}.bar"), op.results[j].type)
+                   for j in carried] + [Value(self.namer.fresh(f"{v.name}.bar"), v.type) for v in accs]
+        target.ops.append(Op("for", [backwards, *inits], results, {}, [adj], op.loc))
+        with Builder(target, self.namer, op.loc) as b:
+            for j, result in zip(carried, results):
+                self.accumulate(bar, op.operands[lead + j], result, b)
+        for v, result in zip(accs, results[len(carried):]):
+            bar[id(v)] = result
+
+    def push_tape(self, op: Op, primal: Region, residuals: list) -> Value:
+        """Give the primal loop a tape carry that collects the residuals of each iteration."""
+        tuple_type = T.TupleType(tuple(v.type or T.UNKNOWN for v in residuals))
+        list_type = T.ListType(tuple_type)
+        start = Value(self.namer.fresh("tape"), T.ListType(T.NEVER))
+        primal.ops.insert(primal.ops.index(op), Op("list", [], [start], {}, [], op.loc))
+        body = op.regions[-1]
+        args = []
+        for sub in op.regions:
+            arg = Value(self.namer.fresh("tape"), list_type)
+            sub.args.append(arg)
+            args.append(arg)
+        with Builder(body, self.namer, op.loc) as b:
+            entry = b.apply(P.make_tuple, tuple(residuals), {}, hint="residuals")
+            pushed = b.apply(P.list_append, (args[-1], entry), {}, hint="tape")
+        body.yields.append(pushed)
+        final = Value(self.namer.fresh("tape"), list_type)
+        op.operands.append(start)
+        op.results.append(final)
+        return final
+
+
+def _describe(x) -> str:
+    return f"%{x.name}: {type_of_operand(x).text()}" if isinstance(x, Value) else repr(x.value)
+
+
+def _name_of(x) -> str:
+    return x.name if isinstance(x, Value) else "init"
+
+
+def _index_active_loops(fn: Function, varied: set, namer: Namer) -> None:
+    """`for x in xs` over a traced sequence becomes `for k in range(len(xs)): x = xs[k]`, so the
+    gradient of each item flows into xs through getitem's rule."""
+    def visit(region: Region) -> None:
+        for op in list(region.ops):
+            for sub in op.regions:
+                visit(sub)
+            if op.kind == "for" and isinstance(op.operands[0], Value) and id(op.operands[0]) in varied:
+                seq = op.operands[0]
+                body = op.regions[0]
+                item = body.args[0]
+                at = region.ops.index(op)
+                n = Value(namer.fresh("n"), T.ScalarType("int"))
+                steps = Value(namer.fresh("steps"), T.OpaqueType("range"))
+                region.ops[at:at] = [Op("len", [seq], [n], {}, [], op.loc), Op("range", [n], [steps], {}, [], op.loc)]
+                k = Value(namer.fresh("k"), T.ScalarType("int"))
+                new_item = Value(item.name, item.type)
+                body.ops.insert(0, Op("getitem", [seq, k], [new_item], {}, [], op.loc))
+                substitute(body, item, new_item)
+                body.args[0] = k
+                op.operands[0] = steps
+    visit(fn.body)
