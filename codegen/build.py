@@ -6,6 +6,8 @@ shape rule). This is how gradient rules written over `runtime.rules.ops` emit IR
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..runtime import primitives as P
@@ -13,6 +15,11 @@ from ..runtime import types as T
 from ..tracer.infer import type_of_operand
 from ..tracer.ir import CURRENT_BUILDER, Literal, Op, Region, Value
 from ..tracer.lower import is_literal
+
+
+def is_temporary(name: str) -> bool:
+    """Names of values no user variable named: `%3`, `%t`, `%t.4`, `%3.1`."""
+    return re.fullmatch(r"(t|\d+)(\.\d+)*", name) is not None
 
 
 class Namer:

@@ -20,6 +20,7 @@ from ..runtime import primitives as P
 from ..runtime import types as T
 from ..tracer.infer import type_of_operand
 from ..tracer.ir import UNDEF, Function, Literal, Op, Region, Value
+from .build import is_temporary
 
 BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**",
           "matmul": "@", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=",
@@ -61,11 +62,14 @@ class Emitter:
         self.lines: list[str] = []
         self.globals: dict = dict(NAMESPACE)
         self.uses = _use_counts(fn.body)
+        self.temporaries: dict[str, str] = {}
+        self.inline: dict[int, str] = {}     # folded temporaries: their expression, read once
+        self.foldable = _foldable(fn.body, self.uses)
 
     # -- names --------------------------------------------------------------------------------------
     def name(self, v: Value) -> str:
         if id(v) not in self.names:
-            base = v.name.replace(".", "_").replace("?", "").replace("<", "").replace(">", "") or "v"
+            base = self.readable(v.name)
             if base[0].isdigit():
                 base = "t" + base
             if keyword.iskeyword(base):
@@ -77,11 +81,23 @@ class Emitter:
             self.names[id(v)] = candidate
         return self.names[id(v)]
 
+    def readable(self, ir_name: str) -> str:
+        """A Python name for an IR name: temporaries are numbered in the order they appear
+        (`t1`, `t2`; `t2_bar` for a temporary's cotangent), others keep the user's name."""
+        base, bar, _ = ir_name.partition(".bar")
+        if is_temporary(base):
+            if base not in self.temporaries:
+                self.temporaries[base] = f"t{len(self.temporaries) + 1}"
+            return self.temporaries[base] + ("_bar" if bar else "")
+        return ir_name.replace(".", "_").replace("?", "").replace("<", "").replace(">", "") or "v"
+
     def alias(self, v: Value, as_: Value) -> None:
         self.names[id(v)] = self.name(as_)
 
     def expr(self, x) -> str:
         if isinstance(x, Value):
+            if id(x) in self.inline:
+                return self.inline.pop(id(x))
             return self.name(x)
         return literal(x.value)
 
@@ -105,8 +121,17 @@ class Emitter:
     def function(self, name: str) -> str:
         params = ", ".join(self.name(p) for p in self.fn.params)
         self.emit(0, f"def {name}({params}):")
-        self.region(self.fn.body, 1)
-        self.emit(1, f"return {self.expr(self.fn.body.yields[0])}")
+        body = self.fn.body
+        (result,) = body.yields
+        last = body.ops[-1] if body.ops else None
+        packed = last is not None and last.kind == "tuple" and last.results == [result] and \
+            self.uses.get(id(result)) == 1
+        if packed:   # `return a, b` rather than a temporary
+            body = Region(body.args, body.ops[:-1], body.yields)
+        self.region(body, 1)
+        returned = ", ".join(self.expr(x) for x in last.operands) + ("," if len(last.operands) == 1 else "") \
+            if packed else self.expr(result)
+        self.emit(1, f"return {returned}")
         return "\n".join(self.lines) + "\n"
 
     def region(self, region: Region, depth: int) -> None:
@@ -134,6 +159,9 @@ class Emitter:
         if op.kind in ("for", "while"):
             return self.loop(op, depth)
         args = [self.expr(x) for x in op.operands]
+        if op.results and id(op.results[0]) in self.foldable:
+            self.inline[id(op.results[0])] = f"({self.expression(op, args)})"   # written where it is read
+            return None
         results = [self.name(r) for r in op.results]
         if op.kind == "setitem":
             x, v, *index = args
@@ -203,6 +231,8 @@ class Emitter:
             return f"{literal(params['template'])}.format({', '.join(args)})"
         if kind == "shape":
             return f"np.shape({args[0]})"
+        if kind == "transpose" and params.get("axes") is None and _is_array(op.operands[0]):
+            return f"{args[0]}.T"
         if kind in ("dict_items", "dict_keys", "dict_values"):
             return f"list({args[0]}.{kind[5:]}())"
         if kind == "dict_get":
@@ -273,6 +303,34 @@ class Emitter:
             self.emit(depth + 2, "break")
         if len(self.lines) == start:
             self.emit(depth + 1, "pass")
+
+
+_NOT_EXPRESSIONS = {"if", "for", "while", "global", "setitem", "unpack", "list_pop", "list_append", "pycall",
+                    "print", "assert"}
+
+
+def _foldable(region: Region, uses: dict, out: set | None = None) -> set:
+    """Temporaries written inside the one expression that reads them: read once, later in the
+    same region, with nothing in between that could change what they read."""
+    out = set() if out is None else out
+    pending: dict[int, Value] = {}
+    for op in region.ops:
+        for sub in op.regions:
+            _foldable(sub, uses, out)
+        for x in op.operands:
+            if isinstance(x, Value) and id(x) in pending and op.kind not in ("for", "while", "if"):
+                out.add(id(x))
+        if op.kind in _NOT_EXPRESSIONS:
+            pending.clear()   # an update in place or an effect: no expression moves across it
+            continue
+        pending = {k: v for k, v in pending.items() if uses.get(k) == 1}
+        if len(op.results) == 1 and is_temporary(op.results[0].name) and uses.get(id(op.results[0])) == 1:
+            pending[id(op.results[0])] = op.results[0]
+    return out
+
+
+def _is_array(x) -> bool:
+    return isinstance(type_of_operand(x), T.ArrayType)
 
 
 def _undef(x) -> bool:

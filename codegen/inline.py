@@ -15,13 +15,17 @@ from ..runtime.errors import WengertError
 from ..tracer.cleanup import substitute
 from ..tracer.ir import Function, Literal, Module, Op, Region, Value
 from ..tracer.lower import is_literal
-from .build import Namer
+from .build import Namer, is_temporary
 
 MAX_DEPTH = 64   # nested inlining of one function: deeper recursion must be a loop
 
 
 class NotDifferentiableError(WengertError):
     """The function is valid IR but cannot be differentiated as written."""
+
+
+def _defined(region: Region) -> set:
+    return {id(r) for op in region.ops for r in op.results}
 
 
 def all_names(region: Region) -> set:
@@ -114,7 +118,10 @@ class _Inliner:
             fold_constants(body, body)
             self.region(body, callee, stack + [callee.name])
             out.extend(body.ops)
-            replaced.append((op.results[0], body.yields[0]))
+            result = body.yields[0]
+            if isinstance(result, Value) and is_temporary(result.name) and id(result) in _defined(body):
+                result.name = op.results[0].name   # `p = sigmoid(z)`: the value keeps the name p
+            replaced.append((op.results[0], result))
         region.ops = out
         for old, new in replaced:   # later ops read the callee's return value instead
             substitute(region, old, new)

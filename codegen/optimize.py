@@ -14,6 +14,7 @@ from ..tracer.cleanup import prune, substitute
 from ..tracer.infer import type_of_operand
 from ..tracer.ir import Function, Literal, Module, Op, Region, Value
 from ..tracer.verify import verify
+from .build import is_temporary
 
 
 def optimize(fn: Function, passes=None) -> Function:
@@ -39,8 +40,13 @@ def _shape_of(x):
 
 
 def _replace(fn: Function, region: Region, op: Op, value) -> None:
+    """Drop `op`, its result read as `value` from now on (which inherits a user-given name)."""
     region.ops.remove(op)
-    substitute(fn.body, op.results[0], value)
+    result = op.results[0]
+    if isinstance(value, Value) and is_temporary(value.name) and not is_temporary(result.name) \
+            and value not in fn.params:
+        value.name = result.name
+    substitute(fn.body, result, value)
 
 
 def _ops_with_regions(region: Region):
@@ -62,6 +68,35 @@ def drop_noop_reshapes(fn: Function) -> bool:
                         isinstance(type_of_operand(op.operands[0]), T.ArrayType):
                     _replace(fn, region, op, op.operands[0])
                     changed = True
+    return changed
+
+
+def lower_sum_to(fn: Function) -> bool:
+    """`sum_to(g, s)` with g's shape known: the `np.sum` a person would write (and a reshape
+    only when size-1 axes must be kept)."""
+    changed = False
+    for region, ops in _ops_with_regions(fn.body):
+        for op in ops:
+            if op.kind != "sum_to" or not isinstance(op.operands[1], Literal):
+                continue
+            source, target = _shape_of(op.operands[0]), op.operands[1].value
+            if source is None or not isinstance(target, tuple) or tuple(source) == tuple(target):
+                continue
+            lead = len(source) - len(target)
+            ones = tuple(i + lead for i, d in enumerate(target) if d == 1 and source[i + lead] != 1)
+            axes = tuple(range(lead)) + ones
+            result = op.results[0]
+            at = region.ops.index(op)
+            if not ones:
+                axis = None if len(target) == 0 else axes if len(axes) > 1 else axes[0]
+                region.ops[at] = Op("sum", [op.operands[0]], [result], {"axis": axis, "keepdims": False}, [], op.loc)
+            else:
+                summed = Value(result.name + ".sum", T.ArrayType(result.type.dtype, tuple(
+                    1 if i in axes else d for i, d in enumerate(source))))
+                region.ops[at:at + 1] = [
+                    Op("sum", [op.operands[0]], [summed], {"axis": axes, "keepdims": True}, [], op.loc),
+                    Op("reshape", [summed, Literal(tuple(target))], [result], {}, [], op.loc)]
+            changed = True
     return changed
 
 
@@ -197,4 +232,5 @@ def _remove_dead(region: Region, uses: dict) -> bool:
     return removed
 
 
-PASSES = [drop_noop_reshapes, simplify_algebra, eliminate_common_subexpressions, eliminate_dead_code]
+PASSES = [drop_noop_reshapes, lower_sum_to, simplify_algebra, eliminate_common_subexpressions,
+          eliminate_dead_code]

@@ -15,7 +15,7 @@ from ..runtime import types as T
 from ..tracer.cleanup import substitute
 from ..tracer.infer import type_of_operand
 from ..tracer.ir import UNDEF, Function, Literal, Op, Region, Value
-from .build import Builder, Namer, as_operand, python_value
+from .build import Builder, Namer, as_operand, is_temporary, python_value
 from .inline import NotDifferentiableError, all_names
 
 
@@ -156,8 +156,8 @@ class _Reverse:
     def run(self) -> None:
         fn = self.fn
         (out,) = fn.body.yields
-        seed = Value(self.namer.fresh(f"{out.name if isinstance(out, Value) else 'out'}.bar"),
-                     type_of_operand(out))
+        named = isinstance(out, Value) and not is_temporary(out.name)
+        seed = Value(self.namer.fresh(f"{out.name if named else fn.name.split('.')[-1]}.bar"), type_of_operand(out))
         bar: dict = {}
         builder = Builder(fn.body, self.namer)
         if self.active(out):

@@ -228,16 +228,22 @@ defvjp(P.cumsum, _cumsum_grad)
 def _matmul_x(g, out, x, y):
     nx, ny = _ndim(x), _ndim(y)
     if ny == 1:
-        return ops.mul(ops.expand_dims(g, axis=-1), y) if nx > 1 else ops.mul(g, y)
+        return ops.outer(g, y) if nx == 2 else ops.mul(ops.expand_dims(g, axis=-1), y) if nx > 1 else ops.mul(g, y)
     if nx == 1:
         return unbroadcast(ops.squeeze(ops.matmul(y, ops.expand_dims(g, axis=-1)), axis=-1), x)
+    if ny == 2:
+        return unbroadcast(ops.matmul(g, ops.transpose(y)), x)
     return unbroadcast(ops.matmul(g, ops.swapaxes(y, axis1=-1, axis2=-2)), x)
 
 
 def _matmul_y(g, out, x, y):
     nx, ny = _ndim(x), _ndim(y)
     if nx == 1:
-        return ops.mul(ops.expand_dims(x, axis=-1), ops.expand_dims(g, axis=-2)) if ny > 1 else ops.mul(g, x)
+        return ops.outer(x, g) if ny == 2 else ops.mul(ops.expand_dims(x, axis=-1), ops.expand_dims(g, axis=-2)) \
+            if ny > 1 else ops.mul(g, x)
+    if nx == 2:
+        return ops.matmul(ops.transpose(x), g) if ny in (1, 2) else \
+            unbroadcast(ops.matmul(ops.transpose(x), g), y)
     if ny == 1:
         return unbroadcast(ops.squeeze(ops.matmul(ops.swapaxes(x, axis1=-1, axis2=-2),
                                                   ops.expand_dims(g, axis=-1)), axis=-1), y)
