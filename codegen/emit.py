@@ -103,7 +103,8 @@ class Emitter:
 
     def helper(self, prim: P.Primitive) -> str:
         """The name generated code calls a primitive's own implementation by."""
-        name = prim.name if prim.name.isidentifier() and not keyword.iskeyword(prim.name) else f"{prim.name}_"
+        name = "".join(c if c.isalnum() or c == "_" else "_" for c in prim.name)
+        name = name + "_" if keyword.iskeyword(name) else name
         self.globals[name] = prim.impl
         return name
 

@@ -123,6 +123,8 @@ def simplify_algebra(fn: Function) -> bool:
                 keep = a[0]
             elif op.kind == "add" and _is(a[0], 0) and _same_type(a[1], op.results[0]):
                 keep = a[1]
+            elif op.kind == "pow" and _is(a[1], 1) and _same_type(a[0], op.results[0]):
+                keep = a[0]
             elif op.kind == "mul" and _is(a[1], 1) and _same_type(a[0], op.results[0]):
                 keep = a[0]
             elif op.kind == "mul" and _is(a[0], 1) and _same_type(a[1], op.results[0]):

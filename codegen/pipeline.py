@@ -47,8 +47,8 @@ def compile_adjoint(fn, arg_types: list, wrt: list[int], optimize: bool = True,
                 "float", "complex"):
             name = entry.params[i].name
             raise NotDifferentiableError(
-                f"cannot differentiate with respect to `{name}`: it is {t.text()}, not a floating-point value; "
-                "pass floats (e.g. np.asarray(x, float)) or leave it out of wrt")
+                f"{entry.source}: cannot differentiate `{entry.name}` with respect to `{name}`: it is {t.text()}, "
+                "not a floating-point value; pass floats (e.g. np.asarray(x, float)) or leave it out of wrt")
     output_type = entry.body.yields[0].type if hasattr(entry.body.yields[0], "type") else T.UNKNOWN
     adjoint(entry, wrt)
     verify(flat)

@@ -141,8 +141,10 @@ def _cell(text: str) -> str:
 
 def _bindings() -> dict:
     """For each primitive name: (callable bindings in order, [python texts])."""
-    out: dict = {name: ([], []) for name in P.PRIMITIVES}
+    out: dict = {name: ([], []) for name, prim in P.PRIMITIVES.items() if prim.builtin}
     for fn, binding in P._CALLABLES.values():
+        if binding.prim.name not in out:
+            continue   # a user's custom_vjp primitive
         bindings, texts = out[binding.prim.name]
         bindings.append(binding)
         texts += [_code(n) for n in _namespace_names(fn) if _code(n) not in texts]
@@ -203,7 +205,8 @@ def _flags(prim: P.Primitive) -> str:
 def table() -> str:
     bindings = _bindings()
     lines = [
-        f"{len(P.PRIMITIVES)} primitives, in the order `runtime/primitives.py` declares them. *operands* are "
+        f"{sum(q.builtin for q in P.PRIMITIVES.values())} "
+        "primitives, in the order `runtime/primitives.py` declares them. *operands* are "
         "the IR operands in order (`*name`: any number); *params* are the static parameters with their "
         "defaults; *flags*: `differentiable` (a gradient flows through the differentiable operands) or "
         "`no gradient`, `linear` (linear in its differentiable operands), `effect` (kept even when its "
@@ -213,7 +216,7 @@ def table() -> str:
         "",
     ]
     header = ["| primitive | operands | params | flags | Python | meaning |", "|---|---|---|---|---|---|"]
-    for name, prim in P.PRIMITIVES.items():
+    for name, prim in ((n, p) for n, p in P.PRIMITIVES.items() if p.builtin):
         if name in GROUPS:
             if lines[-1] != "":
                 lines.append("")

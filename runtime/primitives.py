@@ -31,6 +31,7 @@ class Primitive:
     results: int | None = 1          # number of results; None: given by the `n` parameter
     shape_rule: Callable | None = None
     doc: str = ""
+    builtin: bool = True             # False for the primitives users define (custom_vjp)
 
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"

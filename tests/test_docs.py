@@ -52,7 +52,7 @@ def test_primitive_table_is_fresh():
 
 def test_every_primitive_is_documented():
     text = IR_MD.read_text(encoding="utf-8")
-    missing = [name for name in PRIMITIVES if f"| `{name}` |" not in text]
+    missing = [name for name, prim in PRIMITIVES.items() if prim.builtin and f"| `{name}` |" not in text]
     assert not missing, missing
 
 

@@ -3,6 +3,7 @@
 The front door: the public API. `wengert.ir(f, *example_args)` shows the graph wengert captures.
 """
 from .api import ir, parse_ir, register_source
+from .runtime.custom import custom_vjp, stop_gradient
 from .transforms import grad, source, value_and_grad, vjp
 from .runtime.errors import WengertError
 from .tracer.errors import SourceNotFoundError, TraceError, UnsupportedSyntaxError
@@ -11,5 +12,5 @@ from .tracer.verify import IRVerificationError
 
 __version__ = "0.1.0"
 __all__ = ["ir", "parse_ir", "register_source", "grad", "value_and_grad", "vjp", "source",
-           "WengertError", "TraceError", "UnsupportedSyntaxError",
+           "custom_vjp", "stop_gradient", "WengertError", "TraceError", "UnsupportedSyntaxError",
            "SourceNotFoundError", "IRSyntaxError", "IRVerificationError", "__version__"]

@@ -1,0 +1,81 @@
+"""Anomaly detection: remember where each node was created, and check gradients for NaN.
+
+While enabled, every graph node keeps the stack of the forward call that made it; when its
+backward fails, a warning shows that stack (PyTorch's "Error detected in ..."), and with
+`check_nan` a node returning NaN raises.
+"""
+from __future__ import annotations
+
+import os
+import traceback
+import warnings
+
+_state = {"enabled": False, "check_nan": True}
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_PACKAGE = os.path.dirname(_HERE)
+
+
+def is_anomaly_enabled() -> bool:
+    return _state["enabled"]
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    return _state["check_nan"]
+
+
+def _set(enabled: bool, check_nan: bool) -> None:
+    _state["enabled"], _state["check_nan"] = bool(enabled), bool(check_nan)
+
+
+class detect_anomaly:
+    """Context manager (and decorator) enabling anomaly detection for its block."""
+
+    def __init__(self, check_nan: bool = True) -> None:
+        self.check_nan = check_nan
+        self.prev, self.prev_check_nan = is_anomaly_enabled(), is_anomaly_check_nan_enabled()
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime and should "
+                      "only be enabled for debugging.", stacklevel=2)
+
+    def __enter__(self) -> None:
+        _set(True, self.check_nan)
+
+    def __exit__(self, *exc) -> None:
+        _set(self.prev, self.prev_check_nan)
+
+    def __call__(self, fn):
+        def wrapper(*args, **kwargs):
+            with detect_anomaly(self.check_nan):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class set_detect_anomaly:
+    """`set_detect_anomaly(True)` enables anomaly detection now; as a context manager, the
+    previous state comes back at the end of the block."""
+
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
+        self.prev, self.prev_check_nan = is_anomaly_enabled(), is_anomaly_check_nan_enabled()
+        _set(mode, check_nan)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        _set(self.prev, self.prev_check_nan)
+
+
+def forward_trace() -> list:
+    """The user's frames of the current stack (wengert's own frames left out)."""
+    frames = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_PACKAGE + os.sep)]
+    return traceback.format_list(frames)
+
+
+def report(node_name: str, trace: list | None) -> None:
+    """Warn with the forward stack of the node whose backward failed."""
+    if trace is None:
+        message = (f"Error detected in {node_name}. No forward pass information available. Enable detect "
+                   "anomaly during forward pass for more information.")
+    else:
+        message = f"Error detected in {node_name}. Traceback of forward call that caused the error:\n" + \
+            "".join(trace)
+    warnings.warn(message, stacklevel=3)

@@ -1,0 +1,680 @@
+"""The autograd engine: graph nodes (`grad_fn`), saved tensors, and the backward pass.
+
+A `Node` turns the gradients of its outputs into gradients of its inputs; `next_functions` says
+where each one goes. `execute` walks the graph from the roots, the most recently created node
+first (PyTorch's order), with hooks around each node, and frees what nodes saved unless the graph
+is retained. Gradients flow as NumPy arrays, or as Tensors under `create_graph=True`: then the
+gradient rules of runtime/rules.py run on Tensors and record the graph of the gradient itself.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+import weakref
+from typing import Any
+
+import numpy as np
+
+from . import anomaly, grad_mode
+from . import primitives as P
+from .dtypes import Size, of_array
+from .rules import vjp_rule
+from .tensor_names import CPP_NAMES, message_name
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they "
+    "have already been freed). Saved intermediate values of the graph are freed when you call .backward() "
+    "or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time "
+    "or if you need to access saved tensors after calling backward.")
+
+#: set by tensor.py: the Tensor class, which gradients are wrapped in at hooks and custom functions
+Tensor: Any = None
+_sequence = itertools.count()
+
+
+# ---------------------------------------------------------------------------------------------
+# Gradient values: arrays in a first-order backward, Tensors when the graph is being created
+# ---------------------------------------------------------------------------------------------
+
+def as_tensor(value):
+    """A gradient as a Tensor (hooks and custom functions always see Tensors)."""
+    if value is None or isinstance(value, Tensor):
+        return value
+    return Tensor._wrap(np.asarray(value))
+
+
+def as_value(value, create_graph: bool):
+    """A gradient in the engine's own representation."""
+    if value is None:
+        return None
+    if create_graph:
+        return as_tensor(value)
+    return value._data if isinstance(value, Tensor) else value
+
+
+def zeros(meta: tuple, create_graph: bool):
+    shape, dtype = meta
+    return as_value(np.zeros(shape, dtype), create_graph)
+
+
+def _shape(value) -> tuple:
+    return tuple(value.shape)
+
+
+def _add(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return P.bind(P.add, a, b)
+
+
+def _sizes(shape) -> str:
+    return "[" + ", ".join(str(d) for d in shape) + "]"
+
+
+# ---------------------------------------------------------------------------------------------
+# Hooks
+# ---------------------------------------------------------------------------------------------
+
+class RemovableHandle:
+    """Returned by every `register_*hook`: `remove()` unregisters the hook."""
+    _ids = itertools.count()
+
+    def __init__(self, hooks: dict) -> None:
+        self.id = next(RemovableHandle._ids)
+        self._hooks = weakref.ref(hooks) if hasattr(hooks, "__weakref__") else (lambda: hooks)
+
+    def remove(self) -> None:
+        hooks = self._hooks()
+        if hooks is not None:
+            hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+class HookDict(dict):
+    """A dict of hooks that a handle may refer to weakly."""
+    __slots__ = ("__weakref__",)
+
+
+def add_hook(hooks: HookDict, fn) -> RemovableHandle:
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    return handle
+
+
+# ---------------------------------------------------------------------------------------------
+# Saved tensors
+# ---------------------------------------------------------------------------------------------
+
+def version_message(shape, dtype, current: int, saved: int, producer: str | None, output_nr: int) -> str:
+    kind = of_array(np.empty(0, dtype))._legacy
+    which = f", which is output {output_nr} of {message_name(producer)}," if producer else ""
+    if anomaly.is_anomaly_enabled():
+        hint = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. "
+                "The variable in question was changed in there or anywhere later. Good luck!")
+    else:
+        hint = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+                "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+    return (f"one of the variables needed for gradient computation has been modified by an inplace "
+            f"operation: [torch.{kind} {_sizes(shape)}]{which} is at version {current}; expected version "
+            f"{saved} instead. {hint}")
+
+
+class SavedTensor:
+    """A tensor a node reads in its backward, with the version it had when it was saved.
+
+    An output of the saving node is kept as data only (holding the Tensor would make a cycle
+    through its grad_fn); unpacking it for a differentiable backward makes a new Tensor whose
+    grad_fn is that node, as PyTorch does."""
+    __slots__ = ("data", "tensor", "counter", "version", "output_nr", "is_output")
+
+    def __init__(self, tensor, is_output: bool = False) -> None:
+        self.data = tensor._data
+        self.counter = tensor._vc
+        self.version = tensor._vc.value
+        self.tensor = None if is_output else tensor
+        self.output_nr = tensor._output_nr
+        self.is_output = is_output
+
+    def unpack(self, node: "Node", as_tensor_: bool):
+        if self.data is None:
+            raise RuntimeError(FREED_MESSAGE)
+        if self.counter.value != self.version:
+            if self.is_output:
+                producer = node.name()
+            else:
+                fn = self.tensor._grad_fn
+                producer = fn.name() if fn is not None else None
+            raise RuntimeError(version_message(self.data.shape, self.data.dtype, self.counter.value,
+                                               self.version, producer, self.output_nr))
+        if not as_tensor_:
+            return self.data
+        if self.is_output:
+            return Tensor._wrap(self.data, grad_fn=node, output_nr=self.output_nr, vc=self.counter)
+        return self.tensor
+
+    def release(self) -> None:
+        self.data = self.tensor = None
+
+
+class SavedValue:
+    """A Python number or an index array a node reads in its backward (freed like a tensor)."""
+    __slots__ = ("value", "freed")
+
+    def __init__(self, value) -> None:
+        self.value, self.freed = value, False
+
+    def unpack(self, node: "Node", as_tensor_: bool):
+        if self.freed:
+            raise RuntimeError(FREED_MESSAGE)
+        return self.value
+
+    def release(self) -> None:
+        self.value, self.freed = None, True
+
+
+def unpack(entry, node: "Node", as_tensor_: bool):
+    """An operand a node kept: saved entries are checked and unpacked; lists recursively."""
+    kind = type(entry)
+    if kind is SavedTensor or kind is SavedValue:
+        return entry.unpack(node, as_tensor_)
+    if kind is list:
+        return [unpack(e, node, as_tensor_) for e in entry]
+    return entry
+
+
+def release(entry) -> None:
+    kind = type(entry)
+    if kind is SavedTensor or kind is SavedValue:
+        entry.release()
+    elif kind is list:
+        for e in entry:
+            release(e)
+
+
+# ---------------------------------------------------------------------------------------------
+# Nodes
+# ---------------------------------------------------------------------------------------------
+
+class Node:
+    """A `grad_fn`. `_next` holds `(node, input_nr)` per input, `(None, 0)` for an input that
+    needs no gradient; `_input_meta` holds the (shape, dtype) each input's gradient must have."""
+    __slots__ = ("_next", "_input_meta", "_seq", "_pre_hooks", "_post_hooks", "_tensor_hooks",
+                 "_retains", "_metadata", "_trace", "__weakref__")
+
+    def __init__(self, next_edges: tuple, input_meta: tuple) -> None:
+        self._next = next_edges
+        self._input_meta = input_meta
+        self._seq = next(_sequence)
+        self._pre_hooks = self._post_hooks = self._tensor_hooks = self._retains = self._metadata = None
+        self._trace = anomaly.forward_trace() if anomaly.is_anomaly_enabled() else None
+
+    def name(self) -> str:
+        cls = type(self).__name__
+        return CPP_NAMES.get(cls, cls)
+
+    @property
+    def next_functions(self) -> tuple:
+        return self._next
+
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def register_hook(self, fn) -> RemovableHandle:
+        """`fn(grad_inputs, grad_outputs)` runs after the node; a non-None result replaces grad_inputs."""
+        if self._post_hooks is None:
+            self._post_hooks = HookDict()
+        return add_hook(self._post_hooks, fn)
+
+    def register_prehook(self, fn) -> RemovableHandle:
+        """`fn(grad_outputs)` runs before the node; a non-None result replaces grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = HookDict()
+        return add_hook(self._pre_hooks, fn)
+
+    def tensor_hooks(self, output_nr: int) -> HookDict:
+        """The hooks of the tensor that is this node's output `output_nr` (`tensor.register_hook`)."""
+        if self._tensor_hooks is None:
+            self._tensor_hooks = {}
+        return self._tensor_hooks.setdefault(output_nr, HookDict())
+
+    def retain_grad_of(self, tensor) -> None:
+        if self._retains is None:
+            self._retains = {}
+        self._retains[tensor._output_nr] = weakref.ref(tensor)
+
+    def apply(self, grads: list, create_graph: bool) -> list:
+        """Gradients of the inputs (one per `_next` entry, None for none) from those of the outputs."""
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """Free what this node saved (after a backward that does not retain the graph)."""
+
+    def num_outputs(self) -> int:
+        """How many outputs (gradient slots) the node has."""
+        return 1
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    def __call__(self, *grads):
+        values = [as_value(g, grad_mode.is_grad_enabled()) for g in grads]
+        out = self.apply(values, grad_mode.is_grad_enabled())
+        out = [as_tensor(g) for g in out]
+        return out[0] if len(out) == 1 else tuple(out)
+
+
+_node_classes: dict = {}
+
+
+def node_class(name: str, base: type) -> type:
+    """The Node subclass called `name` (so `type(t.grad_fn).__name__` is PyTorch's name)."""
+    cls = _node_classes.get((name, base))
+    if cls is None:
+        cls = type(name, (base,), {"__slots__": (), "__module__": base.__module__})
+        _node_classes[(name, base)] = cls
+    return cls
+
+
+_stand_ins: dict = {}
+
+
+def stand_in(shape: tuple, dtype) -> np.ndarray:
+    """A read-only array with this shape and dtype and no data: what a rule gets for an operand
+    whose value it does not read (it only asks for the shape)."""
+    key = (shape, dtype)
+    a = _stand_ins.get(key)
+    if a is None:
+        if len(_stand_ins) > 4096:
+            _stand_ins.clear()
+        a = _stand_ins[key] = np.broadcast_to(np.zeros((), dtype), shape)
+    return a
+
+
+RECOMPUTE = object()   # the result is recomputed from the saved operands when a rule reads it
+
+
+class PrimitiveNode(Node):
+    """The node of one primitive: its backward calls the primitive's rules from runtime/rules.py.
+
+    `args` holds each operand as saved (SavedTensor / SavedValue), as a stand-in (a rule only
+    reads its shape), or as a structural constant; `slots` maps each input (each `_next` entry) to
+    (operand index, position in a sequence operand or None)."""
+    __slots__ = ("prim", "params", "args", "out", "slots", "out_meta")
+
+    def apply(self, grads: list, create_graph: bool) -> list:
+        if self.out_meta is None:
+            g = grads[0]
+            if g is None:
+                return [None] * len(self._next)
+        else:   # several results: the rules take a list with zeros for the missing ones
+            if all(x is None for x in grads):
+                return [None] * len(self._next)
+            g = [x if x is not None else zeros(m, create_graph) for x, m in zip(grads, self.out_meta)]
+        operands = [unpack(a, self, create_graph) for a in self.args]
+        out = unpack(self.out, self, create_graph)
+        if out is RECOMPUTE:
+            out = P.bind(self.prim, *operands, **self.params)
+        results, by_operand = [], {}
+        for (node, _), (i, pos), meta in zip(self._next, self.slots, self._input_meta):
+            if node is None:
+                results.append(None)
+                continue
+            if i not in by_operand:
+                rule = vjp_rule(self.prim.name, i)
+                by_operand[i] = rule(g, out, *operands, **self.params) if rule is not None else None
+            gi = by_operand[i]
+            if gi is not None and pos is not None:
+                gi = gi[pos]
+            # PyTorch's nodes return a defined zero where no gradient flows (ZeroBackward0 ...)
+            results.append(gi if gi is not None else zeros(meta, create_graph))
+        return results
+
+    def release(self) -> None:
+        for a in self.args:
+            release(a)
+        if type(self.out) is SavedTensor:
+            self.out.release()
+
+    def num_outputs(self) -> int:
+        return 1 if self.out_meta is None else len(self.out_meta)
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf: adds the incoming gradient into `variable.grad`."""
+    __slots__ = ("variable",)
+
+    def __init__(self, variable) -> None:
+        super().__init__((), ())
+        self._seq = math.inf   # PyTorch runs accumulation as soon as it is ready
+        self.variable = variable
+
+    def apply(self, grads: list, create_graph: bool) -> list:
+        g = grads[0]
+        if g is None:
+            return []
+        var = self.variable
+        if var._grad is None:
+            var._grad = _fresh_grad(g, var, create_graph)
+        elif not create_graph:
+            var._grad._data += g   # in place, as PyTorch does outside create_graph
+            var._grad._vc.value += 1
+        else:
+            var._grad = var._grad + as_tensor(g)
+        for hook in list((var._post_acc_hooks or {}).values()):
+            hook(var)
+        return []
+
+
+def _fresh_grad(g, var, create_graph: bool):
+    """The first gradient of a leaf: a copy it owns (the incoming one may be shared or read-only).
+    Under create_graph it is a differentiable copy (PyTorch's CopyBackwards)."""
+    if not create_graph:
+        return Tensor._wrap(np.array(g, dtype=var._data.dtype, order="C"))
+    empty = Tensor._wrap(np.empty(_shape(g), var._data.dtype))
+    with grad_mode.enable_grad():
+        empty.copy_(as_tensor(g))
+    return empty
+
+
+class ViewStep:
+    """One view operation (`x[0]`, `x.view(...)`, `x.t()` ...) between a base and its view:
+    `forward` applies it, `backward` is its rule, which maps a gradient back."""
+    __slots__ = ("prim", "extra", "params", "in_meta", "out_meta")
+
+    def __init__(self, prim, extra: tuple, params: dict, in_meta: tuple, out_meta: tuple) -> None:
+        self.prim, self.extra, self.params, self.in_meta, self.out_meta = prim, extra, params, in_meta, out_meta
+
+    def forward(self, x):
+        return P.bind(self.prim, x, *self.extra, **self.params)
+
+    def backward(self, g):
+        rule = vjp_rule(self.prim.name, 0)
+        return rule(g, stand_in(*self.out_meta), stand_in(*self.in_meta), *self.extra, **self.params)
+
+
+def view_forward(steps: tuple, x):
+    for step in steps:
+        x = step.forward(x)
+    return x
+
+
+def view_backward(steps: tuple, g):
+    for step in reversed(steps):
+        g = step.backward(g)
+    return g
+
+
+class ViewReplay(Node):
+    """The grad_fn of a view whose base was changed in place: the view taken again from the
+    base's new graph (PyTorch calls it AsStridedBackward0)."""
+    __slots__ = ("steps",)
+
+    def apply(self, grads: list, create_graph: bool) -> list:
+        g = grads[0]
+        return [None if g is None else view_backward(self.steps, g)]
+
+
+class CopySlices(Node):
+    """The grad_fn of a base after an in-place operation on one of its views: the gradient of
+    the written region goes through the operation's own node `fn`, the rest passes unchanged."""
+    __slots__ = ("steps", "fn", "_mask")
+
+    def __init__(self, base_edge: tuple, base_meta: tuple, steps: tuple, fn: Node) -> None:
+        super().__init__((base_edge,) + fn._next[1:], (base_meta,) + fn._input_meta[1:])
+        self.steps, self.fn, self._mask = steps, fn, None
+
+    def region(self) -> np.ndarray:
+        """A boolean mask of the base's elements that the view covers."""
+        if self._mask is None:
+            shape, dtype = self._input_meta[0]
+            ones = np.ones(self.steps[-1].out_meta[0], np.float64)
+            self._mask = np.asarray(view_backward(self.steps, ones)) != 0
+            self._mask = np.broadcast_to(self._mask, shape)
+        return self._mask
+
+    def apply(self, grads: list, create_graph: bool) -> list:
+        g = grads[0]
+        if g is None:
+            return [None] * len(self._next)
+        inner = self.fn.apply([view_forward(self.steps, g)], create_graph)
+        written = inner[0] if inner[0] is not None else zeros(self.fn._input_meta[0], create_graph)
+        g_base = P.bind(P.where, self.region(), view_backward(self.steps, written), g)
+        return [g_base] + list(inner[1:])
+
+    def release(self) -> None:
+        self.fn.release()
+
+
+class DelayedError(Node):
+    """Stands in the graph of a gradient that must not be differentiated again."""
+    __slots__ = ("message",)
+
+    def apply(self, grads: list, create_graph: bool) -> list:
+        raise RuntimeError(self.message)
+
+
+# ---------------------------------------------------------------------------------------------
+# The engine
+# ---------------------------------------------------------------------------------------------
+
+def gradient_edge(tensor) -> tuple:
+    """Where the gradient of `tensor` goes: its grad_fn, its leaf's AccumulateGrad, or nowhere."""
+    fn = tensor.grad_fn
+    if fn is not None:
+        return (fn, tensor._output_nr)
+    if tensor._requires_grad:
+        return (tensor._accumulator(), 0)
+    return (None, 0)
+
+
+def _graph(roots: list) -> tuple[dict, list]:
+    """Dependency counts (how many edges enter each node) and the nodes in topological order
+    (every node before the nodes it sends gradients to)."""
+    deps: dict = {}
+    stack, seen = list(roots), set(roots)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node._next:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    remaining = dict(deps)
+    order, frontier = [], [n for n in roots if deps.get(n, 0) == 0]
+    while frontier:
+        node = frontier.pop()
+        order.append(node)
+        for nxt, _ in node._next:
+            if nxt is not None:
+                remaining[nxt] -= 1
+                if remaining[nxt] == 0:
+                    frontier.append(nxt)
+    return deps, order
+
+
+def _needed(order: list, runs: set, captures: set) -> set:
+    """The nodes worth running: those that must run (`runs`) and those from which one of them or
+    a captured edge can be reached."""
+    needed = set(runs)
+    for node in reversed(order):   # a node's successors are decided before it
+        if node not in needed and any(n in needed or n in captures for n, _ in node._next if n is not None):
+            needed.add(node)
+    return needed
+
+
+def _tensor_hooks(node: Node, inputs: list) -> list:
+    """The hooks of the tensors whose gradients enter `node`: user hooks, then retain_grad."""
+    if isinstance(node, AccumulateGrad):
+        hooks = node.variable._hooks
+        if hooks and inputs[0] is not None:
+            inputs = [_run_tensor_hooks(hooks, inputs[0])]
+        return inputs
+    if node._tensor_hooks:
+        for nr, hooks in node._tensor_hooks.items():
+            if hooks and inputs[nr] is not None:
+                inputs[nr] = _run_tensor_hooks(hooks, inputs[nr])
+    if node._retains:
+        for nr, ref in node._retains.items():
+            tensor = ref()
+            if tensor is not None and inputs[nr] is not None:
+                _retain(tensor, inputs[nr])
+    return inputs
+
+
+def _run_tensor_hooks(hooks: dict, grad):
+    create_graph = isinstance(grad, Tensor)
+    for hook in list(hooks.values()):
+        result = hook(as_tensor(grad))
+        if result is not None:
+            grad = as_value(result, create_graph)
+    return grad
+
+
+def _retain(tensor, grad) -> None:
+    """`retain_grad()`: keep a copy of a non-leaf's gradient (summed over backward calls)."""
+    g = as_tensor(grad)
+    if tensor._grad is None:
+        tensor._grad = g.clone() if isinstance(grad, Tensor) else Tensor._wrap(np.array(grad))
+    else:
+        tensor._grad = tensor._grad + g
+
+
+def _validate(node: Node, outputs: list, create_graph: bool) -> list:
+    """Each input gradient gets the shape (summing a broadcast one) and dtype of its input."""
+    if len(outputs) != len(node._next):
+        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                           f"(expected {len(node._next)}, got {len(outputs)})")
+    for i, (g, (nxt, _), meta) in enumerate(zip(outputs, node._next, node._input_meta)):
+        if g is None or nxt is None:
+            continue
+        shape, dtype = meta
+        if _shape(g) != shape:
+            if not _expandable(shape, _shape(g)):
+                raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                                   f"{_sizes(_shape(g))} but expected shape compatible with {_sizes(shape)}")
+            g = P.bind(P.sum_to, g, shape)
+        if _np_dtype(g) != dtype:
+            g = _cast(g, dtype)
+        outputs[i] = g
+    return outputs
+
+
+def _np_dtype(g) -> np.dtype:
+    return g._data.dtype if isinstance(g, Tensor) else g.dtype
+
+
+def _cast(g, dtype):
+    if isinstance(g, Tensor):
+        return g if g._data.dtype == dtype else P.bind(P.astype, g, dtype=dtype)
+    return g.astype(dtype)
+
+
+def _expandable(shape: tuple, grad_shape: tuple) -> bool:
+    """Whether `shape` broadcasts to `grad_shape` (so summing the gradient gives `shape`)."""
+    if len(shape) > len(grad_shape):
+        return False
+    return all(s == 1 or s == d for s, d in zip(reversed(shape), reversed(grad_shape)))
+
+
+def _call_node(node: Node, inputs: list, create_graph: bool) -> list:
+    """Run one node with its hooks: pre-hooks, apply, validation, post-hooks."""
+    if node._pre_hooks:
+        for hook in list(node._pre_hooks.values()):
+            result = hook(tuple(as_tensor(g) for g in inputs))
+            if result is not None:
+                inputs = [as_value(g, create_graph) for g in result]
+    try:
+        outputs = _validate(node, node.apply(inputs, create_graph), create_graph)
+    except Exception:
+        if anomaly.is_anomaly_enabled():
+            anomaly.report(node.name(), node._trace)
+        raise
+    if anomaly.is_anomaly_enabled() and anomaly.is_anomaly_check_nan_enabled():
+        for i, g in enumerate(outputs):
+            if g is not None and np.isnan(as_value(g, False)).any():
+                raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+    if node._post_hooks:
+        for hook in list(node._post_hooks.values()):
+            result = hook(tuple(as_tensor(g) for g in outputs), tuple(as_tensor(g) for g in inputs))
+            if result is not None:
+                outputs = [as_value(g, create_graph) for g in result]
+    return outputs
+
+
+def execute(root_edges: list, root_grads: list, keep_graph: bool, create_graph: bool,
+            capture: list | None = None, accumulate_into: list | None = None) -> list:
+    """Run the backward pass from `root_edges` seeded with `root_grads`.
+
+    `capture`: edges whose incoming gradient is returned (autograd.grad); only the nodes leading
+    to them run. `accumulate_into`: edges of backward(inputs=...): only nodes leading to them run.
+    Returns the captured gradients (None where nothing arrived)."""
+    roots = [node for node, _ in root_edges if node is not None]
+    deps, order = _graph(list(dict.fromkeys(roots)))
+    targets = capture if capture is not None else accumulate_into
+    needed = None
+    captures: dict = {}
+    if targets is not None:
+        if capture is not None:
+            for k, (node, nr) in enumerate(capture):
+                captures.setdefault(node, []).append((nr, k))
+        needed = _needed(order, {node for node, _ in accumulate_into or ()}, set(captures))
+    captured: list = [None] * (len(capture) if capture is not None else 0)
+    buffers: dict = {}
+    for (node, nr), g in zip(root_edges, root_grads):
+        if node is None:
+            continue
+        buf = buffers.setdefault(node, [None] * _outputs_of(node))
+        buf[nr] = _add(buf[nr], g)
+    ready: list = []
+    tie = itertools.count()
+    for node in dict.fromkeys(roots):
+        if deps.get(node, 0) == 0:
+            heapq.heappush(ready, (-node._seq, next(tie), node))
+    with grad_mode.set_grad_enabled(create_graph):
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            inputs = buffers.pop(node, None) or [None] * _outputs_of(node)
+            if needed is not None:
+                if node not in needed:
+                    inputs = _tensor_hooks(node, inputs)
+                for nr, k in captures.get(node, ()):
+                    captured[k] = inputs[nr]
+                if node not in needed:
+                    continue
+            inputs = _tensor_hooks(node, inputs)
+            outputs = _call_node(node, inputs, create_graph)
+            if not keep_graph:
+                node.release()
+            for (nxt, nr), g in zip(node._next, outputs):
+                if nxt is None:
+                    continue
+                if g is not None:
+                    buf = buffers.setdefault(nxt, [None] * _outputs_of(nxt))
+                    buf[nr] = _add(buf[nr], g)
+                deps[nxt] -= 1
+                if deps[nxt] == 0 and (needed is None or nxt in needed or nxt in captures):
+                    heapq.heappush(ready, (-nxt._seq, next(tie), nxt))
+    return captured
+
+
+def _outputs_of(node: Node) -> int:
+    return node.num_outputs()
+
+
+def check_grad_shape(grad, output, index: int) -> None:
+    if tuple(grad.shape) != tuple(output.shape):
+        raise RuntimeError(f"Mismatch in shape: grad_output[{index}] has a shape of {Size(grad.shape)} and "
+                           f"output[{index}] has a shape of {Size(output.shape)}.")
