@@ -68,6 +68,8 @@ class Emitter:
 
     # -- names --------------------------------------------------------------------------------------
     def name(self, v: Value) -> str:
+        if id(v) not in self.names and id(v) in self.fn.aliases:
+            self.names[id(v)] = self.name(self.fn.aliases[id(v)])
         if id(v) not in self.names:
             base = self.readable(v.name)
             if base[0].isdigit():
@@ -275,16 +277,25 @@ class Emitter:
     def loop(self, op: Op, depth: int) -> None:
         lead = 1 if op.kind == "for" else 0
         body = op.regions[-1]
-        # a carried value, its loop argument(s) and its result share one Python variable
+        # a carried value, its loop argument(s) and its result share one Python variable, named
+        # like the user's variable inside the loop
         for j, result in enumerate(op.results):
+            arg = body.args[lead + j]
+            self.alias(result, arg)
             for sub in op.regions:
-                self.alias(sub.args[(lead if sub is body else 0) + j], result)
+                self.alias(sub.args[(lead if sub is body else 0) + j], arg)
         targets = [self.name(r) for r in op.results]
         self.assign_many(depth, targets, [self.expr(x) for x in op.operands[lead:]])
         exit_index = op.params.get("exit")
+        ops = body.ops
         if op.kind == "for":
             item = body.args[0]
-            self.emit(depth, f"for {self.name(item)} in {self.expr(op.operands[0])}:", op)
+            target = self.name(item)
+            if ops and ops[0].kind == "unpack" and ops[0].operands[0] is item and self.uses.get(id(item)) == 1:
+                names = [self.name(r) for r in ops[0].results]   # for a, b in pairs:
+                target = ", ".join(names) + ("," if len(names) == 1 else "")
+                ops = ops[1:]
+            self.emit(depth, f"for {target} in {self.expr(op.operands[0])}:", op)
         else:
             test = op.regions[0]
             if not test.ops:
@@ -296,7 +307,7 @@ class Emitter:
                 self.emit(depth + 1, f"if not {self.expr(test.yields[0])}:")
                 self.emit(depth + 2, "break")
         start = len(self.lines)
-        for inner in body.ops:
+        for inner in ops:
             self.op(inner, depth + 1)
         self.assign_many(depth + 1, targets, [self.expr(y) for y in body.yields])
         if exit_index is not None:
@@ -319,7 +330,7 @@ def _foldable(region: Region, uses: dict, out: set | None = None) -> set:
         for sub in op.regions:
             _foldable(sub, uses, out)
         for x in op.operands:
-            if isinstance(x, Value) and id(x) in pending and op.kind not in ("for", "while", "if"):
+            if isinstance(x, Value) and id(x) in pending:
                 out.add(id(x))
         if op.kind in _NOT_EXPRESSIONS:
             pending.clear()   # an update in place or an effect: no expression moves across it

@@ -306,8 +306,8 @@ class _Reverse:
         adj = Region()
         local: dict = {}
         carry_in = {}
-        for j in carried:
-            carry_in[j] = Value(self.namer.fresh(f"{op.results[j].name}.bar"), op.results[j].type)
+        for j in carried:   # named after the variable the loop carries, as in `h_bar = W.T @ ...`
+            carry_in[j] = Value(self.namer.fresh(f"{body.args[lead + j].name}.bar"), op.results[j].type)
         acc_in = {id(v): Value(self.namer.fresh(f"{v.name}.bar"), v.type) for v in outer_read}
         for v in outer_read:
             local[id(v)] = acc_in[id(v)]
@@ -329,11 +329,14 @@ class _Reverse:
         residuals = [v for v in values_read(adj) if id(v) in inside]
         tape = self.push_tape(op, primal, residuals)
         with Builder(target, self.namer, op.loc) as b:
-            backwards = b.apply(P.reversed_, (tape,), {}, hint="tape.reversed")
+            backwards = b.apply(P.reversed_, (tape,), {}, hint="t")
         entry = Value(self.namer.fresh("residuals"), T.TupleType(tuple(v.type or T.UNKNOWN for v in residuals)))
         unpacked = [Value(self.namer.fresh(v.name), v.type) for v in residuals]
+        body_args = {id(a) for a in body.args}
         for v, u in zip(residuals, unpacked):
             substitute(adj, v, u)
+            if id(v) not in body_args:   # a loop argument shares its variable with the loop's result
+                self.fn.aliases[id(u)] = v
         if residuals:
             adj.ops.insert(0, Op("unpack", [entry], unpacked, {"n": len(residuals)}, [], op.loc))
         inits = []
@@ -367,7 +370,7 @@ class _Reverse:
             sub.args.append(arg)
             args.append(arg)
         with Builder(body, self.namer, op.loc) as b:
-            entry = b.apply(P.make_tuple, tuple(residuals), {}, hint="residuals")
+            entry = b.apply(P.make_tuple, tuple(residuals), {}, hint="t")
             pushed = b.apply(P.list_append, (args[-1], entry), {}, hint="tape")
         body.yields.append(pushed)
         final = Value(self.namer.fresh("tape"), list_type)

@@ -12,4 +12,4 @@ EXAMPLES = sorted((pathlib.Path(__file__).resolve().parents[1] / "examples").glo
 def test_example_runs(script):
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
-    assert "def @" in run.stdout   # each example shows the IR it captured
+    assert "def @" in run.stdout or "def loss_adjoint" in run.stdout   # each shows what wengert made

@@ -140,6 +140,9 @@ class Function:
     source: str = ""
     arg_names: tuple = ()   # the Python parameter names (a nested function's captures come first)
     captures: tuple = ()    # enclosing variables a nested function receives as leading arguments
+    #: code generation: id(value) -> another Value whose Python variable it may share (a residual
+    #: read back from a tape is the primal value it saved)
+    aliases: dict = dataclasses.field(default_factory=dict)
 
     @property
     def params(self) -> list:

@@ -1,11 +1,15 @@
-"""The `wengert` command line (also `python -m wengert`): `wengert ir FILE.py:FUNC` prints a graph.
+"""The `wengert` command line (also `python -m wengert`): `wengert ir FILE.py:FUNC` prints a graph,
+`wengert grad FILE.py:FUNC --args ...` the generated adjoint (gradient) code.
 
-Every failure (missing file, import error, bad `--args`, a `WengertError` from tracing) prints a
-message to stderr and exits with status 2; no Python traceback reaches the user.
+Every failure (missing file, import error, bad `--args` or `--wrt`, a `WengertError` from tracing
+or differentiating) prints a message to stderr and exits with status 2; no Python traceback
+reaches the user.
 """
 from __future__ import annotations
 
+import ast
 import contextlib
+import dataclasses
 import importlib.util
 import inspect
 import json
@@ -18,7 +22,9 @@ from pathlib import Path
 import click
 
 from . import __version__
+from .api import as_type
 from .api import ir as _ir
+from .codegen.pipeline import compile_adjoint as _compile_adjoint
 from .runtime import types as T
 from .runtime.errors import WengertError
 from .tracer.export import to_dot, to_json
@@ -58,6 +64,7 @@ Examples:
   wengert ir model.py:loss                                  # the untyped graph
   wengert ir model.py:loss --args "f64[3], float, f64[8,3]" # specialised to these types
   wengert ir model.py:loss --format dot | dot -Tsvg > loss.svg
+  wengert grad model.py:loss --args "f64[3], float, f64[8,3]" --wrt w,X   # gradient code
 
 {TYPE_SYNTAX}
 
@@ -108,6 +115,75 @@ def ir_command(target: str, args_spec: str | None, fmt: str, output: str) -> Non
     else:
         text = _guard("printing the IR", lambda: str(module))
     _write(output, text)
+
+
+GRAD_ARGS = """\b
+--args for grad (required: the code is specialised to argument types and shapes):
+  "f64[3], f64[8,3]"   one type per parameter, in order, as for `wengert ir`
+                       (the type syntax: `wengert ir --help`)
+  "f64[3], n=5"        NAME=VALUE: an int or bool parameter given by value becomes a
+                       constant of the code (recursion and branches on it unfold); it
+                       is then not a parameter of the generated function
+  "f64[3], n=int"      NAME=TYPE: a type by name (for keyword-only parameters, too)
+
+A plain `int` type works for an int parameter whose value the code does not need while it is
+generated (a loop count, a factor); when it does (a recursion depth, a shape), give the value.
+Left-out parameters take their default: an int or bool default is a constant, any other default
+gives its type."""
+
+GRAD_RESULT = """\b
+The generated function (named FUNC_adjoint):
+  FUNC_adjoint(*args, out_bar) -> (value, *grads)
+  args     FUNC's parameters in order, without the NAME=VALUE constants
+           (a *args parameter is one tuple)
+  out_bar  the cotangent of FUNC's output: 1.0 for a scalar output gives the gradient
+  value    FUNC(*args); grads: one per --wrt parameter, in --wrt order, each shaped
+           like its parameter
+
+It calls NumPy as `np` (and `math`); some adjoints also call wengert's runtime helpers
+(sum_to, getitem_grad, ...). From Python, wengert.grad(f) and wengert.value_and_grad(f)
+compile and run the same code."""
+
+
+@main.command(
+    "grad",
+    help=f"""Print the adjoint (reverse-mode gradient) code of function FUNC defined in FILE.py.
+
+FUNC is loaded as for `wengert ir`. --args gives the argument types the code is generated for;
+--wrt the parameters to differentiate with respect to, by name or position, comma-separated
+(default: the first parameter); they must be floating-point (f64[...], f32[...], float ...).
+The code is optimised unless --no-optimize is given.
+
+\b
+Examples:
+  wengert grad model.py:loss --args "f64[3], f64[8,3], f64[8]"
+  wengert grad model.py:loss --args "f64[3], f64[8,3], f64[8]" --wrt w,X
+  wengert grad model.py:power --args "f64[3], n=5"
+  wengert grad model.py:loss --args "f64[3], f64[8,3], f64[8]" -o loss_adjoint.py
+
+{GRAD_ARGS}
+
+{GRAD_RESULT}""",
+)
+@click.argument("target", metavar="FILE.py:FUNC")
+@click.option("--wrt", metavar="NAMES",
+              help="Parameters to differentiate with respect to: names or 0-based positions, comma-separated "
+                   "(e.g. w,X or 0,1). Default: the first parameter.")
+@click.option("--args", "args_spec", metavar="SPEC",
+              help='Required. Comma-separated argument types, e.g. "f64[3], f64[8,3]"; NAME=VALUE gives an int '
+                   'or bool by value, e.g. "f64[3], n=5".')
+@click.option("--no-optimize", is_flag=True, help="Print the adjoint as generated, before the optimizer's passes.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, allow_dash=True), default="-",
+              help="Write to this file instead of stdout.")
+def grad_command(target: str, wrt: str | None, args_spec: str | None, no_optimize: bool, output: str) -> None:
+    with _loaded(target) as fn:
+        if args_spec is None:
+            raise CLIError(_missing_args_message(target, fn))
+        params = parse_grad_args(args_spec, fn)
+        chosen = parse_wrt(wrt, fn, params)
+        compiled = _guard(f"differentiating `{fn.__name__}`",
+                          lambda: _compile(fn, params, chosen, not no_optimize, args_spec))
+    _write(output, compiled.source)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -248,13 +324,7 @@ def parse_args_spec(spec: str, fn) -> list:
     types = []
     for i, part in enumerate(parts):
         which = f"`{names[i]}`" if i < len(names) else f"`*{varargs.name}`" if varargs else "extra"
-        try:
-            types.append(T.parse_type(part))
-        except Exception as exc:   # the type parser raises ValueError, but any slip is the user's typo
-            # keep the parser's own words; an internal message ("substring not found") helps nobody
-            detail = str(exc) if re.match(r"(expected|unexpected|unknown type|bad )", str(exc)) else "malformed type"
-            raise CLIError(f"--args: cannot read type {part!r} (argument {i + 1}, {which}): {detail}\n"
-                           f"function: {sig}\n{_TYPE_HINT}") from None
+        types.append(read_type(part, f"argument {i + 1}, {which}", sig))
     if len(types) > len(positional) and varargs is None:
         raise CLIError(f"--args gives {len(types)} types but `{sig}` takes {len(positional)} positional "
                        f"argument{'s' if len(positional) != 1 else ''}; extra: "
@@ -278,6 +348,295 @@ _TYPE_HINT = ("types look like f64[3,4], f32[], i64[5], bool[3], float, int, boo
               "tuple<f64[3], int>, list<f64[3]>, ?")
 
 
+def read_type(part: str, where: str, sig: str, hint: str = "") -> T.Type:
+    """One `--args` type, or a `CLIError` quoting it, saying which argument it is and how types look."""
+    try:
+        return T.parse_type(part)
+    except Exception as exc:   # the type parser raises ValueError, but any slip is the user's typo
+        # keep the parser's own words; an internal message ("substring not found") helps nobody
+        detail = str(exc) if re.match(r"(expected|unexpected|unknown type|bad )", str(exc)) else "malformed type"
+        raise CLIError(f"--args: cannot read type {part!r} ({where}): {detail}\n"
+                       f"function: {sig}\n{hint}{_TYPE_HINT}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# grad: --args with values, --wrt, compiling
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Param:
+    """One parameter of the differentiated function, in the order of its IR parameters.
+    `value` is a `Type`, or a Python int or bool that the generated code is specialised on."""
+    name: str
+    value: object
+    given: str          # how: "--args" (a type), "value" (NAME=VALUE) or "default"
+    part: str = ""      # the --args entry it came from
+    index: int | None = None   # and that entry's position in --args
+
+    @property
+    def constant(self) -> bool:
+        return not isinstance(self.value, T.Type)
+
+    def describe(self) -> str:
+        if self.given == "value":
+            return f"--args gives its value ({self.part})"
+        if self.given == "default":
+            shown = repr(self.value) if self.constant else self.value.text()
+            return f"it takes its default, {shown}" if self.constant else f"its default has type {shown}"
+        return f"--args gives it type {self.value.text()}"
+
+
+_NAMED = re.compile(r"([A-Za-z_]\w*)\s*=(?!=)\s*(.*)", re.S)
+_INT_LITERAL = re.compile(r"[+-]?\d[\d_]*|True|False")
+
+
+def _example_call(target: str, fn) -> str:
+    """`wengert grad FILE.py:FUNC --args "f64[3], f64[3]"`, one type per required parameter."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    required = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
+    spec = ", ".join("f64[3]" for _ in required) or "f64[3]"
+    return f'wengert grad {target} --args "{spec}"'
+
+
+def _missing_args_message(target: str, fn) -> str:
+    return (f"grad needs --args: the adjoint code is generated for fixed argument types and shapes, one type "
+            f"per parameter of `{signature_text(fn)}`, for example\n"
+            f"  {_example_call(target, fn)}\n"
+            f"(your shapes in place of [3]; an int parameter can be given by value, n=5; "
+            f"`wengert ir --help` shows the type syntax)")
+
+
+def _read_value(name: str, text: str, sig: str) -> tuple[object, str]:
+    """The right side of NAME=...: an int or bool value (a constant), else a type."""
+    where = f"`{name}`"
+    if not text:
+        raise CLIError(f"--args: `{name}=` needs a value or a type, e.g. {name}=5 or {name}=f64[3]\nfunction: {sig}")
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        value = None
+    else:
+        if type(value) in (int, bool):
+            return value, "value"
+        raise CLIError(f"--args: {name}={text}: only int and bool values can be given as NAME=VALUE (they become "
+                       f"constants of the generated code); give `{name}` a type instead, e.g. "
+                       f"{name}={_type_for_literal(value)}\nfunction: {sig}")
+    return read_type(text, f"the type of {where}", sig, "NAME=VALUE takes an int or bool value, or a type; "), "--args"
+
+
+def _type_for_literal(value) -> str:
+    return {float: "float", complex: "complex"}.get(type(value), "?")
+
+
+def parse_grad_args(spec: str, fn) -> list[Param]:
+    """`--args` for grad: types in parameter order and NAME=VALUE / NAME=TYPE entries by name; every
+    parameter of `fn` gets a `Param` (left-out ones from their defaults), in signature order."""
+    sig = signature_text(fn)
+    if re.search(r"(^\s*,)|(,\s*,)", spec):
+        raise CLIError(f"--args {spec!r} has an empty entry between commas; give one type per parameter "
+                       f"of `{sig}`")
+    parts = split_top(spec, ",", angle=True)
+    params = list(inspect.signature(fn).parameters.values())
+    by_name = {p.name: p for p in params}
+    positional_kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    # NAME=... entries first: the unnamed types fill the parameters they leave, in order
+    named: dict[str, tuple] = {}
+    unnamed: list[str] = []
+    unnamed_at: list[int] = []
+    for k, part in enumerate(parts):
+        match = _NAMED.fullmatch(part)
+        if match is None:
+            unnamed.append(part)
+            unnamed_at.append(k)
+            continue
+        name, rhs = match[1], match[2].strip()
+        p = by_name.get(name)
+        if p is None or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            kind = "" if p is None else f" (`{'*' if p.kind is p.VAR_POSITIONAL else '**'}{name}` takes no NAME=)"
+            raise CLIError(f"--args: {part!r} names no parameter of `{sig}`{kind}; its parameters are "
+                           f"{', '.join(q.name for q in params if q.kind not in (q.VAR_POSITIONAL, q.VAR_KEYWORD))}")
+        if name in named:
+            raise CLIError(f"--args gives `{name}` twice: {named[name][1]!r} and {part!r}")
+        named[name] = (rhs, part, k)
+    free = [p for p in params if p.kind in positional_kinds and p.name not in named]
+    varargs = next((p for p in params if p.kind is p.VAR_POSITIONAL), None)
+    if len(unnamed) > len(free) and varargs is None:
+        raise CLIError(f"--args gives {len(unnamed)} unnamed type{'s' if len(unnamed) != 1 else ''} but `{sig}` "
+                       f"takes {len(free)} more positional argument{'s' if len(free) != 1 else ''}"
+                       f"{' besides ' + ', '.join(f'`{n}`' for n in named) if named else ''}; extra: "
+                       f"{', '.join(repr(p) for p in unnamed[len(free):])}")
+
+    def unnamed_type(i: int) -> T.Type:
+        part = unnamed[i]
+        which = f"`{free[i].name}`" if i < len(free) else f"`*{varargs.name}`"
+        hint = ""
+        if _INT_LITERAL.fullmatch(part) and i < len(free):
+            hint = f"to give the value of {which}, write {free[i].name}={part}; "
+        return read_type(part, f"argument {i + 1}, {which}", sig, hint)
+
+    out: list[Param] = []
+    missing, missing_kw = [], []
+    it = iter(range(len(unnamed)))
+    for p in params:
+        if p.name in named:
+            rhs, part, k = named[p.name]
+            value, given = _read_value(p.name, rhs, sig)
+            out.append(Param(p.name, value, given, part, k))
+        elif p.kind in positional_kinds:
+            i = next(it, None)
+            if i is not None:
+                out.append(Param(p.name, unnamed_type(i), "--args", unnamed[i], unnamed_at[i]))
+            elif p.default is not p.empty:
+                out.append(_default_param(p))
+            else:
+                missing.append(p.name)
+        elif p.kind is p.VAR_POSITIONAL:
+            rest = [unnamed_type(i) for i in it]
+            out.append(Param(p.name, T.TupleType(tuple(rest)), "--args", ", ".join(unnamed[len(free):])))
+        elif p.kind is p.KEYWORD_ONLY:
+            if p.default is p.empty:
+                missing_kw.append(p.name)
+            else:
+                out.append(_default_param(p))
+        else:   # **kwargs: nothing can be given for it
+            out.append(Param(p.name, T.record(()), "default"))
+    if missing:
+        given = len(unnamed) + len(named)
+        raise CLIError(f"--args gives {given} entr{'ies' if given != 1 else 'y'} but `{sig}` needs more: no type for "
+                       f"{', '.join(f'`{n}`' for n in missing)} (it has no default)")
+    if missing_kw:
+        raise CLIError(f"`{sig}` has keyword-only parameters without defaults ({', '.join(missing_kw)}): give them "
+                       f"in --args by name, e.g. {missing_kw[0]}=f64[3] or {missing_kw[0]}=5")
+    return out
+
+
+def _default_param(p: inspect.Parameter) -> Param:
+    # as wengert.grad does at run time: int and bool defaults are constants, others give their type
+    if type(p.default) in (int, bool):
+        return Param(p.name, p.default, "default")
+    return Param(p.name, as_type(p.default), "default")
+
+
+def parse_wrt(text: str | None, fn, params: list[Param]) -> list[int]:
+    """Indices into `params` of the --wrt parameters (names or positions), each checked to be
+    a floating-point parameter the generated code takes."""
+    sig = signature_text(fn)
+    names = [p.name for p in params]
+    if text is None:
+        if not params:
+            raise CLIError(f"`{sig}` has no parameters to differentiate with respect to")
+        chosen, implicit = [0], True
+    else:
+        implicit = False
+        entries = [e.strip() for e in text.split(",")]
+        if not text.strip() or any(not e for e in entries):
+            raise CLIError(f"--wrt {text!r}: expected parameter names or positions separated by commas, e.g. "
+                           f"--wrt {names[0] if names else 'x'}; the parameters of `{sig}` are {', '.join(names)}")
+        chosen = []
+        for e in entries:
+            if re.fullmatch(r"[+-]?\d+", e):
+                i = int(e)
+                if not -len(names) <= i < len(names):
+                    raise CLIError(f"--wrt {e}: `{sig}` has {len(names)} parameter{'s' if len(names) != 1 else ''} "
+                                   f"(positions 0 to {len(names) - 1}: {', '.join(names)})")
+                i %= len(names)
+            elif e in names:
+                i = names.index(e)
+            else:
+                raise CLIError(f"--wrt: `{sig}` has no parameter `{e}`; its parameters are {', '.join(names)}")
+            if i in chosen:
+                raise CLIError(f"--wrt {text!r} names `{names[i]}` twice")
+            chosen.append(i)
+    for i in chosen:
+        p = params[i]
+        default = " (--wrt defaults to the first parameter; choose others with --wrt NAME,...)" if implicit else ""
+        if p.constant:
+            raise CLIError(f"cannot differentiate `{fn.__name__}` with respect to `{p.name}`: {p.describe()}, "
+                           f"which makes it a constant of the generated code, not a floating-point "
+                           f"input{default}")
+        if not _floating(p.value):
+            raise CLIError(f"cannot differentiate `{fn.__name__}` with respect to `{p.name}`: {p.describe()}, "
+                           f"which is not floating-point; give it a float type (f64[...], float) or leave it out "
+                           f"of --wrt{default}")
+    return chosen
+
+
+def _floating(t: T.Type) -> bool:
+    """Whether `t` can carry a gradient: a float or complex array or scalar, a container holding
+    one, or an unknown type."""
+    if isinstance(t, T.ArrayType):
+        return t.dtype[0] in "fc"
+    if isinstance(t, T.ScalarType):
+        return t.kind in ("float", "complex")
+    if isinstance(t, T.TupleType):
+        return any(_floating(e) for e in t.elems)
+    if isinstance(t, T.ListType):
+        return _floating(t.elem)
+    if isinstance(t, T.DictType):
+        return _floating(t.value) or any(_floating(f) for _, f in t.fields or ())
+    return isinstance(t, T.UnknownType)
+
+
+def _compile(fn, params: list[Param], chosen: list[int], optimize: bool, spec: str):
+    """`compile_adjoint` for these parameters; a failure that a value for an `int`-typed
+    parameter would avoid says so."""
+    types, wrt, constants = _adjoint_inputs(params, chosen)
+    try:
+        return _compile_adjoint(fn, types, wrt, optimize, constants)
+    except WengertError as exc:
+        raise CLIError(f"{exc}{_value_hint(fn, params, chosen, optimize, spec, str(exc))}") from None
+
+
+def _adjoint_inputs(params: list[Param], chosen: list[int]) -> tuple[list, list[int], dict]:
+    """(types of the non-constant parameters, their indices for `wrt`, the constants)."""
+    dynamic = [i for i, p in enumerate(params) if not p.constant]
+    types = [params[i].value for i in dynamic]
+    wrt = [dynamic.index(i) for i in chosen]
+    constants = {p.name: p.value for p in params if p.constant}
+    return types, wrt, constants or None
+
+
+def _value_hint(fn, params: list[Param], chosen: list[int], optimize: bool, spec: str, message: str) -> str:
+    """When `--args` gives an int or bool parameter only its type and compiling failed: whether
+    the same function compiles with a value in its place, told as advice to give the value."""
+    typed = [i for i, p in enumerate(params) if p.given == "--args" and p.index is not None
+             and isinstance(p.value, T.ScalarType) and p.value.kind in ("int", "bool")]
+    if not typed:
+        return ""
+    probe = [dataclasses.replace(p, value=1 if p.value.kind == "int" else True, given="value") if i in typed else p
+             for i, p in enumerate(params)]
+    types, wrt, constants = _adjoint_inputs(probe, chosen)
+    try:
+        _compile_adjoint(fn, types, wrt, optimize, constants)
+    except WengertError as exc:
+        if str(exc) == message:   # the same failure with a value: the value is not the problem
+            return ""
+        definite = False
+    except Exception:
+        return ""
+    else:
+        definite = True
+    names = [params[i].name for i in typed]
+    listed = ", ".join(f"`{n}`" for n in names)
+    kinds = ", ".join(f"{params[i].name}: {params[i].value.text()}" for i in typed)
+    parts = split_top(spec, ",", angle=True)
+    for i in typed:
+        p = params[i]
+        parts[p.index] = f"{p.name}={3 if p.value.kind == 'int' else True}"
+    example = f'--args "{", ".join(parts)}"'
+    if definite:
+        return (f"\n`{fn.__name__}` needs the value of {listed} to generate its code, but --args gives only "
+                f"{'its type' if len(typed) == 1 else 'their types'} ({kinds}): give the value with NAME=VALUE, "
+                f"e.g. {example}")
+    return (f"\nnote: --args gives {listed} only as {'a type' if len(typed) == 1 else 'types'} ({kinds}); if "
+            f"generating the code needs the value (a recursion depth, a shape), give it with NAME=VALUE, "
+            f"e.g. {example}")
+
+
 # ---------------------------------------------------------------------------------------------
 # Errors and output
 # ---------------------------------------------------------------------------------------------
@@ -287,6 +646,8 @@ def _guard(what: str, thunk):
     """Run `thunk`; a `WengertError` becomes its own text, anything else an internal-error note."""
     try:
         return thunk()
+    except click.ClickException:
+        raise
     except WengertError as exc:
         raise CLIError(str(exc)) from None
     except Exception as exc:

@@ -35,8 +35,13 @@ def _wrt_indices(fn, wrt) -> tuple[list[int], bool]:
     return out, many
 
 
+#: compiled adjoints by (function, wrt, optimize, argument signature): shared by every transform
+#: of the same function, so `grad(f)` made twice compiles once
+_COMPILED: dict = {}
+
+
 class _Transform:
-    """Shared machinery: signature-keyed cache of compiled adjoints."""
+    """Shared machinery: the signature-keyed cache of compiled adjoints."""
 
     def __init__(self, fn, wrt, optimize: bool, verbose: int):
         functools.update_wrapper(self, fn)
@@ -44,7 +49,6 @@ class _Transform:
         self.wrt, self.many = _wrt_indices(fn, wrt)
         self.optimize = optimize
         self.verbose = verbose
-        self.cache: dict = {}
         self.last: Compiled | None = None
 
     def compiled(self, args: tuple, kwargs: dict) -> tuple[Compiled, list]:
@@ -57,13 +61,13 @@ class _Transform:
         dynamic = [v for v, c in zip(values, constant) if not c]
         types = [as_type(v) for v in dynamic]
         constants = {names[i]: v for i, (v, c) in enumerate(zip(values, constant)) if c}
-        key = (tuple(types), tuple(sorted(constants.items())))
-        if key not in self.cache:
+        key = (self.fn, tuple(self.wrt), self.optimize, tuple(types), tuple(sorted(constants.items())))
+        if key not in _COMPILED:
             wrt = [i - sum(constant[:i]) for i in self.wrt]
-            self.cache[key] = compile_adjoint(self.fn, types, wrt, self.optimize, constants)
+            _COMPILED[key] = compile_adjoint(self.fn, types, wrt, self.optimize, constants)
             if self.verbose:
-                print(self.cache[key].source)
-        self.last = self.cache[key]
+                print(_COMPILED[key].source)
+        self.last = _COMPILED[key]
         return self.last, dynamic
 
     @property
