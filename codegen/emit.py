@@ -61,6 +61,7 @@ class Emitter:
         self.taken: set = set(NAMESPACE) | set(BUILTINS.values()) | {"print", "sum", "dict", "list", "tuple"}
         self.lines: list[str] = []
         self.globals: dict = dict(NAMESPACE)
+        self.helpers: set = set()   # primitive implementations the code calls by name
         self.uses = _use_counts(fn.body)
         self.temporaries: dict[str, str] = {}
         self.inline: dict[int, str] = {}     # folded temporaries: their expression, read once
@@ -105,10 +106,11 @@ class Emitter:
 
     def helper(self, prim: P.Primitive) -> str:
         """The name generated code calls a primitive's own implementation by."""
-        name = "".join(c if c.isalnum() or c == "_" else "_" for c in prim.name)
-        name = name + "_" if keyword.iskeyword(name) else name
-        self.globals[name] = prim.impl
-        return name
+        if not prim.name.isidentifier() or keyword.iskeyword(prim.name):
+            raise ValueError(f"primitive name {prim.name!r} cannot be imported by generated code")
+        self.globals[prim.name] = prim.impl
+        self.helpers.add(prim.name)
+        return prim.name
 
     # -- statements ---------------------------------------------------------------------------------
     def emit(self, depth: int, text: str, op: Op | None = None) -> None:
@@ -404,7 +406,10 @@ def emit_function(fn: Function, name: str, files: dict | None = None, doc: str =
     text = emitter.function(name)
     if doc:
         text = text.replace(":\n", f":\n    {literal(doc)}\n", 1)
-    source = _normalise(text)
+    imports = "import math\n\nimport numpy as np\n"
+    if emitter.helpers:
+        imports += f"from wengert.runtime.generated import {', '.join(sorted(emitter.helpers))}\n"
+    source = imports + "\n\n" + _normalise(text)
     digest = hashlib.sha1(source.encode()).hexdigest()[:10]
     filename = f"<wengert {name} {digest}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)

@@ -24,6 +24,12 @@ class Compiled:
     output_type: T.Type
 
 
+def python_identifier(name: str) -> str:
+    """`<lambda>` -> `lambda_`, `outer.inner` -> `outer_inner`: a name generated code may use."""
+    out = "".join(c if c.isalnum() or c == "_" else "_" for c in name).strip("_") or "function"
+    return out if not out[0].isdigit() and out not in ("lambda",) else f"{out}_"
+
+
 def source_files(module: Module) -> dict:
     """Base name -> path of every file the module's functions come from (to quote user lines)."""
     files = {}
@@ -50,12 +56,12 @@ def compile_adjoint(fn, arg_types: list, wrt: list[int], optimize: bool = True,
                 f"{entry.source}: cannot differentiate `{entry.name}` with respect to `{name}`: it is {t.text()}, "
                 "not a floating-point value; pass floats (e.g. np.asarray(x, float)) or leave it out of wrt")
     output_type = entry.body.yields[0].type if hasattr(entry.body.yields[0], "type") else T.UNKNOWN
-    adjoint(entry, wrt)
+    adjoint(entry, wrt, files)
     verify(flat)
     if optimize:
         run_optimizer(entry)
     verify(flat)
-    name = f"{entry.name.replace('.', '_')}_adjoint"
+    name = python_identifier(entry.name) + "_adjoint"
     doc = f"Adjoint of {entry.name}: returns (value, gradient w.r.t. {', '.join(entry.params[i].name for i in wrt)})."
     source, compiled = emit_function(entry, name, files, doc)
     return Compiled(source, compiled, flat, output_type or T.UNKNOWN)

@@ -19,9 +19,15 @@ from .build import Builder, Namer, as_operand, is_temporary, python_value
 from .inline import NotDifferentiableError, all_names
 
 
-def adjoint(fn: Function, wrt: list[int]) -> Function:
-    """Turn `fn` (inlined, typed) into its adjoint, in place, and return it."""
-    _Reverse(fn, wrt).run()
+def python_identifier(name: str) -> str:
+    out = "".join(c if c.isalnum() or c == "_" else "_" for c in name).strip("_") or "f"
+    return out if not out[0].isdigit() else f"f_{out}"
+
+
+def adjoint(fn: Function, wrt: list[int], files: dict | None = None) -> Function:
+    """Turn `fn` (inlined, typed) into its adjoint, in place, and return it. `files` maps the
+    base names in locations to paths, for error messages."""
+    _Reverse(fn, wrt, files or {}).run()
     return fn
 
 
@@ -112,12 +118,19 @@ def _is_container(t) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 class _Reverse:
-    def __init__(self, fn: Function, wrt: list[int]):
+    def __init__(self, fn: Function, wrt: list[int], files: dict):
         self.fn = fn
+        self.files = files
         self.wrt = wrt
         self.namer = Namer(all_names(fn.body))
         _index_active_loops(fn, varied_values(fn, wrt), self.namer)
         self.varied = varied_values(fn, wrt)
+
+    def where(self, op: Op) -> str:
+        """An op's location as `path:line:col`, like the tracer's errors."""
+        if op.loc is None:
+            return self.fn.source
+        return f"{self.files.get(op.loc.file, op.loc.file)}:{op.loc.line}:{op.loc.col}"
 
     # -- cotangent bookkeeping --------------------------------------------------------------------
     def active(self, x) -> bool:
@@ -156,8 +169,9 @@ class _Reverse:
     def run(self) -> None:
         fn = self.fn
         (out,) = fn.body.yields
-        named = isinstance(out, Value) and not is_temporary(out.name)
-        seed = Value(self.namer.fresh(f"{out.name if named else fn.name.split('.')[-1]}.bar"), type_of_operand(out))
+        base = out.name.split(".")[0] if isinstance(out, Value) else ""
+        named = base.isidentifier() and not is_temporary(base) and base not in ("return", "returned", "break")
+        seed = Value(self.namer.fresh(f"{base if named else python_identifier(fn.name)}.bar"), type_of_operand(out))
         bar: dict = {}
         builder = Builder(fn.body, self.namer)
         if self.active(out):
@@ -196,7 +210,7 @@ class _Reverse:
             isinstance(t, T.ArrayType) and t.dtype[0] in "biu")
         if carries_floats and any(self.active(x) for x in op.operands[1:]):
             raise NotDifferentiableError(
-                f"{op.loc}: a traced value goes through `{op.operands[0].name}`, a call wengert cannot look "
+                f"{self.where(op)}: a traced value goes through `{op.operands[0].name}`, a call wengert cannot look "
                 "into (no gradient would flow through it); use NumPy functions wengert knows, or give the "
                 "function a custom gradient")
 
@@ -216,15 +230,15 @@ class _Reverse:
                 rule = R.vjp_rule(op.kind, i)
                 if rule is None:
                     if not R.has_vjp(op.kind):
-                        raise NotDifferentiableError(f"{op.loc}: no gradient rule for `{op.kind}`")
+                        raise NotDifferentiableError(f"{self.where(op)}: no gradient rule for `{op.kind}`")
                     continue
                 try:
                     ct = rule(g, out, *operands, **op.params)
                 except NotImplementedError as exc:
-                    raise NotDifferentiableError(f"{op.loc}: {exc}") from None
+                    raise NotDifferentiableError(f"{self.where(op)}: {exc}") from None
                 except TypeError as exc:   # a rule that needs a rank or shape the types do not give
                     raise NotDifferentiableError(
-                        f"{op.loc}: cannot differentiate `{op.kind}` here: {exc} (the shape of "
+                        f"{self.where(op)}: cannot differentiate `{op.kind}` here: {exc} (the shape of "
                         f"{', '.join(_describe(o) for o in op.operands)} is not known)") from None
                 self.accumulate(bar, x, ct, builder)
 

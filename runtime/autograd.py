@@ -678,3 +678,112 @@ def check_grad_shape(grad, output, index: int) -> None:
     if tuple(grad.shape) != tuple(output.shape):
         raise RuntimeError(f"Mismatch in shape: grad_output[{index}] has a shape of {Size(grad.shape)} and "
                            f"output[{index}] has a shape of {Size(output.shape)}.")
+
+
+# ---------------------------------------------------------------------------------------------
+# backward and grad
+# ---------------------------------------------------------------------------------------------
+
+_CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and its "
+    "gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid "
+    "this. If you have to use this function, make sure to reset the .grad fields of your parameters to None after "
+    "use to break the cycle and avoid the leak.")
+
+
+def _as_tuple(x) -> tuple:
+    if x is None:
+        return ()
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _root_grads(outputs: tuple, grads: tuple | None, create_graph: bool) -> list:
+    """The seed gradient of each output: the given one (shape-checked, cast to the output's dtype),
+    or ones for a one-element output."""
+    grads = grads if grads else (None,) * len(outputs)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"got {len(grads)} gradients for {len(outputs)} outputs")
+    seeds = []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if g is None:
+            if not out.requires_grad:
+                seeds.append(None)
+                continue
+            if out._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            g = np.ones(out._data.shape, out._data.dtype)
+        elif isinstance(g, Tensor):
+            check_grad_shape(g, out, i)
+            g = g if create_graph else g._data
+        else:
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+        seeds.append(_cast(as_value(g, create_graph), out._data.dtype))
+    return seeds
+
+
+def _check_outputs(outputs: tuple) -> None:
+    for i, out in enumerate(outputs):
+        if not out.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
+             inputs=None) -> None:
+    """Accumulate into `.grad` of the leaves (or of `inputs`) the gradients of `tensors`."""
+    outputs = _as_tuple(tensors)
+    grads = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
+    if inputs is not None and len(_as_tuple(inputs)) == 0:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    inputs = _as_tuple(inputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    seeds = _root_grads(outputs, grads, create_graph)
+    _check_outputs(outputs)
+    if create_graph:
+        import warnings
+        warnings.warn(_CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
+    targets = None
+    if inputs:
+        targets = []
+        for t in inputs:
+            if not t.requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            t.retain_grad()   # a non-leaf input gets its .grad, as PyTorch does
+            targets.append(gradient_edge(t))
+    execute([gradient_edge(t) for t in outputs], seeds, retain_graph, create_graph, accumulate_into=targets)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False) -> tuple:
+    """The gradients of `outputs` with respect to `inputs`, returned (nothing is accumulated)."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
+                         "allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if is_grads_batched:
+        raise NotImplementedError("is_grads_batched=True is not supported by wengert")
+    outs, ins = _as_tuple(outputs), _as_tuple(inputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    seeds = _root_grads(outs, _as_tuple(grad_outputs), create_graph)
+    _check_outputs(outs)
+    for t in ins:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    captured = execute([gradient_edge(t) for t in outs], seeds, retain_graph, create_graph,
+                       capture=[gradient_edge(t) for t in ins])
+    results = []
+    for t, g in zip(ins, captured):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
+                                   "Set allow_unused=True if this is the desired behavior.")
+            results.append(Tensor._wrap(np.zeros(t._data.shape, t._data.dtype)) if materialize_grads else None)
+        elif isinstance(g, Tensor):
+            results.append(g)
+        else:
+            results.append(Tensor._wrap(g if g.flags.writeable else np.array(g)))
+    return tuple(results)

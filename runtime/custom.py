@@ -53,7 +53,8 @@ class CustomVJP:
 
 def _unique_name(qualname: str) -> str:
     """A primitive name from a function's name: `softplus`, then `softplus_2` ..."""
-    base = "".join(c if c.isalnum() or c == "_" else "_" for c in qualname.replace(".<locals>", ""))
+    base = "".join(c if c.isalnum() or c == "_" else "_" for c in qualname.replace(".<locals>", "")).strip("_")
+    base = base if base and not base[0].isdigit() else f"custom_{base}"
     name, k = base, 1
     while name in P.PRIMITIVES:
         k += 1

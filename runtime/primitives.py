@@ -1001,3 +1001,18 @@ def bind(prim: Primitive, *operands, **params):
         return handler[1](prim, operands, params)
     full = {**prim.params, **params}
     return prim.impl(*operands, **full)
+
+
+# --- eager Tensor runtime ---
+# Activations PyTorch has as single operations (one grad_fn each: ReluBackward0, SigmoidBackward0).
+
+def _relu(x):
+    return np.maximum(x, 0)
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+relu = primitive("relu", _relu, shape_rule=elementwise_rule(_relu), doc="max(x, 0)")
+sigmoid = primitive("sigmoid", _sigmoid, shape_rule=elementwise_rule(_sigmoid), doc="1 / (1 + exp(-x))")

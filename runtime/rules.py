@@ -399,3 +399,9 @@ def _extreme_of_values(i: int) -> Callable:
 
 
 VARIADIC_VJP["py_max"] = VARIADIC_VJP["py_min"] = _extreme_of_values
+
+
+# --- eager Tensor runtime ---
+# Both read the result only, as PyTorch's ReluBackward0 / SigmoidBackward0 do.
+defvjp(P.PRIMITIVES["relu"], lambda g, out, x: ops.where(ops.gt(out, 0), g, 0.0))
+defvjp(P.PRIMITIVES["sigmoid"], lambda g, out, x: ops.mul(g, ops.mul(out, ops.sub(1.0, out))))

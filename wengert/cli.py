@@ -134,9 +134,10 @@ gives its type."""
 GRAD_RESULT = """\b
 The generated function (named FUNC_adjoint):
   FUNC_adjoint(*args, out_bar) -> (value, *grads)
-  args     FUNC's parameters in order, without the NAME=VALUE constants
-           (a *args parameter is one tuple)
-  out_bar  the cotangent of FUNC's output: 1.0 for a scalar output gives the gradient
+  args     FUNC's parameters in order, without the constants (NAME=VALUE entries,
+           left-out int and bool parameters); a *args parameter is one tuple
+  out_bar  the cotangent of FUNC's output, shaped like it: 1.0 for a scalar output
+           gives the gradient (for other outputs, a vector-Jacobian product)
   value    FUNC(*args); grads: one per --wrt parameter, in --wrt order, each shaped
            like its parameter
 
@@ -147,6 +148,7 @@ compile and run the same code."""
 
 @main.command(
     "grad",
+    short_help="Print the adjoint (gradient) code of function FUNC defined in FILE.py.",
     help=f"""Print the adjoint (reverse-mode gradient) code of function FUNC defined in FILE.py.
 
 FUNC is loaded as for `wengert ir`. --args gives the argument types the code is generated for;
@@ -466,7 +468,7 @@ def parse_grad_args(spec: str, fn) -> list[Param]:
     varargs = next((p for p in params if p.kind is p.VAR_POSITIONAL), None)
     if len(unnamed) > len(free) and varargs is None:
         raise CLIError(f"--args gives {len(unnamed)} unnamed type{'s' if len(unnamed) != 1 else ''} but `{sig}` "
-                       f"takes {len(free)} more positional argument{'s' if len(free) != 1 else ''}"
+                       f"takes {len(free)}{' more' if named else ''} positional argument{'s' if len(free) != 1 else ''}"
                        f"{' besides ' + ', '.join(f'`{n}`' for n in named) if named else ''}; extra: "
                        f"{', '.join(repr(p) for p in unnamed[len(free):])}")
 

@@ -1,3 +1,8 @@
+import math
+
+import numpy as np
+
+
 def logistic_regression_loss_adjoint(w, b, X, y, logistic_regression_loss_bar):
     """Adjoint of logistic_regression_loss: returns (value, gradient w.r.t. w, b)."""
     # models.py:8: return 1.0 / (1.0 + np.exp(-z))

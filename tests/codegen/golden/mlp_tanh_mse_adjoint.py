@@ -1,3 +1,8 @@
+import math
+
+import numpy as np
+
+
 def mlp_tanh_mse_adjoint(W1, b1, W2, b2, X, Y, mlp_tanh_mse_bar):
     """Adjoint of mlp_tanh_mse: returns (value, gradient w.r.t. W1, b1, W2, b2)."""
     # models.py:54: hidden = np.tanh(X @ W1 + b1)

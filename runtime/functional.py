@@ -1,0 +1,296 @@
+"""PyTorch's module-level functions over the eager Tensor: factories (`tensor`, `ones`, `rand` ...),
+math (`add`, `exp`, `matmul`, `cat` ...) and the random seed.
+
+Each function is a thin call into a Tensor method or `record`, so it records the same graph
+nodes as the method would. Random numbers come from NumPy's generator: `manual_seed` makes
+them reproducible, but they are not PyTorch's numbers.
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from . import dtypes as D
+from . import primitives as P
+from .tensor import Tensor, _as_operand, _dim, _shape_args, record, tensor_from
+
+
+def _tensor(x) -> Tensor:
+    return x if isinstance(x, Tensor) else tensor_from(x)
+
+
+def _leaf(data: np.ndarray, requires_grad: bool) -> Tensor:
+    t = Tensor._wrap(data)
+    if requires_grad:
+        if data.dtype.kind not in "fc":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        t._requires_grad = True
+    return t
+
+
+def _float_dtype(dtype) -> np.dtype:
+    return (D.as_dtype(dtype) if dtype is not None else D.get_default_dtype()).np
+
+
+# ---------------------------------------------------------------------------------------------
+# Factories
+# ---------------------------------------------------------------------------------------------
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+    D.check_device(device)
+    return tensor_from(data, dtype, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    D.check_device(device)
+    if isinstance(data, Tensor):
+        return data if dtype is None else data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or D.as_dtype(dtype).np == data.dtype):
+        return Tensor._wrap(data)
+    return tensor_from(data, dtype)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor sharing memory with `array` (and keeping its dtype)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    return Tensor._wrap(array)
+
+
+def _factory(fill):
+    def make(*size, dtype=None, device=None, requires_grad=False, out=None):
+        D.check_device(device)
+        return _leaf(fill(_shape_args(size), _float_dtype(dtype)), requires_grad)
+    return make
+
+
+zeros = _factory(np.zeros)
+ones = _factory(np.ones)
+empty = _factory(np.zeros)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    D.check_device(device)
+    if dtype is None:
+        dtype = D.as_dtype(D.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor) else fill_value))
+    return _leaf(np.full(_shape_args((size,)), fill_value, D.as_dtype(dtype).np), requires_grad)
+
+
+def _like(fill):
+    def make(input, *, dtype=None, device=None, requires_grad=False):
+        D.check_device(device)
+        d = D.as_dtype(dtype).np if dtype is not None else input._data.dtype
+        return _leaf(fill(input._data.shape, d), requires_grad)
+    return make
+
+
+zeros_like = _like(np.zeros)
+ones_like = _like(np.ones)
+empty_like = _like(np.zeros)
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    d = D.as_dtype(dtype).np if dtype is not None else input._data.dtype
+    return _leaf(np.full(input._data.shape, fill_value, d), requires_grad)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    D.check_device(device)
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        floating = any(isinstance(v, float) for v in (start, end, step))
+        dtype = D.get_default_dtype() if floating else D.int64
+    return _leaf(np.arange(start, end, step).astype(D.as_dtype(dtype).np), requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return _leaf(np.linspace(start, end, steps).astype(_float_dtype(dtype)), requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return _leaf(np.eye(n, m).astype(_float_dtype(dtype)), requires_grad)
+
+
+# ---------------------------------------------------------------------------------------------
+# Random numbers
+# ---------------------------------------------------------------------------------------------
+
+class Generator:
+    """The random state (NumPy's PCG64 underneath)."""
+
+    def __init__(self, device="cpu") -> None:
+        self._seed = 67280421310721
+        self.rng = np.random.default_rng(self._seed)
+
+    def manual_seed(self, seed: int) -> "Generator":
+        self._seed = int(seed)
+        self.rng = np.random.default_rng(self._seed)
+        return self
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def seed(self) -> int:
+        return self.manual_seed(np.random.SeedSequence().entropy % (2 ** 63)).initial_seed()
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed: int) -> Generator:
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def _gen(generator) -> np.random.Generator:
+    return (generator or default_generator).rng
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    D.check_device(device)
+    return _leaf(_gen(generator).random(_shape_args(size)).astype(_float_dtype(dtype)), requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    D.check_device(device)
+    return _leaf(_gen(generator).standard_normal(_shape_args(size)).astype(_float_dtype(dtype)), requires_grad)
+
+
+def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None) -> Tensor:
+    if size is None:
+        low, high, size = 0, low, high
+    return _leaf(_gen(generator).integers(low, high, _shape_args((size,))).astype(
+        D.as_dtype(dtype).np if dtype is not None else np.int64), False)
+
+
+def randperm(n: int, *, generator=None, dtype=None, device=None) -> Tensor:
+    return _leaf(_gen(generator).permutation(n).astype(D.as_dtype(dtype).np if dtype else np.int64), False)
+
+
+def rand_like(input, *, dtype=None, requires_grad=False) -> Tensor:
+    return rand(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randn_like(input, *, dtype=None, requires_grad=False) -> Tensor:
+    return randn(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None) -> Tensor:
+    return randn(*(size or ()), generator=generator) * std + mean
+
+
+# ---------------------------------------------------------------------------------------------
+# Functions of tensors
+# ---------------------------------------------------------------------------------------------
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> int:
+    return input.numel()
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return input.is_floating_point()
+
+
+def _same_rank(tensors: list, what: str) -> None:
+    if not tensors:
+        raise RuntimeError(f"{what}(): expected a non-empty list of Tensors")
+    for t in tensors[1:]:
+        if t.ndim != tensors[0].ndim and what == "torch.cat":
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {tensors[0].ndim} and {t.ndim}")
+
+
+def cat(tensors, dim: int = 0) -> Tensor:
+    tensors = [_tensor(t) for t in tensors]
+    _same_rank(tensors, "torch.cat")
+    return record(P.concatenate, (tensors,), {"axis": _dim(dim, tensors[0].ndim)})
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim: int = 0) -> Tensor:
+    tensors = [_tensor(t) for t in tensors]
+    _same_rank(tensors, "stack")
+    for t in tensors[1:]:
+        if t.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
+                               f"entry 0 and {list(t.shape)} at entry {tensors.index(t)}")
+    return record(P.stack, (tensors,), {"axis": _dim(dim, tensors[0].ndim + 1)})
+
+
+def where(condition, input=None, other=None):
+    if input is None and other is None:
+        return tuple(Tensor._wrap(i) for i in np.nonzero(_tensor(condition)._data))
+    return record(P.where, (_as_operand(condition), _as_operand(input), _as_operand(other)))
+
+
+def einsum(equation: str, *operands) -> Tensor:
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    return record(P.einsum, tuple(operands), {"spec": equation})
+
+
+def pow(input, exponent) -> Tensor:
+    if isinstance(input, Tensor):
+        return input.pow(exponent)
+    return record(P.pow, (input, _tensor(exponent)))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    return builtins.bool(np.allclose(_tensor(input)._data, _tensor(other)._data, rtol, atol, equal_nan))
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
+    return Tensor._wrap(np.isclose(_tensor(input)._data, _tensor(other)._data, rtol, atol, equal_nan))
+
+
+def equal(input, other) -> bool:
+    return input.shape == other.shape and builtins.bool(np.array_equal(input._data, other._data))
+
+
+def softmax(input, dim: int, dtype=None) -> Tensor:
+    return input.softmax(dim)
+
+
+def log_softmax(input, dim: int, dtype=None) -> Tensor:
+    return input.log_softmax(dim)
+
+
+#: functions that are the Tensor method of the same name applied to their first argument
+METHOD_FUNCTIONS = (
+    "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "rsub", "matmul", "mm", "mv",
+    "dot", "outer", "maximum", "minimum", "remainder", "floor_divide", "exp", "exp2", "expm1", "log", "log2",
+    "log10", "log1p", "sqrt", "rsqrt", "square", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan",
+    "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "atan2", "sigmoid", "relu",
+    "abs", "absolute", "neg", "negative", "sign", "floor", "ceil", "round", "trunc", "clamp", "clip", "clamp_min",
+    "clamp_max", "sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "std", "var", "norm",
+    "cumsum", "all", "any", "logsumexp", "reshape", "transpose", "swapaxes", "t", "permute", "squeeze",
+    "unsqueeze", "flatten", "ravel", "flip", "roll", "tril", "triu", "chunk", "split", "unbind", "clone",
+    "detach", "masked_fill", "isnan", "isfinite", "logical_not", "logical_and", "logical_or", "logical_xor",
+    "eq", "ne", "lt", "le", "gt", "ge", "greater", "less", "greater_equal", "less_equal", "not_equal", "lerp",
+)
+
+
+def _function(name: str):
+    def function(input, *args, **kwargs):
+        return getattr(_tensor(input), name)(*args, **kwargs)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"torch.{name}(input, ...): input.{name}(...)"
+    return function
+
+
+for _name in METHOD_FUNCTIONS:
+    globals()[_name] = _function(_name)

@@ -1,0 +1,1296 @@
+"""The eager Tensor: a NumPy array with PyTorch's autograd semantics.
+
+Every operation goes through `record(prim, operands, params)`: it runs the primitive's NumPy
+implementation (after PyTorch's type promotion) and, when recording is on and an operand
+requires grad, gives the result a `PrimitiveNode` whose backward is the primitive's rule. In-place
+operations write into the array, bump the version counter that views and `detach()` share, and
+rebase the graph (through `CopySlices` when the tensor is a view of another).
+"""
+from __future__ import annotations
+
+import builtins
+import numbers
+import warnings
+import weakref
+
+import numpy as np
+
+from . import autograd as A
+from . import dtypes as D
+from . import grad_mode
+from . import primitives as P
+from . import tensor_names as N
+from .rules import vjp_rule
+
+# ---------------------------------------------------------------------------------------------
+# Type promotion
+# ---------------------------------------------------------------------------------------------
+
+#: "promote": PyTorch's result type of the operands; "float": the same, but integers give the
+#: default float dtype (exp of a long tensor is a float tensor)
+PROMOTION = {name: "promote" for name in (
+    "add", "sub", "mul", "pow", "maximum", "minimum", "mod", "floordiv", "lt", "le", "gt", "ge", "eq", "ne",
+    "logical_and", "logical_or", "logical_xor", "bitand", "bitor", "bitxor", "clip", "where")}
+PROMOTION.update({name: "float" for name in (
+    "div", "exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt", "cbrt", "reciprocal", "sin", "cos",
+    "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "sigmoid",
+    "arctan2", "hypot", "logaddexp", "var", "std", "norm")})
+_PY_NUMBERS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
+
+
+def _promote(policy: str, arrays: list, start: int = 0) -> list:
+    """Cast array operands to PyTorch's result dtype; Python numbers stay weak."""
+    dims, zero_dims, scalars = [], [], []
+    for a in arrays[start:]:
+        if isinstance(a, np.ndarray):
+            (dims if a.ndim else zero_dims).append(a.dtype)
+        elif isinstance(a, _PY_NUMBERS):
+            scalars.append(D.scalar_dtype(a))
+    if not dims and not zero_dims:
+        return arrays
+    target = D.result_type(dims, zero_dims, scalars)
+    if policy == "float" and target.kind in "biu":
+        target = D.get_default_dtype().np
+    return [a.astype(target) if isinstance(a, np.ndarray) and a.dtype != target and i >= start else a
+            for i, a in enumerate(arrays)]
+
+
+def _broadcast_error(arrays: list) -> RuntimeError | None:
+    """PyTorch's message for two shapes that do not broadcast."""
+    shapes = [a.shape for a in arrays if isinstance(a, np.ndarray)]
+    if len(shapes) < 2:
+        return None
+    a, b = shapes[0], shapes[1]
+    ndim = max(len(a), len(b))
+    for i in range(ndim - 1, -1, -1):
+        offset = ndim - 1 - i
+        sa = a[len(a) - 1 - offset] if len(a) - 1 - offset >= 0 else 1
+        sb = b[len(b) - 1 - offset] if len(b) - 1 - offset >= 0 else 1
+        if sa != sb and sa != 1 and sb != 1:
+            return RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
+                                f"non-singleton dimension {i}")
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Recording
+# ---------------------------------------------------------------------------------------------
+
+class _Version:
+    """The version counter: bumped by every in-place change, shared by views and detach()."""
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+class TensorList(list):
+    """A list of Tensors (the gradients of a node with several results) that `bind` dispatches
+    to the Tensor runtime, so a rule like `ops.concatenate(g)` records a graph."""
+
+    @staticmethod
+    def __wengert_bind__(prim, operands, params):
+        return record(prim, operands, params)
+
+    __wengert_priority__ = 10
+
+
+def _needs_grad(t) -> bool:
+    return t._requires_grad or t._grad_fn is not None or (t._base is not None and t.grad_fn is not None)
+
+
+def _unwrap(o):
+    """An operand as NumPy sees it; numpy scalars become Python numbers (weak, as in PyTorch)."""
+    if isinstance(o, Tensor):
+        return o._data
+    if type(o) in (list, tuple, TensorList) and o and any(isinstance(e, Tensor) for e in o):
+        return [e._data if isinstance(e, Tensor) else e for e in o]
+    if isinstance(o, np.generic):
+        return o.item()
+    return o
+
+
+def _any_requires_grad(operands) -> bool:
+    for o in operands:
+        if isinstance(o, Tensor):
+            if _needs_grad(o):
+                return True
+        elif type(o) in (list, tuple, TensorList):
+            if any(isinstance(e, Tensor) and _needs_grad(e) for e in o):
+                return True
+    return False
+
+
+def _wrap_result(result):
+    if isinstance(result, np.ndarray):
+        return Tensor._wrap(result)
+    if isinstance(result, np.generic):
+        return Tensor._wrap(np.asarray(result))
+    if isinstance(result, list) and result and all(isinstance(r, np.ndarray) for r in result):
+        return TensorList(Tensor._wrap(r) for r in result)
+    return result
+
+
+def _compute(prim, arrays: list, params: dict):
+    policy = PROMOTION.get(prim.name)
+    if policy is not None:
+        arrays = _promote(policy, arrays, 1 if prim.name == "where" else 0)
+    try:
+        with np.errstate(all="ignore"):
+            return prim.impl(*arrays, **params)
+    except ValueError as e:
+        if "broadcast" in str(e):
+            error = _broadcast_error(arrays)
+            if error is not None:
+                raise error from None
+        raise
+    except IndexError as e:
+        raise IndexError(str(e).replace("for axis", "for dimension")) from None
+
+
+def _is_identity(prim, operands) -> bool:
+    """sum_to / broadcast_to to the shape the operand already has: nothing to compute or record."""
+    return (prim is P.sum_to or prim is P.broadcast_to) and isinstance(operands[0], Tensor) and \
+        tuple(operands[0]._data.shape) == tuple(operands[1])
+
+
+VIEW_PRIMS = {"reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "getitem",
+              "broadcast_to"}
+
+
+def record(prim, operands: tuple, params: dict | None = None, name: str | None = None):
+    """Apply `prim` to operands that may be Tensors; record a node when a gradient can flow."""
+    full = {**prim.params, **params} if params else prim.params
+    if _is_identity(prim, operands):
+        return operands[0]
+    arrays = [_unwrap(o) for o in operands]
+    out = _wrap_result(_compute(prim, arrays, full))
+    if not isinstance(out, (Tensor, TensorList)):
+        return out
+    if prim.name in VIEW_PRIMS and isinstance(operands[0], Tensor):
+        _mark_view(out, operands[0], prim, operands[1:], full)
+    if grad_mode.is_grad_enabled() and (prim.differentiable or prim.name in N.ZERO_GRADIENT) and \
+            _any_requires_grad(operands):
+        outs = list(out) if isinstance(out, TensorList) else [out]
+        node = make_node(prim, full, operands, outs, name, several=isinstance(out, TensorList))
+        for k, t in enumerate(outs):
+            t._grad_fn, t._output_nr = node, k
+            if t._base is not None:
+                t._view_source = t._base._grad_fn
+    return out
+
+
+def _meta(t) -> tuple:
+    return (t._data.shape, t._data.dtype)
+
+
+def _has_slot(prim, i: int) -> bool:
+    if prim.name in N.ZERO_GRADIENT:
+        return i == 0
+    return vjp_rule(prim.name, i) is not None
+
+
+def _keep(o, saved: bool):
+    """How a node keeps an operand: saved (checked and freed), as a stand-in, or as it is."""
+    if isinstance(o, Tensor):
+        return A.SavedTensor(o) if saved else A.stand_in(*_meta(o))
+    if type(o) in (list, tuple, TensorList) and o and any(isinstance(e, Tensor) for e in o):
+        return [_keep(e, saved) for e in o]
+    if saved and isinstance(o, (numbers.Number, np.ndarray, np.generic)):
+        return A.SavedValue(o.item() if isinstance(o, np.generic) else o)
+    return o.item() if isinstance(o, np.generic) else o
+
+
+def make_node(prim, params: dict, operands: tuple, outs: list, name: str | None, several: bool = False):
+    """The PrimitiveNode of `prim` applied to `operands` with results `outs`."""
+    edges, metas, slots, needed = [], [], [], []
+    for i, o in enumerate(operands):
+        if isinstance(o, Tensor):
+            if _has_slot(prim, i):
+                edge = A.gradient_edge(o)
+                edges.append(edge)
+                metas.append(_meta(o))
+                slots.append((i, None))
+                if edge[0] is not None:
+                    needed.append(i)
+        elif type(o) in (list, tuple, TensorList) and o and any(isinstance(e, Tensor) for e in o):
+            if _has_slot(prim, i):
+                for k, e in enumerate(o):
+                    edge = A.gradient_edge(e) if isinstance(e, Tensor) else (None, 0)
+                    edges.append(edge)
+                    metas.append(_meta(e) if isinstance(e, Tensor) else ((), np.dtype(np.float32)))
+                    slots.append((i, k))
+                    if edge[0] is not None and i not in needed:
+                        needed.append(i)
+        elif i == 1 and prim.name in N.SCALAR_SLOTS and isinstance(o, numbers.Number):
+            edges.append((None, 0))
+            metas.append(None)
+            slots.append((i, None))
+    reads = N.reads(prim.name, needed, len(operands))
+    structural = N.STRUCTURAL.get(prim.name, ())
+    index_data = prim.name in ("getitem", "setitem")   # index arrays are saved (IndexBackward0)
+    args = [_keep(o, i not in structural and (i in reads or (index_data and i >= 1 + (prim.name == "setitem")
+                                                                and isinstance(o, np.ndarray))))
+            for i, o in enumerate(operands)]
+    if name is None:
+        name = N.node_name(prim.name, operands, params)
+        if prim.name in ("reshape", "ravel") and outs[0]._base is None:
+            name = "UnsafeViewBackward0"   # a reshape that had to copy
+    node = A.node_class(name, A.PrimitiveNode)(tuple(edges), tuple(metas))
+    node.prim, node.params, node.args, node.slots = prim, params, args, slots
+    node.out_meta = [_meta(t) for t in outs] if several else None
+    if "out" in reads:
+        if prim.name in N.RECOMPUTE_OUT:
+            node.out = A.RECOMPUTE
+        elif several:
+            node.out = [A.SavedTensor(t, is_output=True) for t in outs]
+        else:
+            node.out = A.SavedTensor(outs[0], is_output=True)
+    else:
+        node.out = [A.stand_in(*_meta(t)) for t in outs] if several else A.stand_in(*_meta(outs[0]))
+    return node
+
+
+def _mark_view(out, x, prim, extra: tuple, params: dict) -> None:
+    """Make `out` a view of `x`'s base when NumPy returned a view: they share data and version."""
+    if not isinstance(out, Tensor) or not np.may_share_memory(out._data, x._data):
+        return
+    base = x._base if x._base is not None else x
+    out._base = base
+    out._vc = x._vc
+    step = A.ViewStep(prim, tuple(_unwrap(e) for e in extra), params, _meta(x), _meta(out))
+    out._view_steps = x._view_steps + (step,)
+    out._view_source = base._grad_fn
+
+
+# ---------------------------------------------------------------------------------------------
+# In-place operations
+# ---------------------------------------------------------------------------------------------
+
+def _check_inplace(t) -> None:
+    base = t._base
+    if base is not None and base._grad_fn is None and base._requires_grad:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if t._grad_fn is None and t._requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def inplace(t, prim, operands: tuple, params: dict | None = None, name: str | None = None, cast: bool = False):
+    """Apply `prim` to `operands` (operands[0] is `t`) and write the result into `t`."""
+    recording = grad_mode.is_grad_enabled()
+    if recording:
+        _check_inplace(t)
+    full = {**prim.params, **params} if params else prim.params
+    result = np.asarray(_compute(prim, [_unwrap(o) for o in operands], full))
+    if not cast and not D.can_cast(result.dtype, t._data.dtype):
+        raise RuntimeError(f"result type {D.type_name(result.dtype)} can't be cast to the desired output type "
+                           f"{D.type_name(t._data.dtype)}")
+    if result.shape != t._data.shape:
+        if np.broadcast_shapes(result.shape, t._data.shape) != t._data.shape:
+            raise RuntimeError(f"output with shape {A._sizes(t._data.shape)} doesn't match the broadcast shape "
+                               f"{A._sizes(np.broadcast_shapes(result.shape, t._data.shape))}")
+    recording = recording and (prim.differentiable or prim.name in N.ZERO_GRADIENT) and _any_requires_grad(operands)
+    if recording:
+        before = _before_inplace(t, prim, operands)
+    np.copyto(t._data, result, casting="unsafe")
+    t._vc.value += 1
+    if recording:
+        node = make_node(prim, full, (before,) + tuple(operands[1:]), [t], name)
+        _rebase(t, node)
+    return t
+
+
+def _before_inplace(t, prim, operands):
+    """A Tensor standing for `t`'s value before the in-place operation: connected to `t`'s
+    current graph, holding a copy of the data only when the rules read it."""
+    fn, nr = A.gradient_edge(t) if _needs_grad(t) else (None, 0)
+    needed = [i for i, o in enumerate(operands) if isinstance(o, Tensor) and _needs_grad(o)]
+    read = 0 in N.reads(prim.name, needed, len(operands))
+    before = Tensor._wrap(t._data.copy() if read else A.stand_in(*_meta(t)), grad_fn=fn, output_nr=nr)
+    if fn is None:
+        before._requires_grad = False
+    return before
+
+
+def _rebase(t, node) -> None:
+    """`t` now comes out of `node`; a view's base gets a CopySlices around it."""
+    if t._base is None:
+        t._grad_fn, t._output_nr = node, 0
+        if t._retains_grad:
+            node.retain_grad_of(t)
+        return
+    base = t._base
+    copy_slices = A.CopySlices(A.gradient_edge(base) if _needs_grad(base) else (None, 0), _meta(base),
+                               t._view_steps, node)
+    base._grad_fn, base._output_nr = copy_slices, 0
+    replay = A.node_class("AsStridedBackward0", A.ViewReplay)(((copy_slices, 0),), (_meta(base),))
+    replay.steps = t._view_steps
+    t._grad_fn, t._output_nr, t._view_source = replay, 0, copy_slices
+
+
+# ---------------------------------------------------------------------------------------------
+# Indexing
+# ---------------------------------------------------------------------------------------------
+
+_BASIC = (builtins.int, slice, type(None), type(Ellipsis))
+
+
+def _index_components(key) -> tuple[tuple, bool]:
+    """An index as primitive operands, and whether it is basic (then the result is a view)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    out = []
+    for k in parts:
+        if isinstance(k, Tensor):
+            k = k._data if k._data.ndim or k._data.dtype == np.bool_ else builtins.int(k._data)
+        elif isinstance(k, (list, np.ndarray)):
+            k = np.asarray([e.item() if isinstance(e, Tensor) else e for e in k] if isinstance(k, list) else k)
+        elif isinstance(k, np.integer):
+            k = builtins.int(k)
+        elif isinstance(k, slice):
+            k = slice(*(builtins.int(v) if isinstance(v, (Tensor, np.integer)) else v
+                        for v in (k.start, k.stop, k.step)))
+        out.append(k)
+    basic = all(isinstance(k, _BASIC) and not isinstance(k, builtins.bool) for k in out)
+    if basic and not any(k is Ellipsis for k in out):
+        out.append(Ellipsis)   # x[0] then is a 0-d view sharing memory, as in PyTorch
+    return tuple(out), basic
+
+
+def _dim(d: int, ndim: int) -> int:
+    """A dimension index, checked and made non-negative, with PyTorch's message."""
+    lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if not lo <= d <= hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {d})")
+    return d % builtins.max(ndim, 1)
+
+
+def _dims(dim, ndim: int):
+    if dim is None:
+        return None
+    if isinstance(dim, (list, tuple)):
+        return tuple(_dim(d, ndim) for d in dim)
+    return _dim(dim, ndim)
+
+
+def _shape_args(args) -> tuple:
+    if len(args) == 1 and isinstance(args[0], (tuple, list, D.Size)):
+        return tuple(builtins.int(s) for s in args[0])
+    return tuple(builtins.int(s) for s in args)
+
+
+def _infer_shape(shape: tuple, numel: int) -> tuple:
+    """Resolve one -1 in a view/reshape shape, with PyTorch's message for a bad shape."""
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if shape.count(-1) == 1 and known and numel % known == 0:
+        return tuple(numel // known if s == -1 else s for s in shape)
+    if shape.count(-1) == 0 and known == numel:
+        return shape
+    raise RuntimeError(f"shape '{A._sizes(shape)}' is invalid for input of size {numel}")
+
+
+def _as_operand(x):
+    """A Python number stays a number (weak in promotion); sequences and arrays become Tensors."""
+    if isinstance(x, (Tensor, numbers.Number)):
+        return x
+    if isinstance(x, np.generic):
+        return x.item()
+    return tensor_from(x)
+
+
+def tensor_from(data, dtype=None, requires_grad: bool = False, copy: bool = True):
+    """torch.tensor: a new leaf from nested sequences, numbers, arrays or Tensors."""
+    if isinstance(data, Tensor):
+        data = data._data
+    elif isinstance(data, (list, tuple)):
+        data = _nested(data)
+    if dtype is not None:
+        arr = np.array(data, dtype=D.as_dtype(dtype).np, copy=copy or None)
+    else:
+        arr = np.array(data, copy=copy or None)
+        if arr.dtype.kind == "f" and not isinstance(data, np.ndarray):
+            arr = arr.astype(D.get_default_dtype().np)
+        elif arr.dtype.kind == "c" and not isinstance(data, np.ndarray):
+            arr = arr.astype(np.complex64 if D.get_default_dtype() is D.float32 else np.complex128)
+        elif arr.dtype.kind in "iu" and not isinstance(data, np.ndarray):
+            arr = arr.astype(np.int64)
+        elif arr.dtype == np.float64 and isinstance(data, np.ndarray):
+            pass   # from_numpy keeps float64, like torch.tensor(ndarray)
+        elif arr.size == 0 and arr.dtype.kind == "f":
+            arr = arr.astype(D.get_default_dtype().np)
+    if arr.dtype not in D._BY_NUMPY:
+        raise TypeError(f"can't convert np.ndarray of type {arr.dtype}")
+    t = Tensor._wrap(arr)
+    if requires_grad:
+        if arr.dtype.kind not in "fc":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        t._requires_grad = True
+    return t
+
+
+def _nested(data):
+    """Nested sequences whose items may be Tensors or numpy scalars, as plain Python values."""
+    if isinstance(data, Tensor):
+        return data._data.tolist()
+    if isinstance(data, (list, tuple)):
+        return [_nested(d) for d in data]
+    return data
+
+
+# ---------------------------------------------------------------------------------------------
+# The Tensor
+# ---------------------------------------------------------------------------------------------
+
+_NONLEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
+    "populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf "
+    "Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure "
+    "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
+
+
+class _ReturnTypes(tuple):
+    """A named pair like torch.return_types.max(values=..., indices=...)."""
+    _name = "max"
+
+    def __new__(cls, values, indices, name):
+        self = super().__new__(cls, (values, indices))
+        self._name = name
+        return self
+
+    values = property(lambda self: self[0])
+    indices = property(lambda self: self[1])
+
+    def __repr__(self) -> str:
+        return f"torch.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+def _method(prim, name: str | None = None, reverse: bool = False):
+    """A Tensor method applying a primitive to the tensor and the other operands."""
+    def method(self, *others):
+        if any(o is None for o in others):
+            return NotImplemented   # `t == None` is False, as for any object
+        operands = (self,) + tuple(_as_operand(o) for o in others)
+        return record(prim, operands[::-1] if reverse else operands, None, name)
+    method.__name__ = prim.name
+    return method
+
+
+def _inplace_method(prim, name: str | None = None):
+    def method(self, *others):
+        return inplace(self, prim, (self,) + tuple(_as_operand(o) for o in others), None, name)
+    method.__name__ = prim.name + "_"
+    return method
+
+
+class Tensor:
+    """A NumPy array with autograd: see the module docstring."""
+    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_vc", "_base", "_view_steps",
+                 "_view_source", "_retains_grad", "_hooks", "_post_acc_hooks", "_acc_ref", "__dict__",
+                 "__weakref__")
+    __wengert_priority__ = 10
+    __array_priority__ = 1000
+    __wengert_bind__ = staticmethod(lambda prim, operands, params: record(prim, operands, params))
+
+    def __init__(self, *args, dtype=None, device=None) -> None:
+        """torch.Tensor(data) (float32), or torch.Tensor(*sizes) (zeros)."""
+        D.check_device(device)
+        if args and all(isinstance(a, builtins.int) for a in args):
+            data = np.zeros(args, (D.as_dtype(dtype) if dtype else D.get_default_dtype()).np)
+        else:
+            data = np.array(_nested(args[0]) if args else [],
+                            dtype=(D.as_dtype(dtype) if dtype else D.get_default_dtype()).np)
+        Tensor._init(self, data)
+
+    @staticmethod
+    def _init(t, data, grad_fn=None, output_nr=0, vc=None) -> None:
+        t._data = data
+        t._requires_grad = False
+        t._grad_fn = grad_fn
+        t._output_nr = output_nr
+        t._grad = None
+        t._vc = vc if vc is not None else _Version()
+        t._base = None
+        t._view_steps = ()
+        t._view_source = None
+        t._retains_grad = False
+        t._hooks = None
+        t._post_acc_hooks = None
+        t._acc_ref = None
+
+    @classmethod
+    def _wrap(cls, data: np.ndarray, grad_fn=None, output_nr: int = 0, vc=None) -> "Tensor":
+        """A Tensor over `data` (no copy)."""
+        t = object.__new__(cls)
+        Tensor._init(t, data, grad_fn, output_nr, vc)
+        return t
+
+    # -- autograd state ----------------------------------------------------------------------
+
+    @property
+    def grad_fn(self):
+        base = self._base
+        if base is not None and self._view_source is not base._grad_fn and _needs_grad(base):
+            # the base changed in place since this view's node was made: take the view again
+            replay = A.node_class("AsStridedBackward0", A.ViewReplay)((A.gradient_edge(base),), (_meta(base),))
+            replay.steps = self._view_steps
+            self._grad_fn, self._output_nr, self._view_source = replay, 0, base._grad_fn
+        return self._grad_fn
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad or self.grad_fn is not None
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if self.grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use "
+                                   "a computed variable in a subgraph that doesn't require differentiation use "
+                                   "var_no_grad = var.detach().")
+            return self
+        if requires_grad and self._data.dtype.kind not in "fc":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = builtins.bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        if self._grad is None and self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(_NONLEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def retain_grad(self) -> None:
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        self._retains_grad = True
+        self.grad_fn.retain_grad_of(self)
+
+    @property
+    def _version(self) -> int:
+        return self._vc.value
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    def _accumulator(self):
+        """This leaf's AccumulateGrad node (the same one while any graph holds it)."""
+        acc = self._acc_ref() if self._acc_ref is not None else None
+        if acc is None:
+            acc = A.AccumulateGrad(self)
+            self._acc_ref = weakref.ref(acc)
+        return acc
+
+    def register_hook(self, hook):
+        """`hook(grad)` runs when this tensor's gradient is computed; a returned Tensor replaces it."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = A.HookDict()
+            return A.add_hook(self._hooks, hook)
+        return A.add_hook(self.grad_fn.tensor_hooks(self._output_nr), hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = A.HookDict()
+        return A.add_hook(self._post_acc_hooks, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
+        A.backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph,
+                   inputs=inputs)
+
+    def detach(self) -> "Tensor":
+        """The same data and version counter, outside the graph."""
+        return Tensor._wrap(self._data, vc=self._vc)
+
+    def detach_(self) -> "Tensor":
+        if self._base is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using "
+                               "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as "
+                               "True, gradients are views of DDP buckets, and hence detach_() cannot be called on "
+                               "these gradients. To fix this error, please refer to the Optimizer.zero_grad() "
+                               "function in torch/optim/optimizer.py as the solution.")
+        self._grad_fn, self._requires_grad, self._output_nr = None, False, 0
+        return self
+
+    @property
+    def data(self) -> "Tensor":
+        """The same data, outside the graph and with its own version counter."""
+        return Tensor._wrap(self._data)
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        self._data = value._data
+
+    # -- metadata ----------------------------------------------------------------------------
+
+    @property
+    def shape(self) -> D.Size:
+        return D.Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        if dim is None:
+            return D.Size(self._data.shape)
+        return self._data.shape[_dim(dim, self._data.ndim)]
+
+    @property
+    def dtype(self) -> D.dtype:
+        return D.of_array(self._data)
+
+    @property
+    def device(self) -> D.device:
+        return D.CPU
+
+    is_cuda = False
+    is_sparse = False
+    is_quantized = False
+    is_meta = False
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def is_complex(self) -> bool:
+        return self._data.dtype.kind == "c"
+
+    def is_contiguous(self) -> bool:
+        return builtins.bool(self._data.flags.c_contiguous)
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return f"torch.{D.of_array(self._data)._legacy}"
+        return self.to(dtype)
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    __hash__ = object.__hash__
+
+    # -- conversion --------------------------------------------------------------------------
+
+    def numpy(self, force: bool = False) -> np.ndarray:
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                               "instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        data = self.numpy()
+        return data if dtype is None else data.astype(dtype)
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.reshape(()).item()
+
+    def _scalar(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.reshape(()).item()
+
+    def __float__(self) -> float:
+        return builtins.float(self._scalar())
+
+    def __int__(self) -> int:
+        return builtins.int(self._scalar())
+
+    def __complex__(self) -> complex:
+        return builtins.complex(self._scalar())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return builtins.int(self._scalar())
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return builtins.bool(self._data.reshape(()).item())
+
+    def to(self, *args, **kwargs) -> "Tensor":
+        """to(dtype), to(device), to(other): a converted copy, or self when nothing changes."""
+        dtype = kwargs.pop("dtype", None)
+        for a in args:
+            if isinstance(a, Tensor):
+                dtype = a.dtype
+            elif isinstance(a, (str, D.device)):
+                D.check_device(a)
+            elif a is not None:
+                dtype = a
+        D.check_device(kwargs.pop("device", None))
+        if dtype is None or D.as_dtype(dtype).np == self._data.dtype:
+            return self
+        return record(P.astype, (self,), {"dtype": D.as_dtype(dtype).np})
+
+    def float(self) -> "Tensor":
+        return self.to(D.float32)
+
+    def double(self) -> "Tensor":
+        return self.to(D.float64)
+
+    def half(self) -> "Tensor":
+        return self.to(D.float16)
+
+    def long(self) -> "Tensor":
+        return self.to(D.int64)
+
+    def int(self) -> "Tensor":
+        return self.to(D.int32)
+
+    def bool(self) -> "Tensor":
+        return self.to(D.bool_)
+
+    def type_as(self, other: "Tensor") -> "Tensor":
+        return self.to(other.dtype)
+
+    def cpu(self) -> "Tensor":
+        return self
+
+    def cuda(self, *args, **kwargs):
+        raise AssertionError("Torch not compiled with CUDA enabled")
+
+    def clone(self) -> "Tensor":
+        return record(P.copy, (self,))
+
+    def contiguous(self) -> "Tensor":
+        return self if self._data.flags.c_contiguous else self.clone()
+
+    def new_tensor(self, data, dtype=None, requires_grad=False) -> "Tensor":
+        return tensor_from(data, dtype or self.dtype, requires_grad)
+
+    def new_zeros(self, *size, dtype=None) -> "Tensor":
+        return Tensor._wrap(np.zeros(_shape_args(size), (D.as_dtype(dtype) if dtype else self.dtype).np))
+
+    def new_ones(self, *size, dtype=None) -> "Tensor":
+        return Tensor._wrap(np.ones(_shape_args(size), (D.as_dtype(dtype) if dtype else self.dtype).np))
+
+    def new_full(self, size, fill_value, dtype=None) -> "Tensor":
+        return Tensor._wrap(np.full(_shape_args((size,)), fill_value, (D.as_dtype(dtype) if dtype else self.dtype).np))
+
+    def new_empty(self, *size, dtype=None) -> "Tensor":
+        return self.new_zeros(*size, dtype=dtype)
+
+    # -- printing ----------------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        from .printing import tensor_repr
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    # -- NumPy interoperation: NumPy functions applied to Tensors record the graph -------------
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        binding = P.lookup_callable(ufunc)
+        if method != "__call__" or binding is None or binding.unsupported(inputs, kwargs):
+            return NotImplemented
+        operands, params = binding.split(inputs, kwargs)
+        return record(binding.prim, tuple(operands), params)
+
+    def __array_function__(self, func, types, args, kwargs):
+        binding = P.lookup_callable(func)
+        if binding is None or binding.unsupported(args, kwargs):
+            # a NumPy function with no primitive: it sees plain arrays (no graph through it)
+            return func(*_plain(args), **_plain(kwargs))
+        operands, params = binding.split(args, kwargs)
+        return record(binding.prim, tuple(operands), params)
+
+    # -- arithmetic ----------------------------------------------------------------------------
+
+    __add__ = __radd__ = _method(P.add)
+    __sub__ = _method(P.sub)
+    __rsub__ = _method(P.sub, reverse=True)
+    __mul__ = __rmul__ = _method(P.mul)
+    __truediv__ = _method(P.div)
+    __floordiv__ = _method(P.floordiv)
+    __rfloordiv__ = _method(P.floordiv, reverse=True)
+    __mod__ = _method(P.mod)
+    __rmod__ = _method(P.mod, reverse=True)
+    __pow__ = _method(P.pow)
+    __rpow__ = _method(P.pow, reverse=True)
+    __matmul__ = _method(P.matmul)
+    __rmatmul__ = _method(P.matmul, reverse=True)
+    __neg__ = neg = negative = _method(P.neg)
+    __abs__ = abs = absolute = _method(P.absolute)
+    __lt__ = lt = less = _method(P.PRIMITIVES["lt"])
+    __le__ = le = less_equal = _method(P.PRIMITIVES["le"])
+    __gt__ = gt = greater = _method(P.PRIMITIVES["gt"])
+    __ge__ = ge = greater_equal = _method(P.PRIMITIVES["ge"])
+    __eq__ = eq = _method(P.PRIMITIVES["eq"])
+    __ne__ = ne = not_equal = _method(P.PRIMITIVES["ne"])
+    __and__ = __rand__ = _method(P.PRIMITIVES["bitand"])
+    __or__ = __ror__ = _method(P.PRIMITIVES["bitor"])
+    __xor__ = __rxor__ = _method(P.PRIMITIVES["bitxor"])
+    __invert__ = _method(P.PRIMITIVES["invert"])
+
+    def __pos__(self) -> "Tensor":
+        return self
+
+    def __rtruediv__(self, other) -> "Tensor":
+        return self.reciprocal() * other   # as PyTorch: 1 / x is reciprocal, then mul
+
+    def __iadd__(self, other):
+        return self.add_(other)
+
+    def __isub__(self, other):
+        return self.sub_(other)
+
+    def __imul__(self, other):
+        return self.mul_(other)
+
+    def __itruediv__(self, other):
+        return self.div_(other)
+
+    def __ipow__(self, other):
+        return self.pow_(other)
+
+    def add(self, other, *, alpha=1) -> "Tensor":
+        return record(P.add, (self, _as_operand(other) if alpha == 1 else _as_operand(other) * alpha))
+
+    def sub(self, other, *, alpha=1) -> "Tensor":
+        return record(P.sub, (self, _as_operand(other) if alpha == 1 else _as_operand(other) * alpha))
+
+    subtract = sub
+    mul = multiply = _method(P.mul)
+    pow = _method(P.pow)
+    matmul = _method(P.matmul)
+    maximum = _method(P.maximum)
+    minimum = _method(P.minimum)
+    remainder = _method(P.mod)
+    floor_divide = _method(P.floordiv)
+    logical_and = _method(P.PRIMITIVES["logical_and"])
+    logical_or = _method(P.PRIMITIVES["logical_or"])
+    logical_xor = _method(P.PRIMITIVES["logical_xor"])
+
+    def div(self, other, *, rounding_mode=None) -> "Tensor":
+        out = record(P.div, (self, _as_operand(other)))
+        if rounding_mode == "floor":
+            return out.floor()
+        if rounding_mode == "trunc":
+            return out.trunc()
+        return out
+
+    divide = true_divide = div
+
+    def rsub(self, other) -> "Tensor":
+        return record(P.sub, (_as_operand(other), self))
+
+    def mm(self, other) -> "Tensor":
+        if self._data.ndim != 2:
+            raise RuntimeError("self must be a matrix")
+        if other._data.ndim != 2:
+            raise RuntimeError("mat2 must be a matrix")
+        return self.matmul(other)
+
+    def mv(self, vec) -> "Tensor":
+        return self.matmul(vec)
+
+    def dot(self, other) -> "Tensor":
+        if self._data.ndim != 1 or other._data.ndim != 1:
+            raise RuntimeError(f"1D tensors expected, but got {self._data.ndim}D and {other._data.ndim}D tensors")
+        return self.matmul(other)
+
+    def outer(self, other) -> "Tensor":
+        return record(P.outer, (self, other))
+
+    # elementwise functions
+    exp = _method(P.exp)
+    exp2 = _method(P.exp2)
+    expm1 = _method(P.expm1)
+    log = _method(P.log)
+    log2 = _method(P.log2)
+    log10 = _method(P.log10)
+    log1p = _method(P.log1p)
+    sqrt = _method(P.sqrt)
+    square = _method(P.square)
+    reciprocal = _method(P.reciprocal)
+    sin = _method(P.sin)
+    cos = _method(P.cos)
+    tan = _method(P.tan)
+    asin = arcsin = _method(P.arcsin)
+    acos = arccos = _method(P.arccos)
+    atan = arctan = _method(P.arctan)
+    sinh = _method(P.sinh)
+    cosh = _method(P.cosh)
+    tanh = _method(P.tanh)
+    asinh = arcsinh = _method(P.arcsinh)
+    acosh = arccosh = _method(P.arccosh)
+    atanh = arctanh = _method(P.arctanh)
+    atan2 = arctan2 = _method(P.arctan2)
+    sign = _method(P.sign)
+    floor = _method(P.floor)
+    ceil = _method(P.ceil)
+    trunc = _method(P.trunc)
+    isnan = _method(P.isnan)
+    isfinite = _method(P.isfinite)
+    logical_not = _method(P.PRIMITIVES["logical_not"])
+
+    def round(self, decimals: int = 0) -> "Tensor":
+        return record(P.round_, (self,), {"decimals": decimals})
+
+    def sigmoid(self) -> "Tensor":
+        return record(P.PRIMITIVES["sigmoid"], (self,))
+
+    def relu(self) -> "Tensor":
+        return record(P.PRIMITIVES["relu"], (self,))
+
+    def rsqrt(self) -> "Tensor":
+        return self.sqrt().reciprocal()
+
+    def clamp(self, min=None, max=None) -> "Tensor":
+        if min is None and max is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        return record(P.clip, (self, -np.inf if min is None else _as_operand(min),
+                               np.inf if max is None else _as_operand(max)))
+
+    clip = clamp
+
+    def clamp_min(self, min) -> "Tensor":
+        return self.clamp(min=min)
+
+    def clamp_max(self, max) -> "Tensor":
+        return self.clamp(max=max)
+
+    def where(self, condition, other) -> "Tensor":
+        return record(P.where, (_as_operand(condition), self, _as_operand(other)))
+
+    def masked_fill(self, mask, value) -> "Tensor":
+        return record(P.where, (_as_operand(mask), _as_operand(value), self), None, "MaskedFillBackward0")
+
+    def lerp(self, end, weight) -> "Tensor":
+        return self + (end - self) * weight
+
+    # -- reductions ----------------------------------------------------------------------------
+
+    def sum(self, dim=None, keepdim: bool = False, *, dtype=None) -> "Tensor":
+        x = self.to(dtype) if dtype is not None else self
+        if x._data.dtype.kind in "biu" and x._data.dtype != np.int64:
+            x = x.to(D.int64)
+        return record(P.PRIMITIVES["sum"], (x,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim})
+
+    def mean(self, dim=None, keepdim: bool = False, *, dtype=None) -> "Tensor":
+        x = self.to(dtype) if dtype is not None else self
+        if x._data.dtype.kind not in "fc":
+            raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point "
+                               f"or complex dtype. Got: {D.type_name(x._data.dtype)}")
+        return record(P.PRIMITIVES["mean"], (x,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim})
+
+    def prod(self, dim=None, keepdim: bool = False) -> "Tensor":
+        return record(P.PRIMITIVES["prod"], (self,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim})
+
+    def _extreme(self, which: str, dim, keepdim: bool):
+        if isinstance(dim, Tensor):   # torch.max(a, b): elementwise
+            return record(P.maximum if which == "max" else P.minimum, (self, dim))
+        if self._data.size == 0 and dim is None:
+            raise RuntimeError(f"{which}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
+        if dim is None:
+            return record(P.PRIMITIVES[which], (self,))
+        axis = _dim(dim, self.ndim)
+        values = record(P.PRIMITIVES[which], (self,), {"axis": axis, "keepdims": keepdim})
+        indices = self.argmax(axis, keepdim) if which == "max" else self.argmin(axis, keepdim)
+        return _ReturnTypes(values, indices, which)
+
+    def max(self, dim=None, keepdim: bool = False):
+        return self._extreme("max", dim, keepdim)
+
+    def min(self, dim=None, keepdim: bool = False):
+        return self._extreme("min", dim, keepdim)
+
+    def amax(self, dim=None, keepdim: bool = False) -> "Tensor":
+        return record(P.PRIMITIVES["max"], (self,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim})
+
+    def amin(self, dim=None, keepdim: bool = False) -> "Tensor":
+        return record(P.PRIMITIVES["min"], (self,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim})
+
+    def argmax(self, dim=None, keepdim: bool = False) -> "Tensor":
+        out = Tensor._wrap(np.asarray(np.argmax(self._data, axis=_dims(dim, self.ndim), keepdims=keepdim)))
+        return out
+
+    def argmin(self, dim=None, keepdim: bool = False) -> "Tensor":
+        return Tensor._wrap(np.asarray(np.argmin(self._data, axis=_dims(dim, self.ndim), keepdims=keepdim)))
+
+    def var(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None) -> "Tensor":
+        ddof = correction if correction is not None else (1 if unbiased else 0)
+        return record(P.var, (self,), {"axis": _dims(dim, self.ndim), "ddof": ddof, "keepdims": keepdim})
+
+    def std(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None) -> "Tensor":
+        ddof = correction if correction is not None else (1 if unbiased else 0)
+        return record(P.std, (self,), {"axis": _dims(dim, self.ndim), "ddof": ddof, "keepdims": keepdim})
+
+    def norm(self, p=2, dim=None, keepdim: bool = False) -> "Tensor":
+        if p not in (2, "fro"):
+            return (self.abs() ** p).sum(dim, keepdim) ** (1.0 / p)
+        return record(P.norm, (self,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim})
+
+    def cumsum(self, dim: int) -> "Tensor":
+        return record(P.cumsum, (self,), {"axis": _dim(dim, self.ndim)})
+
+    def all(self, dim=None, keepdim: bool = False) -> "Tensor":
+        return Tensor._wrap(np.asarray(np.all(self._data, axis=_dims(dim, self.ndim), keepdims=keepdim)))
+
+    def any(self, dim=None, keepdim: bool = False) -> "Tensor":
+        return Tensor._wrap(np.asarray(np.any(self._data, axis=_dims(dim, self.ndim), keepdims=keepdim)))
+
+    def logsumexp(self, dim, keepdim: bool = False) -> "Tensor":
+        m = self.detach().amax(dim, keepdim=True)
+        out = (self - m).exp().sum(dim, keepdim=True).log() + m
+        return out if keepdim else out.squeeze(dim)
+
+    def softmax(self, dim: int) -> "Tensor":
+        e = (self - self.detach().amax(dim, keepdim=True)).exp()
+        return e / e.sum(dim, keepdim=True)
+
+    def log_softmax(self, dim: int) -> "Tensor":
+        return self - self.logsumexp(dim, keepdim=True)
+
+    # -- shapes ----------------------------------------------------------------------------------
+
+    def view(self, *shape) -> "Tensor":
+        if len(shape) == 1 and isinstance(shape[0], D.dtype):
+            raise RuntimeError("view(dtype) is not supported by wengert")
+        target = _infer_shape(_shape_args(shape), self._data.size)
+        out = record(P.reshape, (self, target), None, "ViewBackward0")
+        if out is not self and out._base is None and self._data.size:
+            raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+        return out
+
+    def reshape(self, *shape) -> "Tensor":
+        return record(P.reshape, (self, _infer_shape(_shape_args(shape), self._data.size)))
+
+    def view_as(self, other: "Tensor") -> "Tensor":
+        return self.view(other.shape)
+
+    def reshape_as(self, other: "Tensor") -> "Tensor":
+        return self.reshape(other.shape)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> "Tensor":
+        if self.ndim == 0:
+            return self.reshape(1)
+        s, e = _dim(start_dim, self.ndim), _dim(end_dim, self.ndim)
+        shape = self._data.shape
+        if s == e:
+            return self
+        return self.reshape(shape[:s] + (int(np.prod(shape[s:e + 1])),) + shape[e + 1:])
+
+    def ravel(self) -> "Tensor":
+        return self.reshape(-1)
+
+    def unsqueeze(self, dim: int) -> "Tensor":
+        return record(P.expand_dims, (self,), {"axis": _dim(dim, self.ndim + 1)})
+
+    def squeeze(self, dim=None) -> "Tensor":
+        if dim is None:
+            return record(P.squeeze, (self,))
+        axes = tuple(d for d in np.atleast_1d(_dims(dim, self.ndim)).tolist() if self._data.shape[d] == 1) \
+            if self.ndim else ()
+        if not axes:
+            return record(P.reshape, (self, self._data.shape), None, "SqueezeBackward1") if self.ndim else self
+        return record(P.squeeze, (self,), {"axis": axes if len(axes) > 1 else axes[0]})
+
+    def transpose(self, dim0: int, dim1: int) -> "Tensor":
+        return record(P.swapaxes, (self,), {"axis1": _dim(dim0, self.ndim), "axis2": _dim(dim1, self.ndim)})
+
+    swapaxes = swapdims = transpose
+
+    def t(self) -> "Tensor":
+        if self.ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
+        return record(P.transpose, (self,), None, "TBackward0")
+
+    @property
+    def T(self) -> "Tensor":
+        if self.ndim not in (0, 2):
+            warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+                          "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
+                          "batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
+                          "dimensions of a tensor.", UserWarning, stacklevel=2)
+        return record(P.transpose, (self,))
+
+    @property
+    def mT(self) -> "Tensor":
+        return record(P.swapaxes, (self,), {"axis1": -2, "axis2": -1})
+
+    def permute(self, *dims) -> "Tensor":
+        axes = tuple(_dim(d, self.ndim) for d in _shape_args(dims))
+        return record(P.transpose, (self,), {"axes": axes})
+
+    def expand(self, *sizes) -> "Tensor":
+        sizes = _shape_args(sizes)
+        lead = len(sizes) - self.ndim
+        shape = tuple(self._data.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+        return record(P.broadcast_to, (self, shape))
+
+    def expand_as(self, other: "Tensor") -> "Tensor":
+        return self.expand(other.shape)
+
+    def flip(self, dims) -> "Tensor":
+        return record(P.flip, (self,), {"axis": _dims(tuple(dims) if isinstance(dims, list) else dims, self.ndim)})
+
+    def roll(self, shifts, dims=None) -> "Tensor":
+        return record(P.roll, (self,), {"shift": shifts, "axis": dims})
+
+    def tril(self, diagonal: int = 0) -> "Tensor":
+        return record(P.tril, (self,), {"k": diagonal})
+
+    def triu(self, diagonal: int = 0) -> "Tensor":
+        return record(P.triu, (self,), {"k": diagonal})
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple:
+        size = -(-self._data.shape[_dim(dim, self.ndim)] // chunks)
+        return self.split(size, dim)
+
+    def split(self, split_size, dim: int = 0) -> tuple:
+        dim = _dim(dim, self.ndim)
+        n = self._data.shape[dim]
+        sizes = [split_size] * (n // split_size) + ([n % split_size] if n % split_size else []) \
+            if isinstance(split_size, builtins.int) else list(split_size)
+        out, start = [], 0
+        for s in sizes:
+            out.append(self[(slice(None),) * dim + (slice(start, start + s),)])
+            start += s
+        return tuple(out)
+
+    def unbind(self, dim: int = 0) -> tuple:
+        dim = _dim(dim, self.ndim)
+        return tuple(self[(slice(None),) * dim + (i,)] for i in range(self._data.shape[dim]))
+
+    # -- indexing --------------------------------------------------------------------------------
+
+    def __getitem__(self, key) -> "Tensor":
+        index, _ = _index_components(key)
+        return record(P.getitem, (self,) + index)
+
+    def __setitem__(self, key, value) -> None:
+        index, basic = _index_components(key)
+        if basic:
+            record(P.getitem, (self,) + index).copy_(value)
+        else:
+            inplace(self, P.setitem, (self, _as_operand(value)) + index, None, "IndexPutBackward0", cast=True)
+
+    # -- in-place operations ---------------------------------------------------------------------
+
+    def add_(self, other, *, alpha=1) -> "Tensor":
+        return inplace(self, P.add, (self, _as_operand(other) if alpha == 1 else _as_operand(other) * alpha))
+
+    def sub_(self, other, *, alpha=1) -> "Tensor":
+        return inplace(self, P.sub, (self, _as_operand(other) if alpha == 1 else _as_operand(other) * alpha))
+
+    mul_ = _inplace_method(P.mul)
+    div_ = _inplace_method(P.div)
+    pow_ = _inplace_method(P.pow)
+    exp_ = _inplace_method(P.exp)
+    log_ = _inplace_method(P.log)
+    neg_ = _inplace_method(P.neg)
+    abs_ = _inplace_method(P.absolute)
+    sqrt_ = _inplace_method(P.sqrt)
+    sin_ = _inplace_method(P.sin)
+    cos_ = _inplace_method(P.cos)
+    tanh_ = _inplace_method(P.tanh)
+    floor_ = _inplace_method(P.floor)
+
+    def sigmoid_(self) -> "Tensor":
+        return inplace(self, P.PRIMITIVES["sigmoid"], (self,))
+
+    def relu_(self) -> "Tensor":
+        return inplace(self, P.PRIMITIVES["relu"], (self,))
+
+    def clamp_(self, min=None, max=None) -> "Tensor":
+        if min is None and max is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        return inplace(self, P.clip, (self, -np.inf if min is None else _as_operand(min),
+                                      np.inf if max is None else _as_operand(max)))
+
+    clip_ = clamp_
+
+    def zero_(self) -> "Tensor":
+        return inplace(self, P.zeros_like, (self,), None, "ZeroBackward0")
+
+    def fill_(self, value) -> "Tensor":
+        return inplace(self, P.full_like, (self, _as_operand(value)), None, "FillBackward0", cast=True)
+
+    def copy_(self, src) -> "Tensor":
+        src = _as_operand(src)
+        return inplace(self, P.setitem, (self, src, Ellipsis), None, "CopyBackwards", cast=True)
+
+
+
+def _plain(x):
+    """Arguments with Tensors replaced by their arrays (for NumPy functions wengert cannot record)."""
+    if isinstance(x, Tensor):
+        return x.numpy()
+    if isinstance(x, (list, tuple)):
+        return type(x)(_plain(e) for e in x)
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    return x
+
+
+A.Tensor = Tensor
