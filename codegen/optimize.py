@@ -64,8 +64,10 @@ def drop_noop_reshapes(fn: Function) -> bool:
                     and isinstance(op.operands[1].value, tuple):
                 source = _shape_of(op.operands[0])
                 target = op.operands[1].value
-                if source is not None and tuple(source) == tuple(target) and \
-                        isinstance(type_of_operand(op.operands[0]), T.ArrayType):
+                scalar = isinstance(type_of_operand(op.operands[0]), T.ScalarType)
+                # a Python float summed to shape () stays a float: no 0-d array in scalar code
+                if source is not None and tuple(source) == tuple(target) and (
+                        isinstance(type_of_operand(op.operands[0]), T.ArrayType) or (scalar and op.kind == "sum_to")):
                     _replace(fn, region, op, op.operands[0])
                     changed = True
     return changed
@@ -98,6 +100,75 @@ def lower_sum_to(fn: Function) -> bool:
                     Op("reshape", [summed, Literal(tuple(target))], [result], {}, [], op.loc)]
             changed = True
     return changed
+
+
+_ELEMENTWISE = ("add", "sub", "mul", "div")
+
+
+def sink_broadcasts(fn: Function) -> bool:
+    """`broadcast_to(a, s)` read only by elementwise ops: where every other operand has shape s,
+    the broadcast is not needed (NumPy broadcasts); read once by an op with a scalar other
+    operand, it moves after that op. So `np.broadcast_to(g, (n,)) / n * y` becomes `g / n * y`."""
+    readers = _readers(fn.body)
+    for region, ops in _ops_with_regions(fn.body):
+        for producer in ops:
+            if producer.kind != "broadcast_to" or not isinstance(producer.operands[1], Literal) \
+                    or _shape_of(producer.operands[0]) is None:
+                continue
+            value, target = producer.results[0], tuple(producer.operands[1].value)
+            users = readers.get(id(value), [])
+            if not users or any(not isinstance(u, Op) or u.kind not in _ELEMENTWISE for u in users):
+                continue
+            others = [u.operands[1 - u.operands.index(value)] for u in users]
+            if all(u.operands.count(value) == 1 and _shape_of(o) is not None and tuple(_shape_of(o)) == target
+                   for u, o in zip(users, others)):
+                for u in users:
+                    u.operands = [producer.operands[0] if x is value else x for x in u.operands]
+                region.ops.remove(producer)
+                return True
+            (user,), (other,) = (users, others) if len(users) == 1 else ((None,), (None,))
+            if user is not None and user in region.ops and _shape_of(other) == () and user.operands.count(value) == 1:
+                small = Value(user.results[0].name + ".small", None)
+                at = region.ops.index(user)
+                user.operands = [producer.operands[0] if x is value else x for x in user.operands]
+                big = user.results[0]
+                user.results = [small]
+                small.type = _broadcast_type(user, small)
+                region.ops.insert(at + 1, Op("broadcast_to", [small, producer.operands[1]], [big], {}, [], user.loc))
+                region.ops.remove(producer)
+                return True
+    return False
+
+
+def _readers(region: Region, out: dict | None = None) -> dict:
+    out = {} if out is None else out
+    for op in region.ops:
+        for x in op.operands:
+            if isinstance(x, Value):
+                out.setdefault(id(x), []).append(op)
+        for sub in op.regions:
+            _readers(sub, out)
+    for x in region.yields:
+        if isinstance(x, Value):
+            out.setdefault(id(x), []).append(region)   # a yield is not an elementwise reader
+    return out
+
+
+def _producer(region: Region, x):
+    if not isinstance(x, Value):
+        return None
+    for op in region.ops:
+        if x in op.results:
+            return op
+    return None
+
+
+def _broadcast_type(op: Op, result: Value):
+    prim = P.PRIMITIVES[op.kind]
+    (t,) = prim.infer([type_of_operand(x) for x in op.operands],
+                      [x.value if isinstance(x, Literal) else P.NOVALUE for x in op.operands],
+                      {**prim.params, **op.params})
+    return t
 
 
 def _is(x, value) -> bool:
@@ -234,5 +305,5 @@ def _remove_dead(region: Region, uses: dict) -> bool:
     return removed
 
 
-PASSES = [drop_noop_reshapes, lower_sum_to, simplify_algebra, eliminate_common_subexpressions,
+PASSES = [drop_noop_reshapes, lower_sum_to, sink_broadcasts, simplify_algebra, eliminate_common_subexpressions,
           eliminate_dead_code]

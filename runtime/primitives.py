@@ -686,10 +686,21 @@ expand_dims = primitive("expand_dims", np.expand_dims, params={"axis": None}, li
 stands_for(expand_dims, [np.expand_dims], "x, axis", "x", "axis")
 squeeze = primitive("squeeze", np.squeeze, params={"axis": None}, linear=True, shape_rule=_evaluating(np.squeeze))
 stands_for(squeeze, [np.squeeze], "x, axis=None", "x", "axis", method="squeeze")
-broadcast_to = primitive("broadcast_to", np.broadcast_to, arity=2, linear=True,
-                         shape_rule=_evaluating(np.broadcast_to))
+def _to_shape_rule(types, consts, params):
+    """sum_to/broadcast_to: the given shape, the operand's dtype (a float summed to () stays one)."""
+    t, target = types[0], consts[1]
+    if target is NOVALUE:
+        return T.UNKNOWN
+    target = tuple(target) if isinstance(target, (tuple, list)) else (target,)
+    if isinstance(t, T.ScalarType) and target == ():
+        return t
+    dtype = t.dtype if isinstance(t, T.ArrayType) else T.short_dtype(np.asarray(_scalar_dummy(t)).dtype)
+    return T.ArrayType(dtype, target)
+
+
+broadcast_to = primitive("broadcast_to", np.broadcast_to, arity=2, linear=True, shape_rule=_to_shape_rule)
 stands_for(broadcast_to, [np.broadcast_to], "x, shape", "x shape")
-sum_to = primitive("sum_to", _sum_to, arity=2, linear=True, shape_rule=_evaluating(_sum_to),
+sum_to = primitive("sum_to", _sum_to, arity=2, linear=True, shape_rule=_to_shape_rule,
                    doc="sum x down to a shape: the adjoint of broadcast_to")
 concatenate = primitive("concatenate", _concatenate, params={"axis": 0}, linear=True,
                         shape_rule=lambda ts, cs, ps: _sequence_rule(ts, cs, ps, _concatenate, stacking=False),

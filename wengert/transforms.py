@@ -50,13 +50,22 @@ class _Transform:
         self.optimize = optimize
         self.verbose = verbose
         self.last: Compiled | None = None
+        parameters = inspect.signature(fn).parameters
+        self.names = list(parameters)
+        #: calls passing every parameter positionally skip argument binding: key -> (code, positions)
+        self.simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters.values())
+        self.fast: dict = {}
 
     def compiled(self, args: tuple, kwargs: dict) -> tuple[Compiled, list]:
         """The adjoint for these arguments, and the values to call it with. Python ints and
         bools (loop counts, depths, flags) are constants of the generated code, like JAX's static
         arguments: a new value compiles new code, so recursion and branching on them unfold."""
+        fast = _fast_key(args) if self.simple and not kwargs and len(args) == len(self.names) else None
+        if fast is not None and fast in self.fast:
+            self.last, positions = self.fast[fast]
+            return self.last, [args[i] for i in positions]
         values = bind_arguments(self.fn, args, kwargs)
-        names = list(inspect.signature(self.fn).parameters)
+        names = self.names
         constant = [type(v) in (int, bool) and i not in self.wrt for i, v in enumerate(values)]
         dynamic = [v for v, c in zip(values, constant) if not c]
         types = [as_type(v) for v in dynamic]
@@ -68,6 +77,8 @@ class _Transform:
             if self.verbose:
                 print(_COMPILED[key].source)
         self.last = _COMPILED[key]
+        if fast is not None:
+            self.fast[fast] = (self.last, [i for i, c in enumerate(constant) if not c])
         return self.last, dynamic
 
     @property
@@ -79,6 +90,25 @@ class _Transform:
 
     def _grads(self, grads: tuple):
         return tuple(grads) if self.many else grads[0]
+
+
+def _fast_key(args: tuple):
+    """What decides the generated code, read cheaply from plain arguments (None: use the full
+    path): dtypes and shapes of arrays, the values of ints and bools."""
+    key = []
+    for a in args:
+        kind = type(a)
+        if kind is np.ndarray:
+            key.append((a.dtype.str, a.shape))
+        elif kind is float:
+            key.append(float)
+        elif kind is int or kind is bool:
+            key.append((kind, a))
+        elif isinstance(a, np.generic):
+            key.append((a.dtype.str, ()))
+        else:
+            return None
+    return tuple(key)
 
 
 def _check_scalar(compiled: Compiled, fn, value) -> None:

@@ -11,7 +11,7 @@ def mlp_tanh_mse_adjoint(W1, b1, W2, b2, X, Y, mlp_tanh_mse_bar):
     prediction = hidden @ W2 + b2
     # models.py:56: return np.mean((prediction - Y) ** 2)
     t1 = prediction - Y
-    t2_bar = np.broadcast_to(mlp_tanh_mse_bar, (5, 2)) / 10.0
+    t2_bar = mlp_tanh_mse_bar / 10.0
     t1_bar = t2_bar * (2 * t1)
     # models.py:55: prediction = hidden @ W2 + b2
     b2_bar = np.sum(t1_bar, axis=0)
