@@ -272,6 +272,49 @@ def _einsum_rule(types, consts, params):
     return T.ArrayType(dtype, tuple(sizes[c] for c in output))
 
 
+def _basic_index_shape(shape, index: list, consts: list):
+    """The result shape of basic indexing (ints, slices, None, ...), axis by axis; a slice with
+    computed bounds gives an unknown size on its axis only. None when the index is advanced."""
+    if shape is None:
+        return None
+    kinds = []
+    for t, c in zip(index, consts):
+        if c is Ellipsis:
+            kinds.append("...")
+        elif c is None:
+            kinds.append("new")
+        elif isinstance(c, slice):
+            kinds.append(c)
+        elif (isinstance(c, int) and not isinstance(c, bool)) or (
+                c is NOVALUE and isinstance(t, T.ScalarType) and t.kind == "int"):
+            kinds.append("int")
+        elif c is NOVALUE and isinstance(t, T.OpaqueType) and t.kind == "slice":
+            kinds.append("slice?")
+        else:
+            return None
+    consumed = sum(k not in ("...", "new") for k in kinds)
+    if kinds.count("...") > 1 or consumed > len(shape):
+        return None
+    if "..." in kinds:
+        at = kinds.index("...")
+        kinds[at:at + 1] = [slice(None)] * (len(shape) - consumed)
+    kinds += [slice(None)] * (len(shape) - sum(k != "new" for k in kinds))
+    out, axis = [], 0
+    for k in kinds:
+        if k == "new":
+            out.append(1)
+            continue
+        dim = shape[axis]
+        axis += 1
+        if k == "int":
+            continue
+        if k == "slice?":
+            out.append(None)
+        else:
+            out.append(None if dim is None else len(range(*k.indices(dim))))
+    return tuple(out)
+
+
 def _getitem_rule(types, consts, params):
     target, *index = types
     if not isinstance(target, T.ArrayType):
@@ -282,6 +325,9 @@ def _getitem_rule(types, consts, params):
         if isinstance(target, T.DictType):
             return target.field(consts[1]) if len(index) == 1 and consts[1] is not NOVALUE else target.value
         return T.UNKNOWN
+    basic = _basic_index_shape(target.shape, index, consts[1:])
+    if basic is not None:
+        return T.ArrayType(target.dtype, basic)
     # a boolean mask or a slice with computed bounds: the rank is known, the sizes are not
     data_dependent = any((isinstance(t, T.ArrayType) and t.dtype == "bool") or
                          (isinstance(t, T.OpaqueType) and t.kind == "slice" and c is NOVALUE)
@@ -1027,3 +1073,28 @@ def _sigmoid(x):
 
 relu = primitive("relu", _relu, shape_rule=elementwise_rule(_relu), doc="max(x, 0)")
 sigmoid = primitive("sigmoid", _sigmoid, shape_rule=elementwise_rule(_sigmoid), doc="1 / (1 + exp(-x))")
+
+
+def _log_softmax(x, axis=-1):
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+def _softmax(x, axis=-1):
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _logsumexp(x, axis=None, keepdims=False):
+    m = np.max(x, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+    return out if keepdims else np.squeeze(out, axis=axis)
+
+
+softmax = primitive("softmax", _softmax, params={"axis": -1}, shape_rule=_same_as(0),
+                    doc="exp(x) / sum(exp(x)) along axis (shifted by the max, for stability)")
+log_softmax = primitive("log_softmax", _log_softmax, params={"axis": -1}, shape_rule=_same_as(0),
+                        doc="x - logsumexp(x) along axis")
+logsumexp = primitive("logsumexp", _logsumexp, params={"axis": None, "keepdims": False},
+                      shape_rule=_reduction_rule(_float_dtype), doc="log(sum(exp(x))) along axis, computed stably")

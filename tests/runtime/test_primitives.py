@@ -141,12 +141,21 @@ def test_getitem_shape_rule(index):
     assert infer(P.getitem, x, *index) == [T.type_of(x[index if len(index) > 1 else index[0]])]
 
 
-def test_getitem_with_a_mask_or_computed_slice_knows_only_the_rank():
+def test_getitem_with_a_mask_knows_only_the_rank():
     x = np.ones((3, 4))
     (t,) = P.getitem.infer([T.type_of(x), T.ArrayType("bool", (3,))], [P.NOVALUE, P.NOVALUE], {})
     assert t == T.ArrayType("f64", (None, None))
-    (t,) = P.getitem.infer([T.type_of(x), T.OpaqueType("slice")], [P.NOVALUE, P.NOVALUE], {})
-    assert t == T.ArrayType("f64", (None, None))
+
+
+def test_getitem_with_computed_bounds_keeps_the_other_axes():
+    x = T.ArrayType("f64", (4, 3, 5))
+    slice_t, int_t = T.OpaqueType("slice"), T.ScalarType("int")
+    (t,) = P.getitem.infer([x, slice_t], [P.NOVALUE, P.NOVALUE], {})
+    assert t == T.ArrayType("f64", (None, 3, 5))
+    (t,) = P.getitem.infer([x, int_t, T.ScalarType("none"), slice_t], [P.NOVALUE, P.NOVALUE, None, P.NOVALUE], {})
+    assert t == T.ArrayType("f64", (1, None, 5))
+    (t,) = P.getitem.infer([x, T.type_of(Ellipsis), int_t], [P.NOVALUE, Ellipsis, P.NOVALUE], {})
+    assert t == T.ArrayType("f64", (4, 3))
 
 
 def test_a_size_of_unknown_value_leaves_the_shape_unknown():
