@@ -12,7 +12,6 @@ import warnings
 
 _state = {"enabled": False, "check_nan": True}
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_PACKAGE = os.path.dirname(_HERE)
 
 
 def is_anomaly_enabled() -> bool:
@@ -66,7 +65,7 @@ class set_detect_anomaly:
 
 def forward_trace() -> list:
     """The user's frames of the current stack (wengert's own frames left out)."""
-    frames = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_PACKAGE + os.sep)]
+    frames = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_HERE + os.sep)]
     return traceback.format_list(frames)
 
 

@@ -133,9 +133,10 @@ class SavedTensor:
     An output of the saving node is kept as data only (holding the Tensor would make a cycle
     through its grad_fn); unpacking it for a differentiable backward makes a new Tensor whose
     grad_fn is that node, as PyTorch does."""
-    __slots__ = ("data", "tensor", "counter", "version", "output_nr", "is_output")
+    __slots__ = ("data", "tensor", "counter", "version", "output_nr", "is_output", "grad_fn")
 
     def __init__(self, tensor, is_output: bool = False) -> None:
+        self.grad_fn = None   # for an output: its node when that is not the saving node (in-place on a view)
         self.data = tensor._data
         self.counter = tensor._vc
         self.version = tensor._vc.value
@@ -150,18 +151,18 @@ class SavedTensor:
             if self.is_output:
                 producer = node.name()
             else:
-                fn = self.tensor._grad_fn
+                fn = self.tensor.grad_fn
                 producer = fn.name() if fn is not None else None
             raise RuntimeError(version_message(self.data.shape, self.data.dtype, self.counter.value,
                                                self.version, producer, self.output_nr))
         if not as_tensor_:
             return self.data
         if self.is_output:
-            return Tensor._wrap(self.data, grad_fn=node, output_nr=self.output_nr, vc=self.counter)
+            return Tensor._wrap(self.data, grad_fn=self.grad_fn or node, output_nr=self.output_nr, vc=self.counter)
         return self.tensor
 
     def release(self) -> None:
-        self.data = self.tensor = None
+        self.data = self.tensor = self.grad_fn = None
 
 
 class SavedValue:
@@ -598,14 +599,14 @@ def _call_node(node: Node, inputs: list, create_graph: bool) -> list:
                 inputs = [as_value(g, create_graph) for g in result]
     try:
         outputs = _validate(node, node.apply(inputs, create_graph), create_graph)
+        if anomaly.is_anomaly_enabled() and anomaly.is_anomaly_check_nan_enabled():
+            for i, g in enumerate(outputs):
+                if g is not None and np.isnan(as_value(g, False)).any():
+                    raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
     except Exception:
         if anomaly.is_anomaly_enabled():
             anomaly.report(node.name(), node._trace)
         raise
-    if anomaly.is_anomaly_enabled() and anomaly.is_anomaly_check_nan_enabled():
-        for i, g in enumerate(outputs):
-            if g is not None and np.isnan(as_value(g, False)).any():
-                raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
     if node._post_hooks:
         for hook in list(node._post_hooks.values()):
             result = hook(tuple(as_tensor(g) for g in outputs), tuple(as_tensor(g) for g in inputs))
@@ -643,7 +644,8 @@ def execute(root_edges: list, root_grads: list, keep_graph: bool, create_graph: 
     for node in dict.fromkeys(roots):
         if deps.get(node, 0) == 0:
             heapq.heappush(ready, (-node._seq, next(tie), node))
-    with grad_mode.set_grad_enabled(create_graph):
+    # NumPy's floating-point warnings stay quiet, as PyTorch's kernels are (a NaN is a value)
+    with grad_mode.set_grad_enabled(create_graph), np.errstate(all="ignore"):
         while ready:
             _, _, node = heapq.heappop(ready)
             inputs = buffers.pop(node, None) or [None] * _outputs_of(node)
@@ -776,11 +778,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     captured = execute([gradient_edge(t) for t in outs], seeds, retain_graph, create_graph,
                        capture=[gradient_edge(t) for t in ins])
     results = []
-    for t, g in zip(ins, captured):
+    for i, (t, g) in enumerate(zip(ins, captured)):
         if g is None:
             if not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
-                                   "Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
             results.append(Tensor._wrap(np.zeros(t._data.shape, t._data.dtype)) if materialize_grads else None)
         elif isinstance(g, Tensor):
             results.append(g)

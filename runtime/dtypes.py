@@ -139,6 +139,13 @@ def type_name(d: np.dtype) -> str:
             "complex128": "ComplexDouble"}[np.dtype(d).name]
 
 
+def cpp_name(d: np.dtype) -> str:
+    """The C++ scalar type name PyTorch prints in some messages: float, double, long int ..."""
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}[np.dtype(d).name]
+
+
 class Size(tuple):
     """A tensor's shape: a tuple that prints as `torch.Size([2, 3])`."""
 

@@ -50,7 +50,8 @@ class BackwardCFunction(A.Node, FunctionCtx):
             results = (results,)
         name = type(self).__name__
         if len(results) != len(self.needs_input_grad):
-            if len(results) > len(self.needs_input_grad) and all(r is None for r in results[len(self.needs_input_grad):]):
+            extra = results[len(self.needs_input_grad):]
+            if extra and all(r is None for r in extra):   # trailing Nones are allowed
                 results = results[:len(self.needs_input_grad)]
             else:
                 raise RuntimeError(f"function {name} returned an incorrect number of gradients (expected "
@@ -153,6 +154,7 @@ def _connect(ctx, args, outs) -> None:
     for d in ctx._dirty:
         if d._grad_fn is None and d._requires_grad:
             raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+        d._vc.value += 1   # marking dirty counts as the in-place change
     edges = tuple(A.gradient_edge(t) if t.requires_grad else (None, 0) for t in tensors)
     A.Node.__init__(ctx, edges, tuple((t._data.shape, t._data.dtype) for t in tensors))
     ctx._out_meta = [(o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.dtype(np.float32))

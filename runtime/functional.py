@@ -8,6 +8,7 @@ them reproducible, but they are not PyTorch's numbers.
 from __future__ import annotations
 
 import builtins
+import warnings
 
 import numpy as np
 
@@ -39,6 +40,10 @@ def _float_dtype(dtype) -> np.dtype:
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
     D.check_device(device)
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
     return tensor_from(data, dtype, requires_grad)
 
 
@@ -58,16 +63,19 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return Tensor._wrap(array)
 
 
-def _factory(fill):
+def _factory(name: str, fill):
     def make(*size, dtype=None, device=None, requires_grad=False, out=None):
+        if not size:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
         D.check_device(device)
         return _leaf(fill(_shape_args(size), _float_dtype(dtype)), requires_grad)
+    make.__name__ = name
     return make
 
 
-zeros = _factory(np.zeros)
-ones = _factory(np.ones)
-empty = _factory(np.zeros)
+zeros = _factory("zeros", np.zeros)
+ones = _factory("ones", np.ones)
+empty = _factory("empty", np.zeros)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -106,7 +114,16 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _leaf(np.linspace(start, end, steps).astype(_float_dtype(dtype)), requires_grad)
+    """PyTorch's kernel: the step is rounded to the output dtype, the first half counts up from
+    start and the second down from end, each with one rounding (a fused multiply-add); so the
+    middle of linspace(-1, 1, 11) is -1.49e-08 in float32, as in PyTorch."""
+    d = _float_dtype(dtype)
+    start, end = np.asarray(start, d), np.asarray(end, d)
+    step = ((end - start) / np.asarray(builtins.max(steps - 1, 1), d)).astype(np.float64)
+    i = np.arange(steps, dtype=np.float64)
+    half = builtins.max(steps // 2, 1)
+    out = np.where(i < half, start.astype(np.float64) + step * i, end.astype(np.float64) - step * (steps - 1 - i))
+    return _leaf(out.astype(d), requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -281,6 +298,7 @@ METHOD_FUNCTIONS = (
     "unsqueeze", "flatten", "ravel", "flip", "roll", "tril", "triu", "chunk", "split", "unbind", "clone",
     "detach", "masked_fill", "isnan", "isfinite", "logical_not", "logical_and", "logical_or", "logical_xor",
     "eq", "ne", "lt", "le", "gt", "ge", "greater", "less", "greater_equal", "less_equal", "not_equal", "lerp",
+    "inner", "trace", "inverse", "det", "diag", "hypot", "logaddexp", "moveaxis", "movedim", "ger",
 )
 
 
@@ -292,5 +310,5 @@ def _function(name: str):
     return function
 
 
-for _name in METHOD_FUNCTIONS:
-    globals()[_name] = _function(_name)
+#: torch.add, torch.exp ... (kept in a dict: several shadow builtins such as sum, max, abs)
+FUNCTIONS = {name: _function(name) for name in METHOD_FUNCTIONS}

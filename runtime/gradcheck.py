@@ -11,7 +11,6 @@ import warnings
 import numpy as np
 
 from . import autograd as A
-from . import grad_mode
 
 
 class GradcheckError(RuntimeError):
@@ -28,8 +27,7 @@ def _differentiable(outputs: tuple) -> list:
 
 def _numerical(func, inputs: tuple, wrt: list, eps: float) -> list:
     """numerical[o][i]: d output o / d input i, shaped (input numel, output numel)."""
-    with grad_mode.no_grad():
-        outputs = _differentiable(_as_tuple(func(*inputs)))
+    outputs = _differentiable(_as_tuple(func(*inputs)))
     columns = [[np.zeros((inputs[i]._data.size, o._data.size)) for i in wrt] for o in outputs]
     for k, i in enumerate(wrt):
         flat = inputs[i]._data.reshape(-1)   # a view: perturbing it perturbs the input
@@ -38,9 +36,8 @@ def _numerical(func, inputs: tuple, wrt: list, eps: float) -> list:
             values = []
             for step in (eps, -eps):
                 flat[j] = orig + step
-                with grad_mode.no_grad():
-                    values.append([o._data.astype(np.float64).reshape(-1).copy()
-                                   for o in _differentiable(_as_tuple(func(*inputs)))])
+                values.append([o._data.astype(np.float64).reshape(-1).copy()
+                               for o in _differentiable(_as_tuple(func(*inputs)))])
             flat[j] = orig
             for o, (plus, minus) in enumerate(zip(*values)):
                 columns[o][k][j] = (plus - minus) / (2 * eps)

@@ -1098,3 +1098,5 @@ log_softmax = primitive("log_softmax", _log_softmax, params={"axis": -1}, shape_
                         doc="x - logsumexp(x) along axis")
 logsumexp = primitive("logsumexp", _logsumexp, params={"axis": None, "keepdims": False},
                       shape_rule=_reduction_rule(_float_dtype), doc="log(sum(exp(x))) along axis, computed stably")
+rsqrt = primitive("rsqrt", lambda x: 1 / np.sqrt(x), shape_rule=elementwise_rule(lambda x: 1 / np.sqrt(x)),
+                  doc="1 / sqrt(x)")

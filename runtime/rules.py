@@ -405,3 +405,11 @@ VARIADIC_VJP["py_max"] = VARIADIC_VJP["py_min"] = _extreme_of_values
 # Both read the result only, as PyTorch's ReluBackward0 / SigmoidBackward0 do.
 defvjp(P.PRIMITIVES["relu"], lambda g, out, x: ops.where(ops.gt(out, 0), g, 0.0))
 defvjp(P.PRIMITIVES["sigmoid"], lambda g, out, x: ops.mul(g, ops.mul(out, ops.sub(1.0, out))))
+# Softmax family: each reads its result, as PyTorch's SoftmaxBackward0 / LogSoftmaxBackward0 do.
+defvjp(P.PRIMITIVES["softmax"], lambda g, out, x, axis=-1:
+       ops.mul(out, ops.sub(g, ops.sum(ops.mul(g, out), axis=axis, keepdims=True))))
+defvjp(P.PRIMITIVES["log_softmax"], lambda g, out, x, axis=-1:
+       ops.sub(g, ops.mul(ops.exp(out), ops.sum(g, axis=axis, keepdims=True))))
+defvjp(P.PRIMITIVES["logsumexp"], lambda g, out, x, axis=None, keepdims=False:
+       ops.mul(_expand(g, x, axis, keepdims), ops.exp(ops.sub(x, _expand(out, x, axis, keepdims)))))
+defvjp(P.PRIMITIVES["rsqrt"], lambda g, out, x: ops.mul(g, ops.mul(-0.5, ops.mul(out, ops.square(out)))))

@@ -34,12 +34,24 @@ PROMOTION = {name: "promote" for name in (
 PROMOTION.update({name: "float" for name in (
     "div", "exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt", "cbrt", "reciprocal", "sin", "cos",
     "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "sigmoid",
-    "arctan2", "hypot", "logaddexp", "var", "std", "norm")})
+    "arctan2", "hypot", "logaddexp", "var", "std", "norm", "softmax", "log_softmax", "logsumexp", "rsqrt")})
 _PY_NUMBERS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 
 
 def _promote(policy: str, arrays: list, start: int = 0) -> list:
     """Cast array operands to PyTorch's result dtype; Python numbers stay weak."""
+    common = None
+    for a in arrays[start:]:
+        if type(a) is np.ndarray:
+            if common is None:
+                common = a.dtype
+            elif a.dtype != common:
+                break
+        elif type(a) is builtins.complex:
+            break
+    else:   # the common case: arrays of one float dtype, with real Python numbers
+        if common is None or common.kind == "f":
+            return arrays
     dims, zero_dims, scalars = [], [], []
     for a in arrays[start:]:
         if isinstance(a, np.ndarray):
@@ -131,11 +143,21 @@ def _wrap_result(result):
     return result
 
 
+#: operations that cannot raise NumPy floating-point warnings (they only move or compare values);
+#: the others run inside np.errstate, as PyTorch's kernels never warn about inf or NaN
+NO_FP_WARNINGS = {"reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "getitem",
+                  "broadcast_to", "copy", "astype", "concatenate", "stack", "setitem", "abs", "neg", "pos", "tanh",
+                  "relu", "maximum", "minimum", "where", "clip", "sign", "zeros_like", "full_like", "unconcatenate",
+                  "unstack", "eq", "ne", "lt", "le", "gt", "ge", "flip", "roll", "tril", "triu"}
+
+
 def _compute(prim, arrays: list, params: dict):
     policy = PROMOTION.get(prim.name)
     if policy is not None:
         arrays = _promote(policy, arrays, 1 if prim.name == "where" else 0)
     try:
+        if prim.name in NO_FP_WARNINGS:
+            return prim.impl(*arrays, **params)
         with np.errstate(all="ignore"):
             return prim.impl(*arrays, **params)
     except ValueError as e:
@@ -163,7 +185,7 @@ def record(prim, operands: tuple, params: dict | None = None, name: str | None =
     full = {**prim.params, **params} if params else prim.params
     if _is_identity(prim, operands):
         return operands[0]
-    arrays = [_unwrap(o) for o in operands]
+    arrays = [o._data if type(o) is Tensor else _unwrap(o) for o in operands]
     out = _wrap_result(_compute(prim, arrays, full))
     if not isinstance(out, (Tensor, TensorList)):
         return out
@@ -184,10 +206,16 @@ def _meta(t) -> tuple:
     return (t._data.shape, t._data.dtype)
 
 
+_SLOTS: dict = {}
+
+
 def _has_slot(prim, i: int) -> bool:
-    if prim.name in N.ZERO_GRADIENT:
-        return i == 0
-    return vjp_rule(prim.name, i) is not None
+    """Whether operand `i` of `prim` is an input of its node (it has a rule, or a zero gradient)."""
+    key = (prim.name, i)
+    has = _SLOTS.get(key)
+    if has is None:
+        has = _SLOTS[key] = (i == 0) if prim.name in N.ZERO_GRADIENT else vjp_rule(prim.name, i) is not None
+    return has
 
 
 def _keep(o, saved: bool):
@@ -297,6 +325,8 @@ def inplace(t, prim, operands: tuple, params: dict | None = None, name: str | No
     if recording:
         node = make_node(prim, full, (before,) + tuple(operands[1:]), [t], name)
         _rebase(t, node)
+        if type(node.out) is A.SavedTensor:
+            node.out.grad_fn = t._grad_fn   # the saved result is `t`, whose node is now the view replay
     return t
 
 
@@ -406,6 +436,9 @@ def tensor_from(data, dtype=None, requires_grad: bool = False, copy: bool = True
         data = data._data
     elif isinstance(data, (list, tuple)):
         data = _nested(data)
+        _check_rectangular(data)
+    elif isinstance(data, np.generic):
+        data = np.asarray(data)   # a NumPy scalar keeps its dtype, like an array
     if dtype is not None:
         arr = np.array(data, dtype=D.as_dtype(dtype).np, copy=copy or None)
     else:
@@ -428,6 +461,25 @@ def tensor_from(data, dtype=None, requires_grad: bool = False, copy: bool = True
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t._requires_grad = True
     return t
+
+
+def _check_rectangular(data) -> None:
+    """Nested lists must have the shape their first items suggest (PyTorch's message if not)."""
+    shape, probe = [], data
+    while isinstance(probe, (list, tuple)):
+        shape.append(len(probe))
+        probe = probe[0] if probe else None
+
+    def walk(seq, dim):
+        if dim == len(shape):
+            return
+        if not isinstance(seq, (list, tuple)):
+            raise TypeError("not a sequence")
+        if len(seq) != shape[dim]:
+            raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(seq)})")
+        for item in seq:
+            walk(item, dim + 1)
+    walk(data, 0)
 
 
 def _nested(data):
@@ -469,9 +521,10 @@ class _ReturnTypes(tuple):
 def _method(prim, name: str | None = None, reverse: bool = False):
     """A Tensor method applying a primitive to the tensor and the other operands."""
     def method(self, *others):
-        if any(o is None for o in others):
-            return NotImplemented   # `t == None` is False, as for any object
-        operands = (self,) + tuple(_as_operand(o) for o in others)
+        for o in others:
+            if o is None:
+                return NotImplemented   # `t == None` is False, as for any object
+        operands = (self,) + tuple(o if type(o) is Tensor else _as_operand(o) for o in others)
         return record(prim, operands[::-1] if reverse else operands, None, name)
     method.__name__ = prim.name
     return method
@@ -574,10 +627,17 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(value).__name__}")
-            if value._data.dtype != self._data.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
             if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(f"attempting to assign a gradient of size '{A._sizes(value._data.shape)}' to a "
+                                   f"tensor of size '{A._sizes(self._data.shape)}'. Please ensure that the gradient "
+                                   "and the tensor are the same size")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(f"attempting to assign a gradient with dtype '{D.cpp_name(value._data.dtype)}' to "
+                                   f"a tensor with grad_dtype '{D.type_name(self._data.dtype)}'. The gradient must "
+                                   "match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
+                                   "tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. "
+                                   "Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient "
+                                   "may break downstream systems that assume they match.")
         self._grad = value
 
     @grad.deleter
@@ -813,6 +873,19 @@ class Tensor:
     def clone(self) -> "Tensor":
         return record(P.copy, (self,))
 
+    def __deepcopy__(self, memo) -> "Tensor":
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
+                               "because of a torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        t = Tensor._wrap(self._data.copy())
+        t._requires_grad = self._requires_grad
+        if self._grad is not None:
+            t._grad = Tensor._wrap(self._grad._data.copy())
+        memo[id(self)] = t
+        return t
+
     def contiguous(self) -> "Tensor":
         return self if self._data.flags.c_contiguous else self.clone()
 
@@ -874,8 +947,18 @@ class Tensor:
     __rmod__ = _method(P.mod, reverse=True)
     __pow__ = _method(P.pow)
     __rpow__ = _method(P.pow, reverse=True)
-    __matmul__ = _method(P.matmul)
-    __rmatmul__ = _method(P.matmul, reverse=True)
+
+    def __matmul__(self, other) -> "Tensor":
+        other = _as_operand(other)
+        _check_matmul(self, other)
+        return record(P.matmul, (self, other))
+
+    def __rmatmul__(self, other) -> "Tensor":
+        other = _as_operand(other)
+        _check_matmul(other, self)
+        return record(P.matmul, (other, self))
+
+    matmul = __matmul__
     __neg__ = neg = negative = _method(P.neg)
     __abs__ = abs = absolute = _method(P.absolute)
     __lt__ = lt = less = _method(P.PRIMITIVES["lt"])
@@ -919,7 +1002,6 @@ class Tensor:
     subtract = sub
     mul = multiply = _method(P.mul)
     pow = _method(P.pow)
-    matmul = _method(P.matmul)
     maximum = _method(P.maximum)
     minimum = _method(P.minimum)
     remainder = _method(P.mod)
@@ -958,6 +1040,34 @@ class Tensor:
 
     def outer(self, other) -> "Tensor":
         return record(P.outer, (self, other))
+
+    ger = outer
+
+    def inner(self, other) -> "Tensor":
+        return record(P.inner, (self, other))
+
+    def trace(self) -> "Tensor":
+        return record(P.trace, (self,))
+
+    def inverse(self) -> "Tensor":
+        return record(P.inv, (self,))
+
+    def det(self) -> "Tensor":
+        return record(P.det, (self,))
+
+    def diag(self, diagonal: int = 0) -> "Tensor":
+        return record(P.diag, (self,), {"k": diagonal})
+
+    def hypot(self, other) -> "Tensor":
+        return record(P.hypot, (self, _as_operand(other)))
+
+    def logaddexp(self, other) -> "Tensor":
+        return record(P.logaddexp, (self, _as_operand(other)))
+
+    def moveaxis(self, source, destination) -> "Tensor":
+        return record(P.moveaxis, (self,), {"source": source, "destination": destination})
+
+    movedim = moveaxis
 
     # elementwise functions
     exp = _method(P.exp)
@@ -1001,7 +1111,7 @@ class Tensor:
         return record(P.PRIMITIVES["relu"], (self,))
 
     def rsqrt(self) -> "Tensor":
-        return self.sqrt().reciprocal()
+        return record(P.PRIMITIVES["rsqrt"], (self,))
 
     def clamp(self, min=None, max=None) -> "Tensor":
         if min is None and max is None:
@@ -1063,11 +1173,13 @@ class Tensor:
     def min(self, dim=None, keepdim: bool = False):
         return self._extreme("min", dim, keepdim)
 
-    def amax(self, dim=None, keepdim: bool = False) -> "Tensor":
-        return record(P.PRIMITIVES["max"], (self,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim})
+    def amax(self, dim=(), keepdim: bool = False) -> "Tensor":
+        axis = _dims(dim, self.ndim) if dim != () else None
+        return record(P.PRIMITIVES["max"], (self,), {"axis": axis, "keepdims": keepdim}, "AmaxBackward0")
 
-    def amin(self, dim=None, keepdim: bool = False) -> "Tensor":
-        return record(P.PRIMITIVES["min"], (self,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim})
+    def amin(self, dim=(), keepdim: bool = False) -> "Tensor":
+        axis = _dims(dim, self.ndim) if dim != () else None
+        return record(P.PRIMITIVES["min"], (self,), {"axis": axis, "keepdims": keepdim}, "AminBackward0")
 
     def argmax(self, dim=None, keepdim: bool = False) -> "Tensor":
         out = Tensor._wrap(np.asarray(np.argmax(self._data, axis=_dims(dim, self.ndim), keepdims=keepdim)))
@@ -1099,16 +1211,13 @@ class Tensor:
         return Tensor._wrap(np.asarray(np.any(self._data, axis=_dims(dim, self.ndim), keepdims=keepdim)))
 
     def logsumexp(self, dim, keepdim: bool = False) -> "Tensor":
-        m = self.detach().amax(dim, keepdim=True)
-        out = (self - m).exp().sum(dim, keepdim=True).log() + m
-        return out if keepdim else out.squeeze(dim)
+        return record(P.PRIMITIVES["logsumexp"], (self,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim})
 
     def softmax(self, dim: int) -> "Tensor":
-        e = (self - self.detach().amax(dim, keepdim=True)).exp()
-        return e / e.sum(dim, keepdim=True)
+        return record(P.PRIMITIVES["softmax"], (self,), {"axis": _dim(dim, self.ndim)})
 
     def log_softmax(self, dim: int) -> "Tensor":
-        return self - self.logsumexp(dim, keepdim=True)
+        return record(P.PRIMITIVES["log_softmax"], (self,), {"axis": _dim(dim, self.ndim)})
 
     # -- shapes ----------------------------------------------------------------------------------
 
@@ -1167,11 +1276,13 @@ class Tensor:
 
     @property
     def T(self) -> "Tensor":
-        if self.ndim not in (0, 2):
-            warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
-                          "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
-                          "batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
-                          "dimensions of a tensor.", UserWarning, stacklevel=2)
+        if self.ndim == 0:
+            _warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.")
+        elif self.ndim != 2:
+            _warn_once("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+                       "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+                       "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+                       "tensor.")
         return record(P.transpose, (self,))
 
     @property
@@ -1186,6 +1297,7 @@ class Tensor:
         sizes = _shape_args(sizes)
         lead = len(sizes) - self.ndim
         shape = tuple(self._data.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+        _check_expand(self._data.shape, shape)
         return record(P.broadcast_to, (self, shape))
 
     def expand_as(self, other: "Tensor") -> "Tensor":
@@ -1278,8 +1390,64 @@ class Tensor:
 
     def copy_(self, src) -> "Tensor":
         src = _as_operand(src)
+        if isinstance(src, Tensor):
+            _check_expand(src._data.shape, self._data.shape)
         return inplace(self, P.setitem, (self, src, Ellipsis), None, "CopyBackwards", cast=True)
 
+
+
+_WARNED: set = set()
+
+
+def _warn_once(message: str) -> None:
+    """A deprecation PyTorch reports once per process (TORCH_WARN_ONCE)."""
+    if message not in _WARNED:
+        _WARNED.add(message)
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def _check_expand(shape: tuple, target: tuple) -> None:
+    """PyTorch's message when `shape` does not broadcast to `target` (copy_, expand)."""
+    lead = len(target) - len(shape)
+    for i in range(len(target) - 1, -1, -1):
+        size = shape[i - lead] if i - lead >= 0 else 1
+        if size != target[i] and size != 1:
+            raise RuntimeError(f"The expanded size of the tensor ({target[i]}) must match the existing size ({size}) "
+                               f"at non-singleton dimension {i}.  Target sizes: {A._sizes(target)}.  Tensor sizes: "
+                               f"{A._sizes(shape)}")
+
+
+def _check_matmul(x, y) -> None:
+    """PyTorch's checks (and messages) for matmul: ranks, dtypes, inner sizes."""
+    a, b = x._data, y._data
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
+    if a.dtype != b.dtype:
+        if a.ndim == 1 and b.ndim == 1:
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {D.type_name(a.dtype)} and "
+                               f"{D.type_name(b.dtype)}")
+        if a.ndim == 2 and b.ndim == 1:
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {D.type_name(b.dtype)}, "
+                               f"{D.type_name(a.dtype)}, and {D.type_name(b.dtype)}")
+        if a.ndim <= 2 and b.ndim <= 2:
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {D.cpp_name(a.dtype)} != "
+                               f"{D.cpp_name(b.dtype)}")
+        raise RuntimeError(f"expected scalar type {D.type_name(a.dtype)} but found {D.type_name(b.dtype)}")
+    k = a.shape[-1]
+    rows = b.shape[0] if b.ndim == 1 else b.shape[-2]
+    if k == rows:
+        return
+    if a.ndim == 1 and b.ndim == 1:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{k}] and src [{rows}] to have the same number "
+                           f"of elements, but got {k} and {rows} elements respectively")
+    if a.ndim == 2 and b.ndim == 1:
+        raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{k}), vec ({rows})")
+    if b.ndim <= 2:
+        m = int(np.prod(a.shape[:-1]))
+        cols = b.shape[-1] if b.ndim == 2 else 1
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m}x{k} and {rows}x{cols})")
+    raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                       f"[{int(np.prod(b.shape[:-2]))}, {k}] but got: [{int(np.prod(b.shape[:-2]))}, {rows}].")
 
 
 def _plain(x):

@@ -30,7 +30,7 @@ FIXED_NAMES = {
     "maximum": "MaximumBackward0", "minimum": "MinimumBackward0", "mod": "RemainderBackward0",
     "arctan2": "Atan2Backward0", "hypot": "HypotBackward0", "logaddexp": "LogaddexpBackward0",
     "where": "WhereBackward0", "var": "VarBackward0", "std": "StdBackward0", "norm": "LinalgVectorNormBackward0",
-    "cumsum": "CumsumBackward0", "dot": "DotBackward0", "inner": "DotBackward0", "outer": "OuterBackward0",
+    "cumsum": "CumsumBackward0", "dot": "DotBackward0", "inner": "ViewBackward0", "outer": "MulBackward0",
     "trace": "TraceBackward0", "inv": "LinalgInvExBackward0", "det": "LinalgDetBackward0",
     "solve": "LinalgSolveExBackward0", "transpose": "PermuteBackward0", "swapaxes": "TransposeBackward0",
     "moveaxis": "PermuteBackward0", "expand_dims": "UnsqueezeBackward0", "broadcast_to": "ExpandBackward0",
@@ -41,7 +41,8 @@ FIXED_NAMES = {
     "unconcatenate": "SplitWithSizesBackward0", "unstack": "UnbindBackward0", "einsum": "EinsumBackward0",
     "zeros_like": "ZeroBackward0", "full_like": "FillBackward0", "sign": "SignBackward0",
     "floor": "FloorBackward0", "ceil": "CeilBackward0", "trunc": "TruncBackward0", "round": "RoundBackward0",
-    "rint": "RoundBackward0",
+    "rint": "RoundBackward0", "softmax": "SoftmaxBackward0", "log_softmax": "LogSoftmaxBackward0",
+    "logsumexp": "LogsumexpBackward0", "rsqrt": "RsqrtBackward0",
 }
 
 #: primitives without a gradient rule that PyTorch still gives a node, whose gradient is zero
@@ -80,7 +81,7 @@ def _matmul_name(x, y) -> str:
         return "MvBackward0"
     if nx == 1 and ny == 2:
         return "SqueezeBackward4"
-    return "UnsafeViewBackward0" if nx > 2 and ny <= 2 else "BmmBackward0"
+    return "CloneBackward0" if nx == 2 else "UnsafeViewBackward0"
 
 
 def _data(x):
@@ -106,6 +107,8 @@ def node_name(prim_name: str, operands: tuple, params: dict) -> str:
         return _getitem_name(operands[1:])
     if prim_name == "clip":
         return "ClampBackward0" if _is_tensor(operands[1]) or _is_tensor(operands[2]) else "ClampBackward1"
+    if prim_name == "diag":
+        return "DiagEmbedBackward0" if np.ndim(_data(operands[0])) == 1 else "DiagonalBackward0_copy"
     if prim_name == "squeeze":
         return "SqueezeBackward0" if params.get("axis") is None else "SqueezeBackward1"
     if prim_name in ("reshape", "ravel"):
@@ -130,9 +133,9 @@ _CROSS = {0: (1,), 1: (0,)}
 READS: dict[str, dict] = {
     "add": _NOTHING, "sub": _NOTHING, "neg": _NOTHING, "pos": _NOTHING,
     "mul": _CROSS, "matmul": _CROSS, "dot": _CROSS, "inner": _CROSS, "outer": _CROSS,
-    "div": {0: (1,), 1: (0, 1)},
+    "div": {0: (1,), 1: (0, 1, "out")},
     "pow": {0: (0, 1), 1: (0, "out")},
-    "maximum": {0: (0, 1), 1: (0, 1)}, "minimum": {0: (0, 1), 1: (0, 1)},
+    "maximum": {0: (0, 1, "out"), 1: (0, 1, "out")}, "minimum": {0: (0, 1, "out"), 1: (0, 1, "out")},
     "mod": {0: (), 1: (0, 1)}, "arctan2": {0: (0, 1), 1: (0, 1)}, "hypot": {0: (0, "out"), 1: (1, "out")},
     "logaddexp": {0: (0, "out"), 1: (1, "out")},
     "where": {1: (0,), 2: (0,)},
@@ -150,7 +153,9 @@ READS: dict[str, dict] = {
     "zeros_like": {0: ()}, "full_like": {0: ()},
     "sign": {0: ()}, "floor": {0: ()}, "ceil": {0: ()}, "trunc": {0: ()}, "round": {0: ()}, "rint": {0: ()},
 }
-for _name in ("exp", "exp2", "expm1", "sqrt", "cbrt", "reciprocal", "tan", "tanh", "sigmoid", "relu"):
+READS["logsumexp"] = {0: (0, "out")}
+for _name in ("exp", "exp2", "expm1", "sqrt", "cbrt", "reciprocal", "tan", "tanh", "sigmoid", "relu", "softmax",
+              "log_softmax", "rsqrt"):
     READS[_name] = {0: ("out",)}
 for _name in ("log", "log2", "log10", "log1p", "square", "abs", "sin", "cos", "arcsin", "arccos", "arctan",
               "sinh", "cosh", "arcsinh", "arccosh", "arctanh"):
@@ -166,7 +171,7 @@ STRUCTURAL = {"reshape": (1,), "broadcast_to": (1,), "sum_to": (1,)}
 
 #: primitives whose Python-number operand still takes an input slot (`(None, 0)` in
 #: next_functions): PyTorch wraps the number into a tensor for these
-SCALAR_SLOTS = {"add", "sub", "mul", "div"}
+SCALAR_SLOTS = {"add", "sub", "mul", "div", "setitem"}
 
 
 def reads(prim_name: str, needed: list, n_operands: int) -> set:

@@ -1,18 +1,13 @@
 """Sanity checks of the corpus itself (tests/corpus): every case runs under plain NumPy, is
 deterministic and well-tagged, and where HIPS autograd can differentiate it, autograd's gradient
 matches central finite differences."""
-import os
 import sys
 
 import numpy as np
 import pytest
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if _ROOT not in sys.path:
-    sys.path.insert(0, _ROOT)
-
-from tests.corpus import CASES, TAGS, Case, by_tag, get  # noqa: E402
-from tests.corpus.reference import autograd_fn, numeric_grad  # noqa: E402
+from tests.corpus import CASES, TAGS, Case, by_tag, get
+from tests.corpus.reference import autograd_fn, numeric_grad
 
 MODULES = ("straight", "indexing", "control", "loops", "calls", "containers", "models", "misc")
 

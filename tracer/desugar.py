@@ -89,6 +89,12 @@ def restructure(stmts: list, in_loop: bool = False) -> list:
             orelse = restructure(stmt.orelse + _fresh(rest), in_loop)
             out.append(_located(gast.If(test=stmt.test, body=body or [gast.Pass()], orelse=orelse), stmt))
             return out
+        if isinstance(stmt, gast.If):
+            # no exit leaves this `if`, but a loop in it may hold `break`s and `continue`s
+            new = copy.copy(stmt)
+            new.body, new.orelse = restructure(stmt.body, in_loop), restructure(stmt.orelse, in_loop)
+            out.append(new)
+            continue
         if isinstance(stmt, (gast.For, gast.While)) and stmt.orelse and exits(stmt.orelse, in_loop):
             pending[:0] = _else_as_if(stmt)
             continue

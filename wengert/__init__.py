@@ -9,8 +9,9 @@ from .runtime.errors import WengertError
 from .tracer.errors import SourceNotFoundError, TraceError, UnsupportedSyntaxError
 from .tracer.parser import IRSyntaxError
 from .tracer.verify import IRVerificationError
+from .eager import *  # noqa: F401,F403  (the PyTorch-shaped eager API)
 
 __version__ = "0.1.0"
 __all__ = ["ir", "parse_ir", "register_source", "grad", "value_and_grad", "vjp", "source",
            "custom_vjp", "stop_gradient", "WengertError", "TraceError", "UnsupportedSyntaxError",
-           "SourceNotFoundError", "IRSyntaxError", "IRVerificationError", "__version__"]
+           "SourceNotFoundError", "IRSyntaxError", "IRVerificationError", "__version__"] + eager.__all__  # noqa: F405

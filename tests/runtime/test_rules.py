@@ -100,6 +100,13 @@ def cases():
     yield "repeat_like", [sample((2, 3)), [sample((3,)), sample((2, 3))]], {}
     yield "add_any", [[sample((2,)), None], [sample((2,)), sample(())]], {}
     yield "float", [sample(())], {}
+    yield "relu", [sample((2, 3))], {}          # eager Tensor runtime
+    yield "sigmoid", [sample((2, 3))], {}       # eager Tensor runtime
+    for axis in (-1, 0):                         # eager Tensor runtime
+        yield "softmax", [sample((2, 3))], {"axis": axis}
+        yield "log_softmax", [sample((2, 3))], {"axis": axis}
+        yield "logsumexp", [sample((2, 3))], {"axis": axis, "keepdims": axis == 0}
+    yield "rsqrt", [sample((2, 3), "sqrt")], {}  # eager Tensor runtime
 
 
 CASES = list(cases())

@@ -1,0 +1,21 @@
+"""wengert.autograd: PyTorch's torch.autograd on the eager Tensor.
+
+`grad`, `backward`, `Function`, `gradcheck`, anomaly detection and the grad-mode switches,
+re-exported from wengert.runtime.
+"""
+from ..runtime.anomaly import detect_anomaly, set_detect_anomaly
+from ..runtime.autograd import backward, grad
+from ..runtime.function import Function, FunctionCtx, once_differentiable
+from ..runtime.gradcheck import GradcheckError, gradcheck, gradgradcheck
+from ..runtime.grad_mode import enable_grad, no_grad, set_grad_enabled
+from . import function
+
+
+def Variable(data, requires_grad: bool = False, volatile: bool = False):
+    """The pre-0.4 wrapper: now a tensor (the same one) with `requires_grad` set."""
+    return data.requires_grad_(requires_grad) if requires_grad else data
+
+
+__all__ = ["grad", "backward", "Function", "FunctionCtx", "once_differentiable", "gradcheck", "gradgradcheck",
+           "GradcheckError", "detect_anomaly", "set_detect_anomaly", "no_grad", "enable_grad", "set_grad_enabled",
+           "Variable", "function"]

@@ -1,0 +1,36 @@
+"""The PyTorch-shaped eager API: `Tensor`, factories, math functions, dtypes and grad modes.
+
+With `import wengert as torch`, PyTorch autograd code runs on NumPy: everything here is a
+re-export of wengert.runtime (tensor.py, functional.py, dtypes.py, grad_mode.py ...).
+"""
+from . import autograd
+from .runtime import dtypes as _dtypes
+from .runtime import functional as _functional
+from .runtime.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
+from .runtime.dtypes import Size, device, dtype, get_default_dtype, set_default_dtype
+from .runtime.functional import (Generator, allclose, arange, as_tensor, cat, concat, concatenate, default_generator,
+                                 einsum, empty, empty_like, equal, eye, from_numpy, full, full_like, initial_seed,
+                                 is_floating_point, is_tensor, isclose, linspace, log_softmax, manual_seed, normal,
+                                 numel, ones, ones_like, pow, rand, rand_like, randint, randn, randn_like, randperm,
+                                 seed, softmax, stack, tensor, where, zeros, zeros_like)
+from .runtime.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .runtime.printing import get_printoptions, set_printoptions
+from .runtime.tensor import Tensor
+
+_DTYPES = dict(_dtypes.ALIASES)
+globals().update(_DTYPES)
+_METHOD_FUNCTIONS = dict(_functional.FUNCTIONS)
+globals().update(_METHOD_FUNCTIONS)
+
+__all__ = [
+    "Tensor", "Size", "device", "dtype", "Generator", "default_generator", "autograd",
+    "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
+    "empty_like", "full_like", "arange", "linspace", "eye", "rand", "randn", "randint", "randperm",
+    "rand_like", "randn_like", "normal", "manual_seed", "seed", "initial_seed",
+    "is_tensor", "numel", "is_floating_point", "cat", "concat", "concatenate", "stack", "where", "einsum", "pow",
+    "allclose", "isclose", "equal", "softmax", "log_softmax",
+    "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+    "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+    "get_default_dtype", "set_default_dtype", "set_printoptions", "get_printoptions",
+]
+__all__ += [*_DTYPES, *_METHOD_FUNCTIONS]   # torch.float32 ..., torch.add, torch.exp ...
