@@ -159,8 +159,8 @@ class _Reverse:
     def zeros(self, x: Value, builder: Builder):
         """A materialised zero cotangent for x: needed where paths meet (if results, loop carries)."""
         t = type_of_operand(x)
-        if _is_container(t):
-            return Literal(None)
+        if _is_container(t):   # never None at run time: rules index into it
+            return builder.apply(P.zero_cotangent, (x,), {}, hint=f"{x.name}.bar")
         if isinstance(t, T.ScalarType):
             return Literal(0.0)
         return builder.apply(P.PRIMITIVES["zeros_like"], (x,), {}, hint=f"{x.name}.bar")

@@ -1002,6 +1002,17 @@ repeat_like = primitive("repeat_like", _repeat_like, arity=2, linear=True,
                         doc="g summed to each item's shape: the adjoint of builtins.sum over xs")
 dict_from_values = primitive("dict_from_values", _dict_from_values, arity=2, linear=True, shape_rule=_same_as(0),
                              doc="a dict with d's keys and these values")
+def _zero_cotangent(x):
+    """A zero cotangent for a container: the same structure with None (zero) items."""
+    if isinstance(x, dict):
+        return {k: None for k in x}
+    if isinstance(x, (list, tuple)):
+        return type(x)([None] * len(x))
+    return np.zeros(np.shape(x), np.result_type(np.asarray(x).dtype, np.float64))
+
+
+zero_cotangent = primitive("zero_cotangent", _zero_cotangent, differentiable=False, shape_rule=_same_as(0),
+                           doc="a zero cotangent shaped like x (None items for containers)")
 add_any = primitive("add_any", _add_any, arity=2, linear=True, doc="a + b, None being zero (cotangents)")
 or_zeros = primitive("or_zeros", _or_zeros, arity=2, linear=True, shape_rule=_same_as(1),
                      doc="g, or zeros shaped like `like` when g is None")
