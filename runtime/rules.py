@@ -84,16 +84,24 @@ def _expand(g, x, axis, keepdims):
 # Elementwise arithmetic (operands may broadcast)
 # ---------------------------------------------------------------------------------------------
 
-defvjp(P.add, lambda g, out, x, y: unbroadcast(g, x), lambda g, out, x, y: unbroadcast(g, y))
-defvjp(P.sub, lambda g, out, x, y: unbroadcast(g, x), lambda g, out, x, y: unbroadcast(ops.neg(g), y))
-defvjp(P.mul, lambda g, out, x, y: unbroadcast(ops.mul(g, y), x),
-       lambda g, out, x, y: unbroadcast(ops.mul(g, x), y))
-defvjp(P.div, lambda g, out, x, y: unbroadcast(ops.div(g, y), x),
-       lambda g, out, x, y: unbroadcast(ops.neg(ops.mul(g, ops.div(out, y))), y))
-defvjp(P.pow, lambda g, out, x, y: unbroadcast(ops.mul(g, ops.mul(y, ops.pow(x, ops.sub(y, 1)))), x),
-       lambda g, out, x, y: unbroadcast(ops.mul(g, ops.mul(out, ops.log(x))), y))
-defvjp(P.mod, lambda g, out, x, y: unbroadcast(g, x),
-       lambda g, out, x, y: unbroadcast(ops.neg(ops.mul(g, ops.floor(ops.div(x, y)))), y))
+def defelementwise(prim: P.Primitive, *partials) -> None:
+    """An elementwise primitive's derivative, once: `partials[i](g, out, *operands)` multiplies g
+    by the partial derivative in operand i, elementwise. The VJP sums it down to the operand's
+    shape (undoing broadcasting); the JVP adds the products with the operands' tangents."""
+    if len(partials) == 1:   # one operand: the result has its shape, nothing to undo
+        defvjp(prim, *partials)
+    else:
+        defvjp(prim, *[None if p is None else _unbroadcasting(p, i) for i, p in enumerate(partials)])
+    PARTIALS[prim.name] = partials
+
+
+def _unbroadcasting(partial, i):
+    def rule(g, out, *operands, **params):
+        return unbroadcast(partial(g, out, *operands, **params), operands[i])
+    return rule
+
+
+PARTIALS: dict[str, tuple] = {}
 
 
 def _balanced(x, out, other):
@@ -101,29 +109,32 @@ def _balanced(x, out, other):
     return ops.div(ops.eq(x, out), ops.add(1.0, ops.eq(x, other)))
 
 
-defvjp(P.maximum, lambda g, out, x, y: unbroadcast(ops.mul(g, _balanced(x, out, y)), x),
-       lambda g, out, x, y: unbroadcast(ops.mul(g, _balanced(y, out, x)), y))
-defvjp(P.minimum, lambda g, out, x, y: unbroadcast(ops.mul(g, _balanced(x, out, y)), x),
-       lambda g, out, x, y: unbroadcast(ops.mul(g, _balanced(y, out, x)), y))
-
-
 def _arctan2_denominator(y, x):
     return ops.add(ops.square(x), ops.square(y))
 
 
-defvjp(P.arctan2, lambda g, out, y, x: unbroadcast(ops.mul(g, ops.div(x, _arctan2_denominator(y, x))), y),
-       lambda g, out, y, x: unbroadcast(ops.neg(ops.mul(g, ops.div(y, _arctan2_denominator(y, x)))), x))
-defvjp(P.hypot, lambda g, out, x, y: unbroadcast(ops.mul(g, ops.div(x, out)), x),
-       lambda g, out, x, y: unbroadcast(ops.mul(g, ops.div(y, out)), y))
-defvjp(P.logaddexp, lambda g, out, x, y: unbroadcast(ops.mul(g, ops.exp(ops.sub(x, out))), x),
-       lambda g, out, x, y: unbroadcast(ops.mul(g, ops.exp(ops.sub(y, out))), y))
-defvjp(P.where, None,
-       lambda g, out, c, x, y: unbroadcast(ops.where(c, g, 0.0), x),
-       lambda g, out, c, x, y: unbroadcast(ops.where(c, 0.0, g), y))
-defvjp(P.clip,
-       lambda g, out, x, lo, hi: unbroadcast(ops.where(ops.logical_and(ops.ge(x, lo), ops.le(x, hi)), g, 0.0), x),
-       lambda g, out, x, lo, hi: unbroadcast(ops.where(ops.lt(x, lo), g, 0.0), lo),
-       lambda g, out, x, lo, hi: unbroadcast(ops.where(ops.gt(x, hi), g, 0.0), hi))
+defelementwise(P.add, lambda g, out, x, y: g, lambda g, out, x, y: g)
+defelementwise(P.sub, lambda g, out, x, y: g, lambda g, out, x, y: ops.neg(g))
+defelementwise(P.mul, lambda g, out, x, y: ops.mul(g, y), lambda g, out, x, y: ops.mul(g, x))
+defelementwise(P.div, lambda g, out, x, y: ops.div(g, y), lambda g, out, x, y: ops.neg(ops.mul(g, ops.div(out, y))))
+defelementwise(P.pow, lambda g, out, x, y: ops.mul(g, ops.mul(y, ops.pow(x, ops.sub(y, 1)))),
+               lambda g, out, x, y: ops.mul(g, ops.mul(out, ops.log(x))))
+defelementwise(P.mod, lambda g, out, x, y: g, lambda g, out, x, y: ops.neg(ops.mul(g, ops.floor(ops.div(x, y)))))
+defelementwise(P.maximum, lambda g, out, x, y: ops.mul(g, _balanced(x, out, y)),
+               lambda g, out, x, y: ops.mul(g, _balanced(y, out, x)))
+defelementwise(P.minimum, lambda g, out, x, y: ops.mul(g, _balanced(x, out, y)),
+               lambda g, out, x, y: ops.mul(g, _balanced(y, out, x)))
+defelementwise(P.arctan2, lambda g, out, y, x: ops.mul(g, ops.div(x, _arctan2_denominator(y, x))),
+               lambda g, out, y, x: ops.neg(ops.mul(g, ops.div(y, _arctan2_denominator(y, x)))))
+defelementwise(P.hypot, lambda g, out, x, y: ops.mul(g, ops.div(x, out)),
+               lambda g, out, x, y: ops.mul(g, ops.div(y, out)))
+defelementwise(P.logaddexp, lambda g, out, x, y: ops.mul(g, ops.exp(ops.sub(x, out))),
+               lambda g, out, x, y: ops.mul(g, ops.exp(ops.sub(y, out))))
+defelementwise(P.where, None, lambda g, out, c, x, y: ops.where(c, g, 0.0),
+               lambda g, out, c, x, y: ops.where(c, 0.0, g))
+defelementwise(P.clip, lambda g, out, x, lo, hi: ops.where(ops.logical_and(ops.ge(x, lo), ops.le(x, hi)), g, 0.0),
+               lambda g, out, x, lo, hi: ops.where(ops.lt(x, lo), g, 0.0),
+               lambda g, out, x, lo, hi: ops.where(ops.gt(x, hi), g, 0.0))
 
 # ---------------------------------------------------------------------------------------------
 # Elementwise functions of one operand
@@ -165,8 +176,8 @@ UNARY = {
     "asarray": lambda g, out, x, dtype=None: g,
     "astype": lambda g, out, x, dtype=None: g,
 }
-for _name, _rule in UNARY.items():
-    defvjp(P.PRIMITIVES[_name], _rule)
+for _name, _rule in UNARY.items():   # elementwise with one operand: the rule is the partial
+    defelementwise(P.PRIMITIVES[_name], _rule)
 
 # ---------------------------------------------------------------------------------------------
 # Reductions
@@ -413,3 +424,151 @@ defvjp(P.PRIMITIVES["log_softmax"], lambda g, out, x, axis=-1:
 defvjp(P.PRIMITIVES["logsumexp"], lambda g, out, x, axis=None, keepdims=False:
        ops.mul(_expand(g, x, axis, keepdims), ops.exp(ops.sub(x, _expand(out, x, axis, keepdims)))))
 defvjp(P.PRIMITIVES["rsqrt"], lambda g, out, x: ops.mul(g, ops.mul(-0.5, ops.mul(out, ops.square(out)))))
+
+
+# ---------------------------------------------------------------------------------------------
+# Forward mode: JVP[name](tangents, out, *operands, **params) -> the tangent of the result
+# (`tangents[i]` is None where operand i has none). Elementwise primitives reuse their partials,
+# linear ones apply themselves to the tangents; the rest are written here.
+# ---------------------------------------------------------------------------------------------
+
+JVP: dict[str, Callable] = {}
+
+
+def defjvp(prim: P.Primitive, rule: Callable) -> None:
+    if prim.name in JVP:
+        raise ValueError(f"the forward rule of {prim.name} is declared twice")
+    JVP[prim.name] = rule
+
+
+def _add_tangents(terms: list):
+    """The sum of the non-None terms (None when there are none)."""
+    total = None
+    for term in terms:
+        if term is not None:
+            total = term if total is None else ops.add(total, term)
+    return total
+
+
+def _elementwise_jvp(partials):
+    def rule(tangents, out, *operands, **params):
+        return _add_tangents([None if d is None or p is None else p(d, out, *operands, **params)
+                              for d, p in zip(tangents, partials)])
+    return rule
+
+
+def _linear_jvp(prim: P.Primitive, linear):
+    """A primitive linear in the operands at positions `linear` ("all", or "rest": all but the
+    first; the others are data: shapes, indices): its tangent is the primitive applied to their
+    tangents, zeros where an operand has none."""
+    def rule(tangents, out, *operands, **params):
+        positions = range(len(operands)) if linear == "all" else range(1, len(operands)) if linear == "rest" \
+            else linear
+        if all(tangents[i] is None for i in positions):
+            return None
+        args = [(tangents[i] if tangents[i] is not None else ops.zero_cotangent(x)) if i in positions else x
+                for i, x in enumerate(operands)]
+        return P.bind(prim, *args, **params)
+    return rule
+
+
+def _bilinear_jvp(prim: P.Primitive):
+    def rule(tangents, out, x, y, **params):
+        dx, dy = tangents
+        return _add_tangents([None if dx is None else P.bind(prim, dx, y, **params),
+                              None if dy is None else P.bind(prim, x, dy, **params)])
+    return rule
+
+
+for _name, _partials in PARTIALS.items():
+    defjvp(P.PRIMITIVES[_name], _elementwise_jvp(_partials))
+
+#: linear primitives and the operand positions they are linear in
+LINEAR_IN = {
+    "sum": (0,), "mean": (0,), "cumsum": (0,), "trace": (0,), "transpose": (0,), "swapaxes": (0,),
+    "moveaxis": (0,), "reshape": (0,), "ravel": (0,), "expand_dims": (0,), "squeeze": (0,),
+    "broadcast_to": (0,), "sum_to": (0,), "flip": (0,), "roll": (0,), "tril": (0,), "triu": (0,),
+    "diag": (0,), "concatenate": (0,), "stack": (0,), "hstack": (0,), "vstack": (0,), "getitem": (0,),
+    "setitem": (0, 1), "to_tuple": (0,), "to_list": (0,), "reversed": (0,), "list_append": (0, 1),
+    "list_extend": (0, 1), "dict_values": (0,), "getitem_grad": (0,), "or_zeros": (0,),
+    "unstack": (0,), "unconcatenate": (0,), "repeat_like": (0,), "add_any": (0, 1), "list_insert": (0, 2),
+    "tuple": "all", "list": "all", "dict": "all", "pack_like": "rest", "dict_from_values": (1,), "unzip": (0,),
+}
+for _name, _positions in LINEAR_IN.items():
+    defjvp(P.PRIMITIVES[_name], _linear_jvp(P.PRIMITIVES[_name], _positions))
+for _prim in (P.matmul, P.dot, P.inner, P.outer):
+    defjvp(_prim, _bilinear_jvp(_prim))
+
+
+def _einsum_jvp(tangents, out, *operands, spec):
+    return _add_tangents([None if d is None else ops.einsum(*operands[:i], d, *operands[i + 1:], spec=spec)
+                          for i, d in enumerate(tangents)])
+
+
+def _unpack_jvp(tangents, out, seq, n=0):
+    (d,) = tangents
+    return tuple(ops.unpack(d, n=n)) if n else ()
+
+
+def _extreme_jvp(tangents, out, x, axis=None, keepdims=False):
+    (d,) = tangents
+    hit = ops.eq(x, _expand(out, x, axis, keepdims))
+    return ops.div(ops.sum(ops.mul(d, hit), axis=axis, keepdims=keepdims),
+                   ops.sum(hit, axis=axis, keepdims=keepdims))
+
+
+def _var_jvp(tangents, out, x, axis=None, ddof=0, keepdims=False):
+    (d,) = tangents
+    centered = ops.sub(x, ops.mean(x, axis=axis, keepdims=True))
+    count = ops.sub(_size_ratio(x, out), ddof)
+    return ops.div(ops.mul(2.0, ops.sum(ops.mul(centered, d), axis=axis, keepdims=keepdims)), count)
+
+
+defjvp(P.einsum, _einsum_jvp)
+defjvp(P.unpack, _unpack_jvp)
+defjvp(P.PRIMITIVES["max"], _extreme_jvp)
+defjvp(P.PRIMITIVES["min"], _extreme_jvp)
+defjvp(P.PRIMITIVES["prod"], lambda t, out, x, axis=None, keepdims=False: ops.sum(
+    ops.div(ops.mul(t[0], _expand(out, x, axis, keepdims)), x), axis=axis, keepdims=keepdims))
+defjvp(P.var, _var_jvp)
+defjvp(P.std, lambda t, out, x, axis=None, ddof=0, keepdims=False: ops.div(
+    _var_jvp(t, ops.square(out), x, axis, ddof, keepdims), ops.mul(2.0, out)))
+defjvp(P.norm, lambda t, out, x, ord=None, axis=None, keepdims=False: ops.div(
+    ops.sum(ops.mul(x, t[0]), axis=axis, keepdims=keepdims), out) if ord in (None, 2, "fro") else _no_jvp("norm"))
+defjvp(P.inv, lambda t, out, x: ops.neg(ops.matmul(ops.matmul(out, t[0]), out)))
+defjvp(P.det, lambda t, out, x: ops.mul(out, ops.trace(ops.solve(x, t[0]))))
+defjvp(P.solve, lambda t, out, a, b: ops.solve(a, _add_tangents([
+    t[1], None if t[0] is None else ops.neg(ops.matmul(t[0], out))])))
+defjvp(P.py_sum, lambda t, out, xs, start=0: _add_tangents([
+    None if t[0] is None else ops.py_sum(t[0], 0), t[1]]))
+defjvp(P.list_pop, lambda t, out, xs, index=-1: tuple(ops.list_pop(t[0], index)))
+defjvp(P.enumerate_, lambda t, out, xs, start=0: ops.zip(ops.range(ops.len(xs)), t[0]))
+defjvp(P.dict_items, lambda t, out, d: ops.zip(ops.dict_keys(d), ops.dict_values(t[0])))
+defjvp(P.dict_get, lambda t, out, d, key, default=None: ops.dict_get(t[0], key, t[2]) if t[0] is not None else None)
+VARIADIC_JVP = {"zip": lambda tangents, out, *xs: ops.zip(*[t if t is not None else ops.zero_cotangent(x)
+                                                            for t, x in zip(tangents, xs)])}
+
+
+def _no_jvp(name):
+    raise NotImplementedError(f"no forward-mode rule for {name} here")
+
+
+def _max_of_values(tangents, out, *xs):
+    if len(xs) == 1:
+        raise NotImplementedError("no forward-mode rule for max()/min() over a sequence; use np.max/np.min")
+    return _add_tangents([None if t is None else ops.mul(t, ops.eq(x, out)) for t, x in zip(tangents, xs)])
+
+
+VARIADIC_JVP["py_max"] = VARIADIC_JVP["py_min"] = _max_of_values
+
+
+def jvp_rule(name: str):
+    return JVP.get(name) or VARIADIC_JVP.get(name)
+# Symmetric Jacobians (diagonal for relu/sigmoid/rsqrt, symmetric for softmax): the forward
+# rule is the reverse rule applied to the tangent.
+for _name in ("relu", "sigmoid", "rsqrt", "softmax"):
+    defjvp(P.PRIMITIVES[_name], (lambda vjp: lambda t, out, x, **params: vjp(t[0], out, x, **params))(VJP[_name][0]))
+defjvp(P.PRIMITIVES["log_softmax"], lambda t, out, x, axis=-1: ops.sub(
+    t[0], ops.sum(ops.mul(ops.exp(out), t[0]), axis=axis, keepdims=True)))
+defjvp(P.PRIMITIVES["logsumexp"], lambda t, out, x, axis=None, keepdims=False: ops.sum(
+    ops.mul(ops.exp(ops.sub(x, _expand(out, x, axis, keepdims))), t[0]), axis=axis, keepdims=keepdims))

@@ -200,3 +200,45 @@ def test_every_differentiable_primitive_has_a_rule():
 def test_rules_are_declared_once():
     with pytest.raises(ValueError, match="declared twice"):
         R.defvjp(P.add, lambda g, out, x, y: g)
+
+
+@pytest.mark.parametrize("name,operands,params", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_forward_rule_matches_finite_differences_and_the_reverse_rule(name, operands, params):
+    """J u from the forward rule equals central differences, and <v, J u> equals <J^T v, u>."""
+    rule = R.jvp_rule(name)
+    prim = P.PRIMITIVES[name]
+    full = {**prim.params, **params}
+
+    def f(*xs):
+        return prim.impl(*xs, **full)
+    out = f(*operands)
+    active = [i for i, x in enumerate(operands) if differentiable(x) and R.vjp_rule(name, i) is not None]
+    directions = {i: rng.normal(size=flat(operands[i]).size) for i in active}
+    tangents = [perturb(zero(x), directions[i], 1.0) if i in directions else None for i, x in enumerate(operands)]
+    eps = 1e-6
+    plus = f(*[perturb(x, directions[i], eps) if i in directions else x for i, x in enumerate(operands)])
+    minus = f(*[perturb(x, directions[i], -eps) if i in directions else x for i, x in enumerate(operands)])
+    numeric = (flat(plus) - flat(minus)) / (2 * eps)
+    got = dense(rule(tangents, out, *operands, **params), out)
+    np.testing.assert_allclose(got, numeric, rtol=1e-5, atol=1e-7)
+    v = cotangent_like(out)
+    reverse = sum(float(np.dot(dense(R.vjp_rule(name, i)(v, out, *operands, **params), operands[i]), directions[i]))
+                  for i in active)
+    assert float(np.dot(flat(v), got)) == pytest.approx(reverse, rel=1e-7, abs=1e-9)
+
+
+def zero(x):
+    """A zero of x's structure (floats for the data), to build tangents from flat directions."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(zero(v) for v in x)
+    if isinstance(x, dict):
+        return {k: zero(v) for k, v in x.items()}
+    if x is None:
+        return None
+    return 0.0 if isinstance(x, float) else np.zeros(np.shape(x))
+
+
+def test_every_differentiable_primitive_has_a_forward_rule():
+    without = {name for name, prim in P.PRIMITIVES.items()
+               if prim.differentiable and not prim.effect and prim.builtin and R.jvp_rule(name) is None}
+    assert without == set()
