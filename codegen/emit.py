@@ -331,8 +331,9 @@ def _foldable(region: Region, uses: dict, out: set | None = None) -> set:
     for op in region.ops:
         for sub in op.regions:
             _foldable(sub, uses, out)
-        for x in op.operands:
-            if isinstance(x, Value) and id(x) in pending:
+        for k, x in enumerate(op.operands):
+            # a value updated in place (x[i] = v, xs.append(v)) must be a variable
+            if isinstance(x, Value) and id(x) in pending and not (k == 0 and op.kind in ("setitem", "list_append")):
                 out.add(id(x))
         if op.kind in _NOT_EXPRESSIONS:
             pending.clear()   # an update in place or an effect: no expression moves across it

@@ -12,6 +12,7 @@ from ..tracer.verify import verify
 from .emit import emit_function
 from .inline import NotDifferentiableError, inline_calls
 from .optimize import optimize as run_optimizer
+from .forward import tangent
 from .reverse import adjoint
 
 
@@ -41,7 +42,18 @@ def source_files(module: Module) -> dict:
 
 def compile_adjoint(fn, arg_types: list, wrt: list[int], optimize: bool = True,
                     constants: dict | None = None) -> Compiled:
-    """`arg_types` and `wrt` index the parameters that are not `constants` (name -> value)."""
+    """`arg_types` and `wrt` index the parameters that are not `constants` (name -> value).
+    The generated function is `f_adjoint(*args, f_bar) -> (f(*args), *cotangents)`."""
+    return _compile(fn, arg_types, wrt, optimize, constants, adjoint, "adjoint")
+
+
+def compile_tangent(fn, arg_types: list, wrt: list[int], optimize: bool = True,
+                    constants: dict | None = None) -> Compiled:
+    """Forward mode: `f_tangent(*args, *tangents of wrt) -> (f(*args), tangent of the result)`."""
+    return _compile(fn, arg_types, wrt, optimize, constants, tangent, "tangent")
+
+
+def _compile(fn, arg_types, wrt, optimize, constants, transform, suffix) -> Compiled:
     module = trace(fn, arg_types, constants)
     files = source_files(module)
     entry = inline_calls(module)
@@ -56,12 +68,16 @@ def compile_adjoint(fn, arg_types: list, wrt: list[int], optimize: bool = True,
                 f"{entry.source}: cannot differentiate `{entry.name}` with respect to `{name}`: it is {t.text()}, "
                 "not a floating-point value; pass floats (e.g. np.asarray(x, float)) or leave it out of wrt")
     output_type = entry.body.yields[0].type if hasattr(entry.body.yields[0], "type") else T.UNKNOWN
-    adjoint(entry, wrt, files)
+    names = ", ".join(entry.params[i].name for i in wrt)
+    if optimize:   # differentiate the simplest program: items of tuples read directly, no dead code
+        run_optimizer(entry)
+    transform(entry, wrt, files)
     verify(flat)
     if optimize:
         run_optimizer(entry)
     verify(flat)
-    name = python_identifier(entry.name) + "_adjoint"
-    doc = f"Adjoint of {entry.name}: returns (value, gradient w.r.t. {', '.join(entry.params[i].name for i in wrt)})."
+    name = python_identifier(entry.name) + "_" + suffix
+    doc = f"Adjoint of {entry.name}: returns (value, gradient w.r.t. {names})." if suffix == "adjoint" else \
+        f"Tangent of {entry.name}: returns (value, derivative along the tangents of {names})."
     source, compiled = emit_function(entry, name, files, doc)
     return Compiled(source, compiled, flat, output_type or T.UNKNOWN)

@@ -41,7 +41,7 @@ def varied_values(fn: Function, wrt: list[int]) -> set:
 
     def mark(v) -> None:
         nonlocal changed
-        if isinstance(v, Value) and id(v) not in varied:
+        if isinstance(v, Value) and id(v) not in varied and not _integral(v):
             varied.add(id(v))
             changed = True
 
@@ -77,6 +77,13 @@ def varied_values(fn: Function, wrt: list[int]) -> set:
         changed = False
         visit(fn.body)
     return varied
+
+
+def _integral(v: Value) -> bool:
+    """Ints, bools and integer arrays carry no derivative (an index read from a varied pair)."""
+    t = v.type
+    return (isinstance(t, T.ScalarType) and t.kind in ("int", "bool", "str", "none")) or (
+        isinstance(t, T.ArrayType) and t.dtype[0] in "biu")
 
 
 def defined_in(region: Region) -> set:

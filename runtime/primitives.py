@@ -66,7 +66,20 @@ def primitive(name: str, impl: Callable, **kw) -> Primitive:
     if name in PRIMITIVES:
         raise ValueError(f"primitive {name} declared twice")
     PRIMITIVES[name] = prim
+    _bind_implementation(prim)
     return prim
+
+
+def _bind_implementation(prim: Primitive) -> None:
+    """Generated code calls some primitives by their implementation (`sum_to(g, shape)`); the
+    tracer must see those calls as the primitive again, so that generated code can be traced and
+    differentiated (second order). Callables declared with `stands_for` take precedence."""
+    if id(prim.impl) in _CALLABLES:
+        return
+    parameters = [inspect.Parameter("operands", inspect.Parameter.VAR_POSITIONAL)]
+    parameters += [inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=v) for k, v in prim.params.items()]
+    _CALLABLES[id(prim.impl)] = (prim.impl, Binding(prim, inspect.Signature(parameters), ("operands",),
+                                                   tuple(prim.params)))
 
 
 # ---------------------------------------------------------------------------------------------

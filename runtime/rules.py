@@ -466,10 +466,29 @@ def _linear_jvp(prim: P.Primitive, linear):
             else linear
         if all(tangents[i] is None for i in positions):
             return None
-        args = [(tangents[i] if tangents[i] is not None else ops.zero_cotangent(x)) if i in positions else x
+        args = [(tangents[i] if tangents[i] is not None else _zero_tangent(x)) if i in positions else x
                 for i, x in enumerate(operands)]
-        return P.bind(prim, *args, **params)
+        result = P.bind(prim, *args, **params)
+        # an item read from a container of tangents may be None (zero): make it a real zero
+        return ops.or_zeros(result, out) if prim.name in _READS_ITEMS and _is_container(operands[0]) else result
     return rule
+
+
+_READS_ITEMS = {"getitem", "dict_values", "to_tuple", "to_list", "reversed"}
+
+
+def _zero_tangent(x):
+    if isinstance(x, (int, float, complex)) and not isinstance(x, bool):
+        return 0.0
+    return ops.zero_cotangent(x)
+
+
+def _is_container(x) -> bool:
+    """Whether x is a list/tuple/dict: by its value, or for an IR value by its type."""
+    if isinstance(x, (list, tuple, dict)):
+        return True
+    kind = getattr(x, "type", None)
+    return type(kind).__name__ in ("ListType", "TupleType", "DictType")
 
 
 def _bilinear_jvp(prim: P.Primitive):
@@ -507,7 +526,11 @@ def _einsum_jvp(tangents, out, *operands, spec):
 
 def _unpack_jvp(tangents, out, seq, n=0):
     (d,) = tangents
-    return tuple(ops.unpack(d, n=n)) if n else ()
+    if not n:
+        return ()
+    items = ops.unpack(d, n=n)
+    items = items if isinstance(items, (list, tuple)) else [items]
+    return tuple(ops.or_zeros(t, o) for t, o in zip(items, out))
 
 
 def _extreme_jvp(tangents, out, x, axis=None, keepdims=False):
@@ -542,9 +565,11 @@ defjvp(P.solve, lambda t, out, a, b: ops.solve(a, _add_tangents([
 defjvp(P.py_sum, lambda t, out, xs, start=0: _add_tangents([
     None if t[0] is None else ops.py_sum(t[0], 0), t[1]]))
 defjvp(P.list_pop, lambda t, out, xs, index=-1: tuple(ops.list_pop(t[0], index)))
-defjvp(P.enumerate_, lambda t, out, xs, start=0: ops.zip(ops.range(ops.len(xs)), t[0]))
-defjvp(P.dict_items, lambda t, out, d: ops.zip(ops.dict_keys(d), ops.dict_values(t[0])))
-defjvp(P.dict_get, lambda t, out, d, key, default=None: ops.dict_get(t[0], key, t[2]) if t[0] is not None else None)
+defjvp(P.enumerate_, lambda t, out, xs, start=0: ops.zip(ops.zero_cotangent(ops.to_list(ops.range(ops.len(xs)))), t[0]))
+defjvp(P.dict_items, lambda t, out, d: ops.zip(ops.zero_cotangent(ops.dict_keys(d)), ops.dict_values(t[0])))
+defjvp(P.dict_get, lambda t, out, d, key, default=None: ops.or_zeros(ops.dict_get(
+    t[0] if t[0] is not None else ops.zero_cotangent(d), key, t[2] if t[2] is not None else _zero_tangent(default)),
+    out))
 VARIADIC_JVP = {"zip": lambda tangents, out, *xs: ops.zip(*[t if t is not None else ops.zero_cotangent(x)
                                                             for t, x in zip(tangents, xs)])}
 

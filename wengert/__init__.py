@@ -4,7 +4,7 @@ The front door: the public API. `wengert.ir(f, *example_args)` shows the graph w
 """
 from .api import ir, parse_ir, register_source
 from .runtime.custom import custom_vjp, stop_gradient
-from .transforms import grad, source, value_and_grad, vjp
+from .transforms import grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp, source, value_and_grad, vjp
 from .runtime.errors import WengertError
 from .tracer.errors import SourceNotFoundError, TraceError, UnsupportedSyntaxError
 from .tracer.parser import IRSyntaxError
@@ -12,6 +12,7 @@ from .tracer.verify import IRVerificationError
 from .eager import *  # noqa: F401,F403  (the PyTorch-shaped eager API)
 
 __version__ = "0.1.0"
-__all__ = ["ir", "parse_ir", "register_source", "grad", "value_and_grad", "vjp", "source",
+__all__ = ["ir", "parse_ir", "register_source", "grad", "value_and_grad", "vjp", "source", "jvp", "jacfwd",
+           "jacrev", "jacobian", "hessian", "hvp",
            "custom_vjp", "stop_gradient", "WengertError", "TraceError", "UnsupportedSyntaxError",
            "SourceNotFoundError", "IRSyntaxError", "IRVerificationError", "__version__"] + eager.__all__  # noqa: F405

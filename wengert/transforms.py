@@ -1,7 +1,11 @@
-"""Reverse-mode transforms: `grad`, `value_and_grad`, `vjp`, and `source` to read the code.
+"""The transforms: reverse mode (`grad`, `value_and_grad`, `vjp`), forward mode (`jvp`,
+`jacfwd`), Jacobians and second order (`jacrev`, `jacobian`, `hessian`, `hvp`), and `source`.
 
-A transform compiles the function once per argument signature (dtypes and shapes), keeps the
-generated adjoint, and calls it directly afterwards: the second call does not re-transform.
+A transform compiles the function once per argument signature (dtypes and shapes, values of int
+and bool arguments), keeps the generated code, and calls it directly afterwards. A transform of
+a transform (`grad(grad(f))`, `hessian`) differentiates the generated code itself: the inner
+transform is written out as a small Python function around its compiled code, which the tracer
+captures like any other.
 """
 from __future__ import annotations
 
@@ -11,7 +15,8 @@ import inspect
 import numpy as np
 
 from .api import as_type, bind_arguments
-from .codegen.pipeline import Compiled, compile_adjoint
+from .codegen.pipeline import Compiled, compile_adjoint, compile_tangent
+from .tracer.capture import register_source
 from .runtime import types as T
 from .runtime.errors import WengertError
 
@@ -40,8 +45,13 @@ def _wrt_indices(fn, wrt) -> tuple[list[int], bool]:
 _COMPILED: dict = {}
 
 
+#: the code generator of each mode, looked up when used (so a test can count compilations)
+COMPILERS = {"adjoint": "compile_adjoint", "tangent": "compile_tangent"}
+
+
 class _Transform:
-    """Shared machinery: the signature-keyed cache of compiled adjoints."""
+    """Shared machinery: the signature-keyed cache of compiled code."""
+    mode = "adjoint"
 
     def __init__(self, fn, wrt, optimize: bool, verbose: int):
         functools.update_wrapper(self, fn)
@@ -70,10 +80,11 @@ class _Transform:
         dynamic = [v for v, c in zip(values, constant) if not c]
         types = [as_type(v) for v in dynamic]
         constants = {names[i]: v for i, (v, c) in enumerate(zip(values, constant)) if c}
-        key = (self.fn, tuple(self.wrt), self.optimize, tuple(types), tuple(sorted(constants.items())))
+        key = (self.mode, self.fn, tuple(self.wrt), self.optimize, tuple(types), tuple(sorted(constants.items())))
         if key not in _COMPILED:
             wrt = [i - sum(constant[:i]) for i in self.wrt]
-            _COMPILED[key] = compile_adjoint(self.fn, types, wrt, self.optimize, constants)
+            target = self.fn.traceable(args, kwargs) if isinstance(self.fn, _Transform) else self.fn
+            _COMPILED[key] = globals()[COMPILERS[self.mode]](target, types, wrt, self.optimize, constants)
             if self.verbose:
                 print(_COMPILED[key].source)
         self.last = _COMPILED[key]
@@ -90,6 +101,30 @@ class _Transform:
 
     def _grads(self, grads: tuple):
         return tuple(grads) if self.many else grads[0]
+
+    #: what `traceable` returns, as an expression of `out` (the compiled code's result)
+    returns = "out[1:] if many else out[1]"
+
+    def traceable(self, args: tuple, kwargs: dict):
+        """This transform, for the signature of `args`, as a plain Python function with source
+        (registered in linecache) that calls the compiled code: what the tracer captures when
+        this transform is itself transformed."""
+        if not self.simple:
+            raise WengertError(f"transforming a transform of `{self.__qualname__}` needs a function with "
+                               "positional parameters only")
+        compiled, _ = self.compiled(args, kwargs)
+        dynamic = [name for name, value in zip(self.names, bind_arguments(self.fn, args, kwargs))
+                   if not (type(value) in (int, bool) and self.names.index(name) not in self.wrt)]
+        name = f"{getattr(self.fn, '__name__', 'f').strip('<>')}_{type(self).__name__}"
+        call = f"{compiled.fn.__name__}({', '.join(dynamic + ['1.0'] if self.mode == 'adjoint' else dynamic)})"
+        result = self.returns.replace("out", "out_").replace(" if many else ", "|").split("|")
+        source = (f"def {name}({', '.join(self.names)}):\n    out_ = {call}\n"
+                  f"    return {result[0] if self.many else result[-1]}\n")
+        filename = f"<wengert {name} {id(compiled):x}>"
+        register_source(filename, source)
+        namespace = {compiled.fn.__name__: compiled.fn}
+        exec(compile(source, filename, "exec"), namespace)
+        return namespace[name]
 
 
 def _fast_key(args: tuple):
@@ -131,6 +166,7 @@ class GradFunction(_Transform):
 
 class ValueAndGradFunction(_Transform):
     """`value_and_grad(f)(*args)` -> `(f(*args), gradient)`, from one run of the adjoint."""
+    returns = "(out[0], out[1:]) if many else (out[0], out[1])"
 
     def __call__(self, *args, **kwargs):
         compiled, values = self.compiled(args, kwargs)
@@ -189,3 +225,108 @@ def source(transformed) -> str:
     if text is None:
         raise WengertError(f"{transformed!r} is not a function wengert generated")
     return text
+
+
+# ---------------------------------------------------------------------------------------------
+# Forward mode, Jacobians, second order
+# ---------------------------------------------------------------------------------------------
+
+class _TangentTransform(_Transform):
+    mode = "tangent"
+    returns = "out[1]"
+
+
+def jvp(fn, primals: tuple, tangents: tuple):
+    """`(f(*primals), J @ tangents)`: forward mode, one pass. `tangents` has one entry per primal
+    (None, or anything for a non-float primal, means no tangent)."""
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) != len(tangents):
+        raise WengertError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
+    wrt = tuple(i for i, (p, t) in enumerate(zip(primals, tangents)) if t is not None and _is_float(p))
+    if not wrt:
+        raise WengertError("jvp: no floating-point primal has a tangent")
+    transform = _TangentTransform(fn, wrt, True, 0)
+    compiled, values = transform.compiled(primals, {})
+    return compiled.fn(*values, *[_like(tangents[i], primals[i]) for i in wrt])
+
+
+def _like(t, p):
+    """A tangent in the primal's dtype (a Python float stays a float)."""
+    return float(t) if isinstance(p, float) else np.asarray(t, dtype=np.result_type(p))
+
+
+def _basis(x):
+    """The unit tangents of x's entries, each shaped like x."""
+    if isinstance(x, float):
+        yield 1.0
+        return
+    x = np.asarray(x)
+    for k in range(x.size):
+        e = np.zeros(x.size, x.dtype)
+        e[k] = 1
+        yield e.reshape(x.shape)
+
+
+def _one_wrt(fn, wrt):
+    indices, many = _wrt_indices(fn, wrt)
+    return indices, many
+
+
+def jacfwd(fn, wrt=0):
+    """The Jacobian of `fn` with respect to `wrt` by forward mode: one tangent pass per input
+    entry. Shape: output shape + input shape (a tuple of them for a tuple `wrt`)."""
+    indices, many = _one_wrt(fn, wrt)
+    transforms = {i: _TangentTransform(fn, (i,), True, 0) for i in indices}
+
+    @functools.wraps(fn)
+    def jacobian_fwd(*args):
+        out = []
+        for i in indices:
+            compiled, values = transforms[i].compiled(args, {})
+            columns = [compiled.fn(*values, e)[1] for e in _basis(args[i])]
+            value = compiled.fn(*values, next(_basis(args[i])))[0]
+            out.append(np.stack([np.asarray(c) for c in columns], axis=-1).reshape(np.shape(value) + np.shape(args[i])))
+        return tuple(out) if many else out[0]
+    return jacobian_fwd
+
+
+def jacrev(fn, wrt=0):
+    """The Jacobian of `fn` with respect to `wrt` by reverse mode: one adjoint pass per output
+    entry. Shape: output shape + input shape (a tuple of them for a tuple `wrt`)."""
+    indices, many = _one_wrt(fn, wrt)
+    transform = _Transform(fn, tuple(indices), True, 0)
+
+    @functools.wraps(fn)
+    def jacobian_rev(*args):
+        compiled, values = transform.compiled(args, {})
+        value = fn(*args) if not isinstance(fn, _Transform) else compiled.fn(*values, 0.0)[0]
+        rows = [compiled.fn(*values, e)[1:] for e in _basis(value if np.ndim(value) else float(value))]
+        out = []
+        for k, i in enumerate(indices):
+            stacked = np.stack([np.asarray(r[k]) for r in rows], axis=0)
+            out.append(stacked.reshape(np.shape(value) + np.shape(args[i])))
+        return tuple(out) if many else out[0]
+    return jacobian_rev
+
+
+jacobian = jacrev
+
+
+def hessian(fn, wrt=0):
+    """The Hessian of scalar `fn`: forward mode over the generated gradient code."""
+    return jacfwd(grad(fn, wrt=wrt), wrt=wrt)
+
+
+def hvp(fn, wrt=0):
+    """`hvp(f)(*args, v)`: the Hessian of scalar `f` (w.r.t. argument `wrt`) times `v`, by one
+    forward pass over the generated gradient code; no Hessian is formed."""
+    (index,), _ = _one_wrt(fn, wrt)
+    gradient = grad(fn, wrt=index)
+
+    @functools.wraps(fn)
+    def hessian_vector_product(*args_and_v):
+        *args, v = args_and_v
+        tangents = [None] * len(args)
+        tangents[index] = v
+        return jvp(gradient, tuple(args), tuple(tangents))[1]
+    return hessian_vector_product

@@ -1,0 +1,176 @@
+"""Forward mode: a call-free, typed function -> its tangent function, as IR.
+
+The tangent function takes the primal's parameters plus a tangent for each `wrt` parameter and
+returns `(result, tangent of result)`. One sweep in program order: after each op, its tangent from
+the `runtime.rules` JVP table, called on symbolic values. An `if` also yields the tangents of its
+results; a loop also carries the tangents of the values it carries. No tape is needed.
+"""
+from __future__ import annotations
+
+from ..runtime import primitives as P
+from ..runtime import rules as R
+from ..runtime import types as T
+from ..tracer.infer import type_of_operand
+from ..tracer.ir import Function, Literal, Op, Region, Value
+from .build import Builder, Namer, as_operand, python_value
+from .inline import NotDifferentiableError, all_names
+from .reverse import _index_active_loops, varied_values
+
+
+def tangent(fn: Function, wrt: list[int], files: dict | None = None) -> Function:
+    """Turn `fn` into its tangent function, in place, and return it."""
+    _Forward(fn, wrt, files or {}).run()
+    return fn
+
+
+class _Forward:
+    def __init__(self, fn: Function, wrt: list[int], files: dict):
+        self.fn = fn
+        self.wrt = wrt
+        self.files = files
+        self.namer = Namer(all_names(fn.body))
+        _index_active_loops(fn, varied_values(fn, wrt), self.namer)
+        self.varied = varied_values(fn, wrt)
+
+    def where(self, op: Op) -> str:
+        if op.loc is None:
+            return self.fn.source
+        return f"{self.files.get(op.loc.file, op.loc.file)}:{op.loc.line}:{op.loc.col}"
+
+    def zeros(self, x, builder: Builder):
+        """A materialised zero tangent for x (where paths meet: branches, loop carries)."""
+        t = type_of_operand(x)
+        if isinstance(t, T.ScalarType) or not isinstance(x, Value):
+            return Literal(0.0)
+        return builder.apply(P.zero_cotangent, (x,), {}, hint=f"{x.name}.dot")
+
+    def run(self) -> None:
+        fn = self.fn
+        dot: dict = {}
+        for i in self.wrt:
+            p = fn.params[i]
+            d = Value(self.namer.fresh(f"{p.name}.dot"), p.type)
+            dot[id(p)] = d
+        self.region(fn.body, dot)
+        (out,) = fn.body.yields
+        with Builder(fn.body, self.namer) as b:
+            out_dot = dot.get(id(out)) if isinstance(out, Value) and dot.get(id(out)) is not None \
+                else self.zeros(out, b)
+            result = b.apply(P.make_tuple, (out, out_dot), {}, hint="result")
+        fn.body.args.extend(dot[id(fn.params[i])] for i in self.wrt)
+        fn.body.yields = [result]
+
+    def region(self, region: Region, dot: dict) -> None:
+        ops = list(region.ops)
+        region.ops = []
+        for op in ops:
+            region.ops.append(op)
+            if op.kind == "if":
+                self.tangent_if(op, dot)
+            elif op.kind in ("for", "while"):
+                self.tangent_loop(op, region, dot)
+            elif op.kind == "pycall":
+                self.check_opaque(op, dot)
+            else:
+                self.tangent_primitive(op, region, dot)
+
+    def check_opaque(self, op: Op, dot: dict) -> None:
+        if any(isinstance(x, Value) and dot.get(id(x)) is not None for x in op.operands[1:]) and \
+                not isinstance(type_of_operand(op.results[0]), (T.ScalarType,)):
+            raise NotDifferentiableError(f"{self.where(op)}: a traced value goes through `{op.operands[0].name}`, "
+                                         "a call wengert cannot look into")
+
+    def tangent_primitive(self, op: Op, region: Region, dot: dict) -> None:
+        prim = P.PRIMITIVES.get(op.kind)
+        if prim is None or not prim.differentiable:
+            return
+        tangents = [dot.get(id(x)) if isinstance(x, Value) else None for x in op.operands]
+        if all(t is None for t in tangents):
+            return
+        rule = R.jvp_rule(op.kind)
+        if rule is None:
+            raise NotDifferentiableError(f"{self.where(op)}: no forward-mode rule for `{op.kind}`")
+        out = op.results[0] if len(op.results) == 1 else list(op.results)
+        with Builder(region, self.namer, op.loc) as b:
+            try:
+                result = rule(tangents, out, *[python_value(x) for x in op.operands], **op.params)
+            except NotImplementedError as exc:
+                raise NotDifferentiableError(f"{self.where(op)}: {exc}") from None
+            except TypeError as exc:
+                raise NotDifferentiableError(f"{self.where(op)}: cannot differentiate `{op.kind}` here: {exc}") from None
+            if len(op.results) == 1:
+                results = [result]
+            else:
+                results = list(result) if isinstance(result, (list, tuple)) else list(b.apply(
+                    P.unpack, (result,), {"n": len(op.results)}))
+            for r, t in zip(op.results, results):
+                if t is not None and id(r) in self.varied:   # ints and bools carry no tangent
+                    t = as_operand(t)
+                    if isinstance(t, Value) and id(t) in b.created:
+                        t.name = self.namer.fresh(f"{r.name}.dot")
+                    dot[id(r)] = t
+
+    def tangent_if(self, op: Op, dot: dict) -> None:
+        branches = []
+        for sub in op.regions:
+            local = dict(dot)
+            self.region(sub, local)
+            branches.append(local)
+        wanted = [i for i, r in enumerate(op.results) if id(r) in self.varied and any(
+            isinstance(sub.yields[i], Value) and local.get(id(sub.yields[i])) is not None
+            for sub, local in zip(op.regions, branches))]
+        for i in wanted:
+            for sub, local in zip(op.regions, branches):
+                y = sub.yields[i]
+                with Builder(sub, self.namer, op.loc) as b:
+                    t = local.get(id(y)) if isinstance(y, Value) else None
+                    sub.yields.append(t if t is not None else self.zeros(y, b))
+            r = op.results[i]
+            d = Value(self.namer.fresh(f"{r.name}.dot"), r.type)
+            op.results.append(d)
+            dot[id(r)] = d
+
+    def tangent_loop(self, op: Op, region: Region, dot: dict) -> None:
+        lead = 1 if op.kind == "for" else 0
+        body = op.regions[-1]
+        carried = [j for j, r in enumerate(op.results) if id(r) in self.varied]
+        if not carried:
+            self.region(body, dict(dot))
+            return
+        inits = []
+        with Builder(region, self.namer, op.loc) as b:
+            for j in carried:
+                x = op.operands[lead + j]
+                t = dot.get(id(x)) if isinstance(x, Value) else None
+                inits.append(t if t is not None else self.zeros(x, b))
+        # the ops just built for the inits go before the loop
+        made = region.ops[region.ops.index(op) + 1:]
+        del region.ops[region.ops.index(op) + 1:]
+        region.ops[region.ops.index(op):region.ops.index(op)] = made
+        local = dict(dot)
+        new_args = {}
+        for sub in op.regions:
+            for j in carried:
+                arg = sub.args[(lead if sub is body else 0) + j]
+                d = Value(self.namer.fresh(f"{arg.name}.dot"), arg.type)
+                sub.args.append(d)
+                if sub is body:
+                    local[id(arg)] = d
+                new_args.setdefault(j, d)
+        if op.kind == "while":
+            test_local = dict(dot)
+            for j in carried:
+                test_local[id(op.regions[0].args[j])] = op.regions[0].args[-len(carried) + carried.index(j)]
+            self.region(op.regions[0], test_local)
+        self.region(body, local)
+        with Builder(body, self.namer, op.loc) as b:
+            for j in carried:
+                y = body.yields[j]
+                t = local.get(id(y)) if isinstance(y, Value) else None
+                body.yields.append(t if t is not None else self.zeros(y, b))
+        op.operands.extend(inits)
+        for j in carried:
+            r = op.results[j]
+            d = Value(self.namer.fresh(f"{r.name}.dot"), r.type)
+            op.results.append(d)
+            dot[id(r)] = d
