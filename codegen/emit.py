@@ -29,7 +29,7 @@ UNARY = {"neg": "-", "pos": "+", "invert": "~", "not": "not "}
 #: primitives that are one Python builtin call
 BUILTINS = {"float": "float", "int": "int", "bool": "bool", "len": "len", "range": "range", "slice": "slice",
             "to_tuple": "tuple", "to_list": "list", "py_round": "round", "py_max": "max", "py_min": "min",
-            "reversed": "reversed", "abs": "abs"}
+            "abs": "abs"}
 NAMESPACE = {"np": np, "math": math}
 
 
@@ -232,10 +232,10 @@ class Emitter:
             extra = [f"{k}={literal(params[k])}" for k in ("sep", "end")
                      if k in params and params[k] != P.print_.params[k]]
             return f"print({', '.join(args + extra)})"
-        if kind == "fstring":
-            return f"{literal(params['template'])}.format({', '.join(args)})"
         if kind == "shape":
             return f"np.shape({args[0]})"
+        if kind == "reversed":   # a list, like the primitive's (it may be indexed or measured)
+            return f"{args[0]}[::-1]"
         if kind == "transpose" and params.get("axes") is None and _is_array(op.operands[0]):
             return f"{args[0]}.T"
         if kind in ("dict_items", "dict_keys", "dict_values"):

@@ -90,7 +90,8 @@ class _Forward:
         rule = R.jvp_rule(op.kind)
         if rule is None:
             raise NotDifferentiableError(f"{self.where(op)}: no forward-mode rule for `{op.kind}`")
-        out = op.results[0] if len(op.results) == 1 else list(op.results)
+        single = prim.results == 1
+        out = op.results[0] if single else list(op.results)
         with Builder(region, self.namer, op.loc) as b:
             try:
                 result = rule(tangents, out, *[python_value(x) for x in op.operands], **op.params)
@@ -98,7 +99,7 @@ class _Forward:
                 raise NotDifferentiableError(f"{self.where(op)}: {exc}") from None
             except TypeError as exc:
                 raise NotDifferentiableError(f"{self.where(op)}: cannot differentiate `{op.kind}` here: {exc}") from None
-            if len(op.results) == 1:
+            if single:
                 results = [result]
             else:
                 results = list(result) if isinstance(result, (list, tuple)) else list(b.apply(

@@ -226,8 +226,9 @@ class _Reverse:
         if prim is None or not prim.differentiable:
             return
         gs = [bar.get(id(r)) for r in op.results]
-        g = gs[0] if len(op.results) == 1 else tuple(gs)
-        out = op.results[0] if len(op.results) == 1 else list(op.results)
+        single = prim.results == 1   # unpack[n=1] still has a tuple of results
+        g = gs[0] if single else tuple(gs)
+        out = op.results[0] if single else list(op.results)
         operands = [python_value(x) for x in op.operands]
         builder = Builder(target, self.namer, op.loc)
         with builder:

@@ -478,6 +478,8 @@ _READS_ITEMS = {"getitem", "dict_values", "to_tuple", "to_list", "reversed"}
 
 
 def _zero_tangent(x):
+    if x is None:
+        return None
     if isinstance(x, (int, float, complex)) and not isinstance(x, bool):
         return 0.0
     return ops.zero_cotangent(x)

@@ -15,7 +15,7 @@ import inspect
 import numpy as np
 
 from .api import as_type, bind_arguments
-from .codegen.pipeline import Compiled, compile_adjoint, compile_tangent
+from .codegen.pipeline import Compiled, compile_adjoint, compile_tangent  # noqa: F401 (see COMPILERS)
 from .tracer.capture import register_source
 from .runtime import types as T
 from .runtime.errors import WengertError
