@@ -335,6 +335,9 @@ def _getitem_rule(types, consts, params):
             return target.elems[consts[1]]
         if isinstance(target, T.ListType) and len(index) == 1 and isinstance(index[0], T.ScalarType):
             return target.elem
+        if isinstance(target, (T.ListType, T.OpaqueType)) and len(index) == 1 and (
+                isinstance(consts[1], slice) or index[0] == T.OpaqueType("slice")):
+            return target   # a slice of a list is a list of the same items
         if isinstance(target, T.DictType):
             return target.field(consts[1]) if len(index) == 1 and consts[1] is not NOVALUE else target.value
         return T.UNKNOWN
@@ -822,7 +825,15 @@ full = primitive("full", lambda shape, fill, dtype=None: np.full(shape, fill, dt
 stands_for(full, [np.full], "shape, fill_value, dtype=None", "shape fill_value", "dtype")
 eye = primitive("eye", np.eye, params={"dtype": float}, differentiable=False, shape_rule=_evaluating(np.eye))
 stands_for(eye, [np.eye, np.identity], "n, dtype=float", "n", "dtype")
-arange = primitive("arange", np.arange, arity=None, differentiable=False, shape_rule=_evaluating(np.arange))
+def _arange_rule(types, consts, params):
+    """np.arange: evaluated when the bounds are known; else a vector of the bounds' dtype."""
+    if all(c is not NOVALUE for c in consts):
+        return evaluate_rule(types, consts, params, np.arange)
+    sample = np.arange(*[_scalar_dummy(t) for t in types])
+    return T.ArrayType(T.short_dtype(sample.dtype), (None,))
+
+
+arange = primitive("arange", np.arange, arity=None, differentiable=False, shape_rule=_arange_rule)
 stands_for(arange, [np.arange], "*bounds", "bounds")
 linspace = primitive("linspace", np.linspace, arity=3, differentiable=False, shape_rule=_evaluating(np.linspace))
 stands_for(linspace, [np.linspace], "start, stop, num=50", "start stop num")

@@ -452,9 +452,17 @@ def _add_tangents(terms: list):
 
 def _elementwise_jvp(partials):
     def rule(tangents, out, *operands, **params):
-        return _add_tangents([None if d is None or p is None else p(d, out, *operands, **params)
+        return _add_tangents([None if d is None or p is None else _broadcast_like(p(d, out, *operands, **params), out)
                               for d, p in zip(tangents, partials)])
     return rule
+
+
+def _broadcast_like(term, out):
+    """A tangent term broadcast to the result's shape (an operand may have broadcast into it)."""
+    target, current = shape(out), shape(term)
+    if isinstance(target, tuple) and isinstance(current, tuple) and target == current:
+        return term
+    return ops.broadcast_to(term, target)
 
 
 def _linear_jvp(prim: P.Primitive, linear):
