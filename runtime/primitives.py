@@ -1010,8 +1010,15 @@ def _list_insert(xs, index, value):
 
 
 def _unzip(pairs, like, position=0):
-    """The cotangents of zip's/enumerate's argument at `position` from those of its items."""
-    return [None if p is None else p[position] for p in pairs] if pairs is not None else None
+    """The cotangent of zip's/enumerate's argument `like` (item `position` of each pair) from the
+    cotangents of the pairs: shaped like `like` (an array stays an array)."""
+    if pairs is None:
+        return None
+    items = [None if p is None else p[position] for p in pairs]
+    if isinstance(like, np.ndarray):
+        return np.stack([_or_zeros(item, row) for item, row in zip(items, like)]) if len(like) else np.zeros_like(
+            like, dtype=np.result_type(like.dtype, np.float64))
+    return tuple(items) if isinstance(like, tuple) else items
 
 
 def _repeat_like(g, xs):
