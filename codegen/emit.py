@@ -234,6 +234,8 @@ class Emitter:
             return f"print({', '.join(args + extra)})"
         if kind == "shape":
             return f"np.shape({args[0]})"
+        if kind == "copy":
+            return f"{args[0]}.copy()"
         if kind == "reversed":   # a list, like the primitive's (it may be indexed or measured)
             return f"{args[0]}[::-1]"
         if kind == "transpose" and params.get("axes") is None and _is_array(op.operands[0]):

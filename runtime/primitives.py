@@ -792,7 +792,12 @@ diag = primitive("diag", np.diag, params={"k": 0}, linear=True, shape_rule=_eval
 stands_for(diag, [np.diag], "x, k=0", "x", "k")
 
 # conversion and array creation
-copy = primitive("copy", np.copy, linear=True, shape_rule=_same_as(0))
+def _copy(x):
+    """x.copy() for arrays, lists and dicts (np.copy would turn a dict into a 0-d array)."""
+    return x.copy() if isinstance(x, (np.ndarray, list, dict)) else np.copy(x)
+
+
+copy = primitive("copy", _copy, linear=True, shape_rule=_same_as(0))
 stands_for(copy, [np.copy], "x, /", "x", method="copy")
 asarray = primitive("asarray", np.asarray, params={"dtype": None}, linear=True, shape_rule=_evaluating(np.asarray))
 stands_for(asarray, [np.asarray, np.array, np.asanyarray], "x, dtype=None", "x", "dtype")
@@ -948,9 +953,12 @@ def _add_any(a, b):
 
 
 def _or_zeros(g, like):
-    """A cotangent read from a container may be None (zero): make it an array shaped like `like`."""
+    """A cotangent read from a container may be None (zero): make it a real zero shaped like
+    `like` (for a container, its structure with None items)."""
     if g is not None:
         return g
+    if isinstance(like, (list, tuple, dict)):
+        return _zero_cotangent(like)
     return np.zeros(np.shape(like), np.result_type(np.asarray(like).dtype, np.float64))
 
 

@@ -459,6 +459,8 @@ def _elementwise_jvp(partials):
 
 def _broadcast_like(term, out):
     """A tangent term broadcast to the result's shape (an operand may have broadcast into it)."""
+    if _is_container(out):
+        return term
     target, current = shape(out), shape(term)
     if isinstance(target, tuple) and isinstance(current, tuple) and target == current:
         return term
