@@ -63,6 +63,7 @@ class Emitter:
         self.globals: dict = dict(NAMESPACE)
         self.helpers: set = set()   # primitive implementations the code calls by name
         self.uses = _use_counts(fn.body)
+        self.producers = _producers(fn.body)
         self.temporaries: dict[str, str] = {}
         self.inline: dict[int, str] = {}     # folded temporaries: their expression, read once
         self.foldable = _foldable(fn.body, self.uses)
@@ -197,8 +198,10 @@ class Emitter:
             self.emit(depth, text, op)
 
     def single_use(self, x) -> bool:
-        """Whether `x` is read once (by the op at hand), so that op may update it in place."""
-        return isinstance(x, Value) and self.uses.get(id(x), 0) == 1 and id(x) not in self.protected
+        """Whether the op at hand may update `x` in place: x is read only there, and it is a fresh
+        object this code made (not a view of another array, nor the caller's)."""
+        return isinstance(x, Value) and self.uses.get(id(x), 0) == 1 and id(x) not in self.protected and \
+            self.producers.get(id(x)) in FRESH
 
     @property
     def protected(self) -> set:
@@ -343,6 +346,21 @@ def _foldable(region: Region, uses: dict, out: set | None = None) -> set:
         pending = {k: v for k, v in pending.items() if uses.get(k) == 1}
         if len(op.results) == 1 and is_temporary(op.results[0].name) and uses.get(id(op.results[0])) == 1:
             pending[id(op.results[0])] = op.results[0]
+    return out
+
+
+#: ops whose result is a new object no other value shares (safe to update in place)
+FRESH = {"zeros_like", "ones_like", "full_like", "zero_cotangent", "zeros", "ones", "full", "empty", "copy",
+         "setitem", "list", "dict", "list_append", "add", "sub", "mul", "div", "neg", "getitem_grad", "to_list"}
+
+
+def _producers(region: Region, out: dict | None = None) -> dict:
+    out = {} if out is None else out
+    for op in region.ops:
+        for r in op.results:
+            out[id(r)] = op.kind
+        for sub in op.regions:
+            _producers(sub, out)
     return out
 
 
