@@ -3,6 +3,7 @@
 The front door: the public API. `wengert.ir(f, *example_args)` shows the graph wengert captures.
 """
 from .api import ir, parse_ir, register_source
+from .compiled import function
 from .runtime.custom import custom_vjp, stop_gradient
 from .transforms import grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp, source, value_and_grad, vjp
 from .runtime.errors import WengertError
@@ -14,5 +15,5 @@ from .eager import *  # noqa: F401,F403  (the PyTorch-shaped eager API)
 __version__ = "0.1.0"
 __all__ = ["ir", "parse_ir", "register_source", "grad", "value_and_grad", "vjp", "source", "jvp", "jacfwd",
            "jacrev", "jacobian", "hessian", "hvp",
-           "custom_vjp", "stop_gradient", "WengertError", "TraceError", "UnsupportedSyntaxError",
+           "custom_vjp", "stop_gradient", "function", "WengertError", "TraceError", "UnsupportedSyntaxError",
            "SourceNotFoundError", "IRSyntaxError", "IRVerificationError", "__version__"] + eager.__all__  # noqa: F405

@@ -25,6 +25,8 @@ from . import __version__
 from .api import as_type
 from .api import ir as _ir
 from .codegen.pipeline import compile_adjoint as _compile_adjoint
+from .codegen.pipeline import compile_tangent as _compile_tangent
+from .transforms import function_around
 from .runtime import types as T
 from .runtime.errors import WengertError
 from .tracer.export import to_dot, to_json
@@ -175,17 +177,41 @@ Examples:
               help='Required. Comma-separated argument types, e.g. "f64[3], f64[8,3]"; NAME=VALUE gives an int '
                    'or bool by value, e.g. "f64[3], n=5".')
 @click.option("--no-optimize", is_flag=True, help="Print the adjoint as generated, before the optimizer's passes.")
+@click.option("--mode", type=click.Choice(["reverse", "forward"]), default="reverse", show_default=True,
+              help="reverse: the adjoint FUNC_adjoint(*args, out_bar) -> (value, *grads); forward: the tangent "
+                   "function FUNC_tangent(*args, *tangents) -> (value, tangent of the value).")
+@click.option("--order", type=click.IntRange(1, 2), default=1, show_default=True,
+              help="2: second order, forward mode over the generated adjoint: the Hessian-vector product code "
+                   "(*args, *tangents) -> (gradient, Hessian times the tangents).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Write to this file instead of stdout.")
-def grad_command(target: str, wrt: str | None, args_spec: str | None, no_optimize: bool, output: str) -> None:
+def grad_command(target: str, wrt: str | None, args_spec: str | None, no_optimize: bool, mode: str, order: int,
+                 output: str) -> None:
     with _loaded(target) as fn:
         if args_spec is None:
             raise CLIError(_missing_args_message(target, fn))
         params = parse_grad_args(args_spec, fn)
         chosen = parse_wrt(wrt, fn, params)
-        compiled = _guard(f"differentiating `{fn.__name__}`",
-                          lambda: _compile(fn, params, chosen, not no_optimize, args_spec))
+        if mode == "forward" and order == 1:
+            types, wrt_ir, constants = _adjoint_inputs(params, chosen)
+            compiled = _guard(f"differentiating `{fn.__name__}`",
+                              lambda: _compile_tangent(fn, types, wrt_ir, not no_optimize, constants))
+        else:
+            compiled = _guard(f"differentiating `{fn.__name__}`",
+                              lambda: _compile(fn, params, chosen, not no_optimize, args_spec))
+            if order == 2:
+                compiled = _guard(f"differentiating the gradient of `{fn.__name__}`",
+                                  lambda: _second_order(fn, compiled, params, chosen, not no_optimize))
     _write(output, compiled.source)
+
+
+def _second_order(fn, adjoint, params: list, chosen: list[int], optimize: bool):
+    """Forward mode over the generated adjoint: the Hessian-vector product code."""
+    types, wrt, _ = _adjoint_inputs(params, chosen)
+    names = [p.name for p in params if not p.constant]
+    returns = "out[1:]" if len(chosen) > 1 else "out[1]"
+    gradient = function_around(adjoint, f"{fn.__name__}_gradient", names, names, returns)
+    return _compile_tangent(gradient, types, wrt, optimize, None)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -115,16 +115,24 @@ class _Transform:
         compiled, _ = self.compiled(args, kwargs)
         dynamic = [name for name, value in zip(self.names, bind_arguments(self.fn, args, kwargs))
                    if not (type(value) in (int, bool) and self.names.index(name) not in self.wrt)]
+        result = self.returns.replace(" if many else ", "|").split("|")
         name = f"{getattr(self.fn, '__name__', 'f').strip('<>')}_{type(self).__name__}"
-        call = f"{compiled.fn.__name__}({', '.join(dynamic + ['1.0'] if self.mode == 'adjoint' else dynamic)})"
-        result = self.returns.replace("out", "out_").replace(" if many else ", "|").split("|")
-        source = (f"def {name}({', '.join(self.names)}):\n    out_ = {call}\n"
-                  f"    return {result[0] if self.many else result[-1]}\n")
-        filename = f"<wengert {name} {id(compiled):x}>"
-        register_source(filename, source)
-        namespace = {compiled.fn.__name__: compiled.fn}
-        exec(compile(source, filename, "exec"), namespace)
-        return namespace[name]
+        return function_around(compiled, name, self.names, dynamic, result[0] if self.many else result[-1],
+                               seed=self.mode == "adjoint")
+
+
+def function_around(compiled: Compiled, name: str, params: list, passed: list, returns: str, seed: bool = True):
+    """A Python function `name(*params)` (source registered in linecache) that calls the compiled
+    code with `passed` (and the seed 1.0 for an adjoint) and returns `returns`, an expression of
+    `out`, its result. The tracer captures it like user code: the way to differentiate code
+    wengert generated."""
+    call = f"{compiled.fn.__name__}({', '.join(passed + ['1.0'] if seed else passed)})"
+    source = f"def {name}({', '.join(params)}):\n    out_ = {call}\n    return {returns.replace('out', 'out_')}\n"
+    filename = f"<wengert {name} {id(compiled):x}>"
+    register_source(filename, source)
+    namespace = {compiled.fn.__name__: compiled.fn}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[name]
 
 
 def _fast_key(args: tuple):

@@ -385,7 +385,7 @@ def test_help():
         assert word in text, word
     assert re.search(r'wengert grad \S+\.py:\w+ --args "f64\[3\]', text)
     assert re.search(r"--wrt \w+,\w+", text)
-    assert "--mode" not in text and "--order" not in text
+    assert "--mode [reverse|forward]" in text and "--order" in text
 
 
 def test_group_help_lists_grad():
@@ -445,3 +445,23 @@ def test_readme_example():
     assert np.isclose(value, module.loss(*args))
     np.testing.assert_allclose(gw, central_difference(module.loss, args, 0), rtol=1e-5, atol=1e-7)
     assert np.isclose(gb, central_difference(module.loss, args, 1), rtol=1e-5, atol=1e-7)
+
+
+def test_forward_mode_and_second_order_code_compute_the_derivatives(tmp_path):
+    """--mode forward prints the tangent function; --order 2 the Hessian-vector product code."""
+    import numpy as np
+    from click.testing import CliRunner
+
+    from wengert.cli import main
+    path = tmp_path / "cube.py"
+    path.write_text("import numpy as np\n\ndef cube(x):\n    return np.sum(x ** 3)\n")
+    x, v = np.array([1.0, 2.0]), np.array([0.5, -1.0])
+    for options, name, want in ((["--mode", "forward"], "cube_tangent", (np.sum(x ** 3), np.sum(3 * x ** 2 * v))),
+                                (["--order", "2"], "cube_gradient_tangent", (3 * x ** 2, 6 * x * v))):
+        run = CliRunner().invoke(main, ["grad", f"{path}:cube", "--args", "f64[2]", *options])
+        assert run.exit_code == 0, run.output
+        namespace = {}
+        exec(compile(run.output, "<printed>", "exec"), namespace)
+        value, derivative = namespace[name](x, v)
+        np.testing.assert_allclose(value, want[0])
+        np.testing.assert_allclose(derivative, want[1])
