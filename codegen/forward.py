@@ -98,7 +98,8 @@ class _Forward:
             except NotImplementedError as exc:
                 raise NotDifferentiableError(f"{self.where(op)}: {exc}") from None
             except TypeError as exc:
-                raise NotDifferentiableError(f"{self.where(op)}: cannot differentiate `{op.kind}` here: {exc}") from None
+                raise NotDifferentiableError(
+                    f"{self.where(op)}: cannot differentiate `{op.kind}` here: {exc}") from None
             if single:
                 results = [result]
             else:
