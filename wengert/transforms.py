@@ -239,6 +239,9 @@ def source(transformed) -> str:
 # Forward mode, Jacobians, second order
 # ---------------------------------------------------------------------------------------------
 
+_TANGENT_TRANSFORMS: dict = {}
+
+
 class _TangentTransform(_Transform):
     mode = "tangent"
     returns = "out[1]"
@@ -253,8 +256,10 @@ def jvp(fn, primals: tuple, tangents: tuple):
     wrt = tuple(i for i, (p, t) in enumerate(zip(primals, tangents)) if t is not None and _is_float(p))
     if not wrt:
         raise WengertError("jvp: no floating-point primal has a tangent")
-    transform = _TangentTransform(fn, wrt, True, 0)
-    compiled, values = transform.compiled(primals, {})
+    key = (fn, wrt)
+    if key not in _TANGENT_TRANSFORMS:   # keep the transform: its fast path skips re-binding
+        _TANGENT_TRANSFORMS[key] = _TangentTransform(fn, wrt, True, 0)
+    compiled, values = _TANGENT_TRANSFORMS[key].compiled(primals, {})
     return compiled.fn(*values, *[_like(tangents[i], primals[i]) for i in wrt])
 
 
