@@ -14,27 +14,12 @@ from ..runtime import primitives as P
 from ..runtime import types as T
 from ..tracer.infer import type_of_operand
 from ..tracer.ir import CURRENT_BUILDER, Literal, Op, Region, Value
-from ..tracer.lower import is_literal
+from ..tracer.lower import Namer, is_literal  # noqa: F401 (Namer: the passes' name source)
 
 
 def is_temporary(name: str) -> bool:
     """Names of values no user variable named: `%3`, `%t`, `%t.4`, `%3.1`."""
     return re.fullmatch(r"(t|\d+)(\.\d+)*", name) is not None
-
-
-class Namer:
-    """Fresh SSA names: `hint`, `hint.1`, ... never reusing a name of the function."""
-
-    def __init__(self, used: set):
-        self.used = set(used)
-
-    def fresh(self, hint: str) -> str:
-        name, k = hint, 0
-        while name in self.used:
-            k += 1
-            name = f"{hint}.{k}"
-        self.used.add(name)
-        return name
 
 
 class Builder:

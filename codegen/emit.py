@@ -19,7 +19,7 @@ import numpy as np
 from ..runtime import primitives as P
 from ..runtime import types as T
 from ..tracer.infer import type_of_operand
-from ..tracer.ir import UNDEF, Function, Literal, Op, Region, Value
+from ..tracer.ir import UNDEF, Function, Literal, Op, Region, Value, use_counts
 from .build import is_temporary
 
 BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**",
@@ -62,7 +62,7 @@ class Emitter:
         self.lines: list[str] = []
         self.globals: dict = dict(NAMESPACE)
         self.helpers: set = set()   # primitive implementations the code calls by name
-        self.uses = _use_counts(fn.body)
+        self.uses = use_counts(fn.body)
         self.producers = _producers(fn.body)
         self.temporaries: dict[str, str] = {}
         self.inline: dict[int, str] = {}     # folded temporaries: their expression, read once
@@ -374,20 +374,6 @@ def _undef(x) -> bool:
 
 def _same(a, b) -> bool:
     return type(a) is type(b) and a == b
-
-
-def _use_counts(region: Region, counts: dict | None = None) -> dict:
-    counts = {} if counts is None else counts
-    for op in region.ops:
-        for x in op.operands:
-            if isinstance(x, Value):
-                counts[id(x)] = counts.get(id(x), 0) + 1
-        for sub in op.regions:
-            _use_counts(sub, counts)
-    for x in region.yields:
-        if isinstance(x, Value):
-            counts[id(x)] = counts.get(id(x), 0) + 1
-    return counts
 
 
 def literal(value) -> str:

@@ -12,7 +12,7 @@ from ..runtime import primitives as P
 from ..runtime import types as T
 from ..tracer.cleanup import prune, substitute
 from ..tracer.infer import type_of_operand
-from ..tracer.ir import Function, Literal, Module, Op, Region, Value
+from ..tracer.ir import Function, Literal, Module, Op, Region, Value, use_counts
 from ..tracer.verify import verify
 from .build import is_temporary
 
@@ -258,7 +258,7 @@ def eliminate_common_subexpressions(fn: Function) -> bool:
 def eliminate_dead_code(fn: Function) -> bool:
     changed = False
     while True:
-        uses = _uses(fn.body)
+        uses = use_counts(fn.body)
         removed = _remove_dead(fn.body, uses)
         before = _count(fn.body)
         prune(Module({fn.name: fn}, fn.name))
@@ -269,20 +269,6 @@ def eliminate_dead_code(fn: Function) -> bool:
 
 def _count(region: Region) -> int:
     return sum(1 + len(op.results) + sum(_count(s) for s in op.regions) for op in region.ops)
-
-
-def _uses(region: Region, counts: dict | None = None) -> dict:
-    counts = {} if counts is None else counts
-    for op in region.ops:
-        for x in op.operands:
-            if isinstance(x, Value):
-                counts[id(x)] = counts.get(id(x), 0) + 1
-        for sub in op.regions:
-            _uses(sub, counts)
-    for x in region.yields:
-        if isinstance(x, Value):
-            counts[id(x)] = counts.get(id(x), 0) + 1
-    return counts
 
 
 def _has_effect(op: Op) -> bool:

@@ -175,6 +175,21 @@ def walk(region: Region) -> Iterator[Op]:
             yield from walk(sub)
 
 
+def use_counts(region: Region, counts: dict | None = None) -> dict:
+    """How many times each value (by id) is read in `region` and its nested regions."""
+    counts = {} if counts is None else counts
+    for op in region.ops:
+        for x in op.operands:
+            if isinstance(x, Value):
+                counts[id(x)] = counts.get(id(x), 0) + 1
+        for sub in op.regions:
+            use_counts(sub, counts)
+    for x in region.yields:
+        if isinstance(x, Value):
+            counts[id(x)] = counts.get(id(x), 0) + 1
+    return counts
+
+
 def structurally_equal(a: Module, b: Module) -> bool:
     """True when two modules are the same graph: same functions, ops, params, literals, types and
     locations, with each use matched to the definition it reads (not merely the same name)."""

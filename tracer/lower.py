@@ -154,10 +154,11 @@ def trace_module(fn, constants: dict | None = None) -> Module:
 # ---------------------------------------------------------------------------------------------
 
 class Namer:
-    """Unique SSA names from the user's variable names: `x`, `x.1`, `x.2` ..."""
+    """Unique SSA names from the user's variable names: `x`, `x.1`, `x.2` ... never one of
+    `used` (the names a function already has, when a pass adds values to it)."""
 
-    def __init__(self):
-        self.used: set[str] = set()
+    def __init__(self, used: set | None = None):
+        self.used: set[str] = set(used or ())
 
     def fresh(self, hint: str) -> str:
         base = _display(hint)
@@ -1085,6 +1086,8 @@ class Lowerer:
         return operands, params
 
     def call(self, callee, args: list, kwargs: dict, node, label: str):
+        if hasattr(type(callee), "__wengert_traced__"):   # @wengert.function: trace the function it wraps
+            callee = callee.__wengert_traced__
         if isinstance(callee, LocalFunction):
             return self.call_local(callee, args, kwargs, node)
         binding = P.lookup_callable(callee)
