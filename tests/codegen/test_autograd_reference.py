@@ -155,10 +155,7 @@ def test_gradient_on_other_paths(case, args):
 # Clean numerics
 # ---------------------------------------------------------------------------------------------
 
-NUMERICS = SCALAR
-
-
-@pytest.mark.parametrize("case", NUMERICS, ids=lambda c: c.name)
+@pytest.mark.parametrize("case", SCALAR, ids=lambda c: c.name)
 def test_gradient_raises_no_floating_point_warning(case):
     """Where the function itself computes without a floating-point warning, so does its adjoint:
     the generated code computes no cotangent that is not needed (e.g. d/dk of x ** k for an int k)."""

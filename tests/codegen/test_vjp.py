@@ -232,16 +232,29 @@ def test_wrt_tuple(wrt, which):
         np.testing.assert_allclose(g, EXPECTED[k], rtol=1e-12)
 
 
-@pytest.mark.parametrize("wrt", ["y", ("x", "nope"), 3, -4, (0, 7)])
-def test_wrt_bad_name_or_index(wrt):
+@pytest.mark.parametrize("wrt", ["y", ("x", "nope"), ["nope"]])
+def test_wrt_bad_name(wrt):
     with pytest.raises(wengert.WengertError) as info:
         wengert.grad(weighted, wrt=wrt)
     message = str(info.value)
-    assert repr(wrt) in message or str(wrt) in message
-    if isinstance(wrt, str) or "nope" in str(wrt):
-        assert "x, w, s" in message       # names the parameters
-    else:
-        assert "3" in message             # says how many there are
+    assert "nope" in message or "`y`" in message
+    assert "x, w, s" in message       # names the parameters
+    assert "weighted" in message
+
+
+@pytest.mark.parametrize("wrt", [3, -4, (0, 7), 1.0])
+def test_wrt_bad_index(wrt):
+    with pytest.raises(wengert.WengertError) as info:
+        wengert.grad(weighted, wrt=wrt)
+    message = str(info.value)
+    assert repr(wrt) in message
+    assert "3" in message             # how many parameters there are
+
+
+@pytest.mark.xfail(strict=True, reason="a bad wrt index's message does not list the parameter names")
+def test_wrt_bad_index_names_the_parameters():
+    with pytest.raises(wengert.WengertError, match="x, w, s"):
+        wengert.grad(weighted, wrt=3)
 
 
 def test_wrt_as_decorator():
