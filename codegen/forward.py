@@ -12,9 +12,9 @@ from ..runtime import rules as R
 from ..runtime import types as T
 from ..tracer.infer import type_of_operand
 from ..tracer.ir import Function, Literal, Op, Region, Value
-from .build import Builder, Namer, as_operand, python_value
-from .inline import NotDifferentiableError, all_names
-from .reverse import _index_active_loops, varied_values
+from .build import Builder, as_operand, python_value
+from .inline import NotDifferentiableError
+from .reverse import DerivativePass
 
 
 def tangent(fn: Function, wrt: list[int], files: dict | None = None) -> Function:
@@ -23,19 +23,7 @@ def tangent(fn: Function, wrt: list[int], files: dict | None = None) -> Function
     return fn
 
 
-class _Forward:
-    def __init__(self, fn: Function, wrt: list[int], files: dict):
-        self.fn = fn
-        self.wrt = wrt
-        self.files = files
-        self.namer = Namer(all_names(fn.body))
-        _index_active_loops(fn, varied_values(fn, wrt), self.namer)
-        self.varied = varied_values(fn, wrt)
-
-    def where(self, op: Op) -> str:
-        if op.loc is None:
-            return self.fn.source
-        return f"{self.files.get(op.loc.file, op.loc.file)}:{op.loc.line}:{op.loc.col}"
+class _Forward(DerivativePass):
 
     def zeros(self, x, builder: Builder):
         """A materialised zero tangent for x (where paths meet: branches, loop carries)."""

@@ -124,7 +124,10 @@ def _is_container(t) -> bool:
 # The transformation
 # ---------------------------------------------------------------------------------------------
 
-class _Reverse:
+class DerivativePass:
+    """What reverse and forward mode share: the function, its names, the values that vary with
+    `wrt` (loops over varied sequences made index loops first), and locations for errors."""
+
     def __init__(self, fn: Function, wrt: list[int], files: dict):
         self.fn = fn
         self.files = files
@@ -138,6 +141,9 @@ class _Reverse:
         if op.loc is None:
             return self.fn.source
         return f"{self.files.get(op.loc.file, op.loc.file)}:{op.loc.line}:{op.loc.col}"
+
+
+class _Reverse(DerivativePass):
 
     # -- cotangent bookkeeping --------------------------------------------------------------------
     def active(self, x) -> bool:
