@@ -379,11 +379,13 @@ class _Reverse(DerivativePass):
         results = [Value(self.namer.fresh(f"{_name_of(op.operands[lead + j])}.bar"), op.results[j].type)
                    for j in carried] + [Value(self.namer.fresh(f"{v.name}.bar"), v.type) for v in accs]
         target.ops.append(Op("for", [backwards, *inits], results, {}, [adj], op.loc))
+        # accumulators first (each already includes the cotangent its value had before the loop),
+        # then the carries' contributions to their initial values: a value can be both
+        for v, result in zip(accs, results[len(carried):]):
+            bar[id(v)] = result
         with Builder(target, self.namer, op.loc) as b:
             for j, result in zip(carried, results):
                 self.accumulate(bar, op.operands[lead + j], result, b)
-        for v, result in zip(accs, results[len(carried):]):
-            bar[id(v)] = result
 
     def push_tape(self, op: Op, primal: Region, residuals: list) -> Value:
         """Give the primal loop a tape carry that collects the residuals of each iteration."""

@@ -155,11 +155,16 @@ def _fast_key(args: tuple):
 
 
 def _check_scalar(compiled: Compiled, fn, value) -> None:
-    if np.ndim(value) != 0 or isinstance(value, (tuple, list, dict)):
+    if np.ndim(value) != 0 or isinstance(value, (tuple, list, dict)) or _not_scalar(compiled.output_type):
         shown = compiled.output_type.text() if not isinstance(compiled.output_type, T.UnknownType) else \
             f"a value of shape {np.shape(value)}"
         raise WengertError(f"grad needs a scalar output, but `{fn.__qualname__}` returns {shown}; "
                            "use wengert.vjp(f, *args) and pass a cotangent to its pullback")
+
+
+def _not_scalar(t) -> bool:
+    return isinstance(t, (T.TupleType, T.ListType, T.DictType)) or (
+        isinstance(t, T.ArrayType) and t.shape is not None and t.shape != ())
 
 
 class GradFunction(_Transform):
@@ -167,6 +172,8 @@ class GradFunction(_Transform):
 
     def __call__(self, *args, **kwargs):
         compiled, values = self.compiled(args, kwargs)
+        if _not_scalar(compiled.output_type):   # before running: the seed 1.0 fits no container
+            _check_scalar(compiled, self.fn, None)
         value, *grads = compiled.fn(*values, 1.0)
         _check_scalar(compiled, self.fn, value)
         return self._grads(grads)
@@ -178,6 +185,8 @@ class ValueAndGradFunction(_Transform):
 
     def __call__(self, *args, **kwargs):
         compiled, values = self.compiled(args, kwargs)
+        if _not_scalar(compiled.output_type):
+            _check_scalar(compiled, self.fn, None)
         value, *grads = compiled.fn(*values, 1.0)
         _check_scalar(compiled, self.fn, value)
         return value, self._grads(grads)

@@ -74,7 +74,6 @@ class _Scope:
     ints: dict                   # name -> exclusive upper bound of its value
     in_loop: bool = False
     returns: str = SCALAR        # the type this function returns (for early returns)
-    reserved: frozenset = frozenset()   # carried counters the body must not reassign
 
     def child(self, **changes) -> "_Scope":
         return dataclasses.replace(self, vars=dict(self.vars), ints=dict(self.ints), **changes)
@@ -247,7 +246,7 @@ class Generator:
         if depth > 0:
             kinds += ["return"]
         kind = self.c.choice(kinds)
-        targets = [n for n in scope.vars if n not in scope.reserved]
+        targets = list(scope.vars)
         if kind in ("reassign", "augassign") and not targets:
             kind = "assign"
         self.features.add(kind)
@@ -281,7 +280,7 @@ class Generator:
         if kind == "while":
             k = self.c.integer(1, 4)
             name = self.fresh("j")
-            inner = scope.child(in_loop=True, reserved=scope.reserved | {name})
+            inner = scope.child(in_loop=True)    # the counter is in `ints`: never reassigned
             inner.ints[name] = k + 1
             test = f"{name} < {k}"
             if self.c.chance(40):

@@ -177,15 +177,11 @@ def test_vjp_without_float_argument_is_an_error():
 # grad on non-scalar outputs
 # ---------------------------------------------------------------------------------------------
 
-_CONTAINER_OUTPUT = pytest.mark.xfail(
-    strict=True, reason="grad of a tuple/list output runs the adjoint with seed 1.0: TypeError, not WengertError")
-
-
 @pytest.mark.parametrize("fn, args", [
     pytest.param(elementwise, (np.ones(3),), id="array"),
-    pytest.param(tuple_of_array_and_scalar, (np.ones(3), 2.0), marks=_CONTAINER_OUTPUT, id="tuple"),
-    pytest.param(list_output, (np.ones(2),), marks=_CONTAINER_OUTPUT, id="list"),
-    pytest.param(floats_in_floats_out, (1.0, 2.0), marks=_CONTAINER_OUTPUT, id="tuple-of-floats"),
+    pytest.param(tuple_of_array_and_scalar, (np.ones(3), 2.0), id="tuple"),
+    pytest.param(list_output, (np.ones(2),), id="list"),
+    pytest.param(floats_in_floats_out, (1.0, 2.0), id="tuple-of-floats"),
 ])
 @pytest.mark.parametrize("transform", [wengert.grad, wengert.value_and_grad], ids=["grad", "value_and_grad"])
 def test_grad_of_non_scalar_output_says_to_use_vjp(transform, fn, args):
