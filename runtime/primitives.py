@@ -635,7 +635,8 @@ where = primitive("where", np.where, arity=3, shape_rule=elementwise_rule(np.whe
                   doc="elementwise select; differentiable in x and y")
 stands_for(where, [np.where], "condition, x, y, /", "condition x y")
 clip = primitive("clip", np.clip, arity=3, shape_rule=elementwise_rule(np.clip))
-stands_for(clip, [np.clip], "x, a_min, a_max", "x a_min a_max", method="clip")
+stands_for(clip, [np.clip], "x, a_min=None, a_max=None", "x a_min a_max")
+METHODS["clip"] = Binding(clip, _signature("x, min=None, max=None"), ("x", "min", "max"), ())
 
 # comparisons and logic (outputs carry no gradient)
 for _name, _fn, _ops in [("lt", np.less, [operator.lt]), ("le", np.less_equal, [operator.le]),
@@ -705,7 +706,19 @@ stands_for(inv, [np.linalg.inv], "x, /", "x")
 det = primitive("det", np.linalg.det, doc="np.linalg.det",
                 shape_rule=lambda ts, cs, ps: T.ArrayType(ts[0].dtype, ts[0].shape[:-2]))
 stands_for(det, [np.linalg.det], "x, /", "x")
-solve = primitive("solve", np.linalg.solve, arity=2, shape_rule=_same_as(1))
+def _solve_rule(types, consts, params):
+    """np.linalg.solve (NumPy 2): b of one axis is a vector per matrix of a; otherwise b is a
+    stack of matrices, the stacks broadcasting."""
+    a, b = types
+    if not (isinstance(a, T.ArrayType) and isinstance(b, T.ArrayType)) or a.shape is None or b.shape is None:
+        return T.UNKNOWN
+    dtype = _float_dtype(T.ArrayType(T.short_dtype(np.result_type(a.np_dtype, b.np_dtype)), ()))
+    if len(b.shape) == 1:
+        return T.ArrayType(dtype, a.shape[:-1])
+    return T.ArrayType(dtype, _broadcast_dims([a.shape[:-2], b.shape[:-2]]) + b.shape[-2:])
+
+
+solve = primitive("solve", np.linalg.solve, arity=2, shape_rule=_solve_rule)
 stands_for(solve, [np.linalg.solve], "a, b, /", "a b")
 
 # shape manipulation (all linear)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
+
 from . import primitives as P
 
 
@@ -97,11 +99,35 @@ def defelementwise(prim: P.Primitive, *partials) -> None:
 
 def _unbroadcasting(partial, i):
     def rule(g, out, *operands, **params):
-        return unbroadcast(partial(g, out, *operands, **params), operands[i])
+        term = partial(g, out, *operands, **params)
+        return None if term is None else unbroadcast(term, operands[i])
     return rule
 
 
 PARTIALS: dict[str, tuple] = {}
+
+
+def _pow_base_partial(x, y):
+    """d(x**y)/dx = y * x**(y-1), and 0 where y == 0 (x**0 is the constant 1, also at x == 0, as
+    PyTorch has it). The masked branch reads a safe exponent, so that its own derivative (second
+    order) is finite there too."""
+    flat = ops.eq(y, 0)
+    safe_y = _select(flat, 1.0, y)
+    return _select(flat, 0.0, ops.mul(safe_y, ops.pow(x, ops.sub(safe_y, 1))))
+
+
+def _pow_exponent_partial(out, x, y):
+    """d(x**y)/dy = x**y * log(x), and 0 at x == 0 for y >= 0 (0**y is constant there: PyTorch's
+    and HIPS autograd's value); negative x gives nan, as log does. Safe base in the masked branch."""
+    flat = ops.logical_and(ops.eq(x, 0), ops.ge(y, 0))
+    return _select(flat, 0.0, ops.mul(out, ops.log(_select(flat, 1.0, x))))
+
+
+def _select(cond, a, b):
+    """ops.where, decided here when the condition is a constant (a literal exponent)."""
+    if isinstance(cond, (bool, np.bool_)):
+        return a if cond else b
+    return ops.where(cond, a, b)
 
 
 def _balanced(x, out, other):
@@ -117,8 +143,8 @@ defelementwise(P.add, lambda g, out, x, y: g, lambda g, out, x, y: g)
 defelementwise(P.sub, lambda g, out, x, y: g, lambda g, out, x, y: ops.neg(g))
 defelementwise(P.mul, lambda g, out, x, y: ops.mul(g, y), lambda g, out, x, y: ops.mul(g, x))
 defelementwise(P.div, lambda g, out, x, y: ops.div(g, y), lambda g, out, x, y: ops.neg(ops.mul(g, ops.div(out, y))))
-defelementwise(P.pow, lambda g, out, x, y: ops.mul(g, ops.mul(y, ops.pow(x, ops.sub(y, 1)))),
-               lambda g, out, x, y: ops.mul(g, ops.mul(out, ops.log(x))))
+defelementwise(P.pow, lambda g, out, x, y: ops.mul(g, _pow_base_partial(x, y)),
+               lambda g, out, x, y: ops.mul(g, _pow_exponent_partial(out, x, y)))
 defelementwise(P.mod, lambda g, out, x, y: g, lambda g, out, x, y: ops.neg(ops.mul(g, ops.floor(ops.div(x, y)))))
 defelementwise(P.maximum, lambda g, out, x, y: ops.mul(g, _balanced(x, out, y)),
                lambda g, out, x, y: ops.mul(g, _balanced(y, out, x)))
@@ -132,9 +158,24 @@ defelementwise(P.logaddexp, lambda g, out, x, y: ops.mul(g, ops.exp(ops.sub(x, o
                lambda g, out, x, y: ops.mul(g, ops.exp(ops.sub(y, out))))
 defelementwise(P.where, None, lambda g, out, c, x, y: ops.where(c, g, 0.0),
                lambda g, out, c, x, y: ops.where(c, 0.0, g))
-defelementwise(P.clip, lambda g, out, x, lo, hi: ops.where(ops.logical_and(ops.ge(x, lo), ops.le(x, hi)), g, 0.0),
-               lambda g, out, x, lo, hi: ops.where(ops.lt(x, lo), g, 0.0),
-               lambda g, out, x, lo, hi: ops.where(ops.gt(x, hi), g, 0.0))
+
+
+def _clip_inside(x, lo, hi):
+    """Where np.clip passes x through: lo <= x <= hi, a None bound being no bound. At a tie the
+    gradient goes to x (PyTorch's choice)."""
+    above = None if lo is None else ops.ge(x, lo)
+    below = None if hi is None else ops.le(x, hi)
+    return above if below is None else below if above is None else ops.logical_and(above, below)
+
+
+def _clip_x(g, out, x, lo, hi):
+    inside = _clip_inside(x, lo, hi)
+    return g if inside is None else ops.where(inside, g, 0.0)
+
+
+defelementwise(P.clip, _clip_x,
+               lambda g, out, x, lo, hi: None if lo is None else ops.where(ops.lt(x, lo), g, 0.0),
+               lambda g, out, x, lo, hi: None if hi is None else ops.where(ops.gt(x, hi), g, 0.0))
 
 # ---------------------------------------------------------------------------------------------
 # Elementwise functions of one operand
@@ -210,14 +251,38 @@ defvjp(P.PRIMITIVES["prod"],
 defvjp(P.PRIMITIVES["max"], _extreme)
 defvjp(P.PRIMITIVES["min"], _extreme)
 defvjp(P.var, _var_grad)
+
+
+def _over_twice_std(g, out):
+    """g / (2 std): d std = d var / (2 std). Where std is 0 (an axis of length 1, or equal values)
+    std is not differentiable; the gradient there is 0, PyTorch's choice (HIPS autograd gives nan),
+    the derivative of the constant 0 that std is along an axis of length 1. (ddof >= n makes std nan,
+    and the gradient nan.) The denominator is made safe so that second order stays finite."""
+    flat = ops.eq(out, 0)
+    return ops.where(flat, 0.0, ops.div(g, ops.where(flat, 1.0, ops.mul(2.0, out))))
+
+
 defvjp(P.std, lambda g, out, x, axis=None, ddof=0, keepdims=False:
-       _var_grad(ops.div(g, ops.mul(2.0, out)), ops.square(out), x, axis, ddof, keepdims))
+       _var_grad(_over_twice_std(g, out), ops.square(out), x, axis, ddof, keepdims))
+
+
+def _check_euclidean_norm(x, ord, axis) -> None:
+    """The rules know the 2-norm of vectors and the Frobenius norm of (stacks of) matrices; ord=2
+    over two axes is the spectral norm, which they do not."""
+    matrix = (axis is None and _ndim(x) == 2) or (isinstance(axis, tuple) and len(axis) == 2)
+    if ord not in (None, 2, "fro") or (ord == 2 and matrix):
+        raise NotImplementedError(f"no gradient rule for np.linalg.norm with ord={ord!r}"
+                                  f"{' over two axes' if ord == 2 else ''}; use ord=None or 'fro'")
 
 
 def _norm_grad(g, out, x, ord=None, axis=None, keepdims=False):
-    if ord not in (None, 2, "fro") or (ord == 2 and (axis is None and _ndim(x) == 2)):
-        raise NotImplementedError(f"no gradient rule for np.linalg.norm with ord={ord!r}")
+    _check_euclidean_norm(x, ord, axis)
     return ops.mul(_expand(ops.div(g, out), x, axis, keepdims), x)
+
+
+def _norm_jvp(t, out, x, ord=None, axis=None, keepdims=False):
+    _check_euclidean_norm(x, ord, axis)
+    return ops.div(ops.sum(ops.mul(x, t[0]), axis=axis, keepdims=keepdims), out)
 
 
 defvjp(P.norm, _norm_grad)
@@ -315,18 +380,68 @@ def _einsum_grad(i):
 
 VARIADIC_VJP["einsum"] = _einsum_grad
 defvjp(P.trace, lambda g, out, x: ops.mul(g, ops.diag(ops.diag(ops.ones_like(x)))))   # g times the identity
-defvjp(P.inv, lambda g, out, x: ops.neg(ops.matmul(ops.matmul(ops.transpose(out), g), ops.transpose(out))))
-defvjp(P.det, lambda g, out, x: ops.mul(ops.mul(g, out), ops.transpose(ops.inv(x))))
+# np.linalg works on the last two axes and broadcasts the others (a stack of matrices), so the
+# rules transpose with _mT, never .T, and give per-matrix scalars two trailing axes.
+
+def _mT(x):
+    """The matrices of a stack, transposed."""
+    return ops.swapaxes(x, axis1=-1, axis2=-2)
+
+
+def _per_matrix(s):
+    """A scalar per matrix (shape (...)) made to broadcast against the stack (shape (..., 1, 1))."""
+    return ops.expand_dims(s, axis=(-2, -1))
+
+
+def _inv_vjp(g, out, x):
+    return ops.neg(ops.matmul(ops.matmul(_mT(out), g), _mT(out)))
+
+
+def _det_vjp(g, out, x):
+    return ops.mul(_per_matrix(ops.mul(g, out)), _mT(ops.inv(x)))
+
+
+def _det_jvp(t, out, x):
+    """d det = det * tr(x^-1 dx), each matrix's trace written as a sum of products."""
+    return ops.mul(out, ops.sum(ops.mul(_mT(ops.inv(x)), t[0]), axis=(-2, -1)))
+
+
+def _solves_vectors(b) -> bool:
+    """NumPy 2's rule: b is a vector (batched along a's stack) only when it has one axis; else b
+    is a stack of matrices (..., n, k)."""
+    return _ndim(b) == 1
+
+
+def _as_matrix(v, b):
+    """A solve operand or result as a stack of matrices: vectors get a trailing axis."""
+    return ops.expand_dims(v, axis=-1) if _solves_vectors(b) else v
+
+
+def _from_matrix(m, b):
+    return ops.squeeze(m, axis=-1) if _solves_vectors(b) else m
+
+
+def _solve_transposed(a, g, b):
+    """a^-T g: the cotangent of b for x = solve(a, b), shaped like x."""
+    return _from_matrix(ops.solve(_mT(a), _as_matrix(g, b)), b)
 
 
 def _solve_a(g, out, a, b):
-    gb = ops.solve(ops.transpose(a), g)
-    if _ndim(b) == 1:
-        return ops.neg(ops.outer(gb, out))
-    return ops.neg(ops.matmul(gb, ops.transpose(out)))
+    gb = _solve_transposed(a, g, b)
+    return unbroadcast(ops.neg(ops.matmul(_as_matrix(gb, b), _mT(_as_matrix(out, b)))), a)
 
 
-defvjp(P.solve, _solve_a, lambda g, out, a, b: ops.solve(ops.transpose(a), g))
+def _solve_jvp(t, out, a, b):
+    """d x = a^-1 (db - da x)."""
+    da_x = None if t[0] is None else _from_matrix(ops.matmul(t[0], _as_matrix(out, b)), b)
+    rhs = _add_tangents([None if t[1] is None else _broadcast_like(t[1], out),
+                         None if da_x is None else ops.neg(da_x)])
+    return _from_matrix(ops.solve(a, _as_matrix(rhs, b)), b)
+
+
+defvjp(P.inv, _inv_vjp)
+defvjp(P.det, _det_vjp)
+defvjp(P.solve, _solve_a, lambda g, out, a, b: unbroadcast(_solve_transposed(a, g, b), b))
 
 # ---------------------------------------------------------------------------------------------
 # Shapes, indexing and containers
@@ -452,8 +567,8 @@ def _add_tangents(terms: list):
 
 def _elementwise_jvp(partials):
     def rule(tangents, out, *operands, **params):
-        return _add_tangents([None if d is None or p is None else _broadcast_like(p(d, out, *operands, **params), out)
-                              for d, p in zip(tangents, partials)])
+        terms = [None if d is None or p is None else p(d, out, *operands, **params) for d, p in zip(tangents, partials)]
+        return _add_tangents([None if term is None else _broadcast_like(term, out) for term in terms])
     return rule
 
 
@@ -566,14 +681,12 @@ defjvp(P.PRIMITIVES["min"], _extreme_jvp)
 defjvp(P.PRIMITIVES["prod"], lambda t, out, x, axis=None, keepdims=False: ops.sum(
     ops.div(ops.mul(t[0], _expand(out, x, axis, keepdims)), x), axis=axis, keepdims=keepdims))
 defjvp(P.var, _var_jvp)
-defjvp(P.std, lambda t, out, x, axis=None, ddof=0, keepdims=False: ops.div(
-    _var_jvp(t, ops.square(out), x, axis, ddof, keepdims), ops.mul(2.0, out)))
-defjvp(P.norm, lambda t, out, x, ord=None, axis=None, keepdims=False: ops.div(
-    ops.sum(ops.mul(x, t[0]), axis=axis, keepdims=keepdims), out) if ord in (None, 2, "fro") else _no_jvp("norm"))
+defjvp(P.std, lambda t, out, x, axis=None, ddof=0, keepdims=False: _over_twice_std(
+    _var_jvp(t, ops.square(out), x, axis, ddof, keepdims), out))
+defjvp(P.norm, _norm_jvp)
 defjvp(P.inv, lambda t, out, x: ops.neg(ops.matmul(ops.matmul(out, t[0]), out)))
-defjvp(P.det, lambda t, out, x: ops.mul(out, ops.trace(ops.solve(x, t[0]))))
-defjvp(P.solve, lambda t, out, a, b: ops.solve(a, _add_tangents([
-    t[1], None if t[0] is None else ops.neg(ops.matmul(t[0], out))])))
+defjvp(P.det, _det_jvp)
+defjvp(P.solve, _solve_jvp)
 defjvp(P.py_sum, lambda t, out, xs, start=0: _add_tangents([
     None if t[0] is None else ops.py_sum(t[0], 0), t[1]]))
 defjvp(P.list_pop, lambda t, out, xs, index=-1: tuple(ops.list_pop(t[0], index)))
@@ -584,10 +697,6 @@ defjvp(P.dict_get, lambda t, out, d, key, default=None: ops.or_zeros(ops.dict_ge
     out))
 VARIADIC_JVP = {"zip": lambda tangents, out, *xs: ops.zip(*[t if t is not None else ops.zero_cotangent(x)
                                                             for t, x in zip(tangents, xs)])}
-
-
-def _no_jvp(name):
-    raise NotImplementedError(f"no forward-mode rule for {name} here")
 
 
 def _max_of_values(tangents, out, *xs):
