@@ -17,6 +17,7 @@ import gast
 import numpy as np
 
 from ..runtime import primitives as P
+from ..runtime import scalar
 from ..runtime import types as T
 from ..tracer.infer import type_of_operand
 from ..tracer.ir import UNDEF, Function, Literal, Op, Region, Value, use_counts
@@ -30,7 +31,7 @@ UNARY = {"neg": "-", "pos": "+", "invert": "~", "not": "not "}
 BUILTINS = {"float": "float", "int": "int", "bool": "bool", "len": "len", "range": "range", "slice": "slice",
             "to_tuple": "tuple", "to_list": "list", "py_round": "round", "py_max": "max", "py_min": "min",
             "abs": "abs"}
-NAMESPACE = {"np": np, "math": math}
+NAMESPACE = {"np": np, "math": math, "scalar": scalar}
 
 
 def _numpy_names() -> dict:
@@ -48,8 +49,10 @@ def _numpy_names() -> dict:
 
 
 NUMPY = _numpy_names()
-MATH = {prim: f"math.{fn.__name__}" for fn, b in P._CALLABLES.values() if getattr(fn, "__module__", "") == "math"
-        for prim in [b.prim.name]}
+#: primitives computed on Python numbers by runtime/scalar.py: `math` and Python's operators where
+#: they agree with NumPy, NumPy's result (inf, nan, a RuntimeWarning) where they would raise
+SCALAR = {name: f"math.{fn.__name__}" if fn.__module__ == "math" else f"scalar.{name}"
+          for name, fn in scalar.FUNCTIONS.items()}
 
 
 class Emitter:
@@ -215,8 +218,8 @@ class Emitter:
             positional = args[1:len(args) - len(names)]
             keywords = [f"{k}={v}" for k, v in zip(names, args[len(args) - len(names):])]
             return f"{args[0]}({', '.join(positional + keywords)})"
-        if kind in BINARY:
-            return f"{args[0]} {BINARY[kind]} {args[1]}"
+        if kind in BINARY and not (kind in SCALAR and not any(_is_array(x) for x in op.operands)):
+            return f"{args[0]} {BINARY[kind]} {args[1]}"   # NumPy's operator when an array is involved
         if kind in UNARY:
             return f"{UNARY[kind]}{args[0]}"
         if kind == "contains":
@@ -259,8 +262,8 @@ class Emitter:
             return f"np.einsum({literal(params['spec'])}, {', '.join(args)})"
         if kind in BUILTINS:
             return f"{BUILTINS[kind]}({', '.join(args)})"
-        if kind in MATH and all(isinstance(type_of_operand(x), T.ScalarType) for x in op.operands):
-            return f"{MATH[kind]}({', '.join(args)})"
+        if kind in SCALAR and (kind in BINARY or all(_is_real_number(x) for x in op.operands)):
+            return f"{SCALAR[kind]}({', '.join(args)})"
         prim = P.PRIMITIVES[kind]
         keywords = [f"{k}={literal(v)}" for k, v in params.items()
                     if k != "n" and not (k in prim.params and _same(prim.params[k], v))]
@@ -368,6 +371,12 @@ def _is_array(x) -> bool:
     return isinstance(type_of_operand(x), T.ArrayType)
 
 
+def _is_real_number(x) -> bool:
+    """A Python float, int or bool (math has no complex functions)."""
+    t = type_of_operand(x)
+    return isinstance(t, T.ScalarType) and t.kind in ("float", "int", "bool")
+
+
 def _undef(x) -> bool:
     return isinstance(x, Literal) and x.value is UNDEF
 
@@ -414,6 +423,8 @@ def emit_function(fn: Function, name: str, files: dict | None = None, doc: str =
     if doc:
         text = text.replace(":\n", f":\n    {literal(doc)}\n", 1)
     imports = "import math\n\nimport numpy as np\n"
+    if "scalar." in text:
+        imports += "from wengert.runtime import scalar\n"
     if emitter.helpers:
         imports += f"from wengert.runtime.generated import {', '.join(sorted(emitter.helpers))}\n"
     source = imports + "\n\n" + _normalise(text)

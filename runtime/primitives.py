@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import scalar
 from . import types as T
 
 
@@ -560,8 +561,9 @@ def _unary(name, ufunc, extra=(), method=None, differentiable=True, linear=False
 
 def _binary(name, ufunc, extra=(), differentiable=True, linear=False, doc=""):
     # A Python operator keeps Python's meaning (`xs + ys` joins lists, `(2, 2) == shape` is one
-    # bool) and is the ufunc's meaning on arrays, so it is the implementation when there is one.
-    impl = next((f for f in extra if f in _PY_OPERATORS), ufunc)
+    # bool) and is the ufunc's meaning on arrays, so it is the implementation when there is one;
+    # where it raises on Python numbers (1.0 / 0.0), scalar.py gives NumPy's result instead.
+    impl = scalar.FUNCTIONS.get(name) or next((f for f in extra if f in _PY_OPERATORS), ufunc)
     prim = primitive(name, impl, arity=2, differentiable=differentiable, linear=linear,
                      shape_rule=elementwise_rule(impl), doc=doc)
     stands_for(prim, [ufunc, *extra], "x, y, /", "x y")
@@ -1089,6 +1091,12 @@ stands_for(print_, [builtins.print], "*values, sep=' ', end='\\n'", "values", "s
 assert_ = primitive("assert", _assert, arity=2, effect=True, differentiable=False, results=0,
                     doc="assert cond, message")
 
+
+# generated code calls scalar.<name> on Python numbers: traced again (second order), it is the primitive
+for _name, _fn in scalar.FUNCTIONS.items():
+    if lookup_callable(_fn) is None:
+        stands_for(PRIMITIVES[_name], [_fn], "x, y, /" if PRIMITIVES[_name].arity == 2 else "x, /",
+                   "x y" if PRIMITIVES[_name].arity == 2 else "x")
 
 # ---------------------------------------------------------------------------------------------
 # Operators of the Python grammar

@@ -1,0 +1,74 @@
+"""NumPy's semantics at the speed of Python scalars: each function here computes with `math` or a
+Python operator, and where those raise or leave the reals (1.0 / 0.0, math.acos(1.5), 0.0 ** -1,
+math.exp(1000), (-8.0) ** 0.5) returns what NumPy returns instead, with NumPy's RuntimeWarning.
+Generated code calls them on Python numbers; on arrays they are NumPy's operators and ufuncs."""
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+#: where Python raises and NumPy gives inf, nan or 0 with a RuntimeWarning
+_RAISES = (ZeroDivisionError, OverflowError, ValueError)
+
+
+def _as_numpy(x):
+    """A Python number as the NumPy scalar NumPy would make of it, for the fallback."""
+    return np.float64(x) if type(x) in (int, bool, float) else x
+
+
+def _binary(op, ufunc, name: str):
+    def fn(x, y):
+        try:
+            return op(x, y)
+        except _RAISES:
+            if not isinstance(x, (int, float, complex, np.generic)) or not isinstance(
+                    y, (int, float, complex, np.generic)):
+                raise
+            return ufunc(_as_numpy(x), _as_numpy(y))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"x {name} y with NumPy's result where Python raises"
+    return fn
+
+
+div = _binary(operator.truediv, np.true_divide, "div")
+floordiv = _binary(operator.floordiv, np.floor_divide, "floordiv")
+mod = _binary(operator.mod, np.mod, "mod")
+_pow = _binary(operator.pow, np.power, "pow")
+
+
+def pow(x, y):
+    """x ** y; a negative float to a fractional power is nan (NumPy), not a complex number."""
+    out = _pow(x, y)
+    if type(out) is complex and type(x) is not complex and type(y) is not complex:
+        return np.power(_as_numpy(x), _as_numpy(y))
+    return out
+
+
+def _unary(math_fn, ufunc):
+    def fn(x):
+        try:
+            return math_fn(x)
+        except _RAISES:
+            return ufunc(_as_numpy(x))
+    fn.__name__ = fn.__qualname__ = ufunc.__name__
+    fn.__doc__ = f"math.{math_fn.__name__}(x), or np.{ufunc.__name__}(x) where math raises"
+    return fn
+
+
+#: primitive name -> a function of Python numbers with the primitive's NumPy semantics. The math
+#: functions that are total on the floats and agree with NumPy there are used as they are.
+FUNCTIONS = {
+    "exp": _unary(math.exp, np.exp), "log": _unary(math.log, np.log), "log2": _unary(math.log2, np.log2),
+    "log10": _unary(math.log10, np.log10), "log1p": _unary(math.log1p, np.log1p),
+    "expm1": _unary(math.expm1, np.expm1), "sqrt": _unary(math.sqrt, np.sqrt),
+    "sin": _unary(math.sin, np.sin), "cos": _unary(math.cos, np.cos), "tan": _unary(math.tan, np.tan),
+    "arcsin": _unary(math.asin, np.arcsin), "arccos": _unary(math.acos, np.arccos),
+    "sinh": _unary(math.sinh, np.sinh), "cosh": _unary(math.cosh, np.cosh),
+    "arccosh": _unary(math.acosh, np.arccosh), "arctanh": _unary(math.atanh, np.arctanh),
+    "arctan": math.atan, "tanh": math.tanh, "arcsinh": math.asinh, "arctan2": math.atan2,
+    "hypot": math.hypot, "isnan": math.isnan, "isfinite": math.isfinite,
+    "div": div, "floordiv": floordiv, "mod": mod, "pow": pow,
+}
+globals().update({name: fn for name, fn in FUNCTIONS.items() if fn.__module__ == __name__})
