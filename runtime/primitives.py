@@ -1052,6 +1052,20 @@ def _dict_from_values(d, values):
     return dict(zip(d.keys(), values))
 
 
+def _einsum_scatter(g, like, spec):
+    """Zeros shaped like `like`, with g on the entries that np.einsum(spec reversed) reads: for
+    spec 'i->ii', g on the diagonal (the adjoint of einsum's diagonal of a repeated index). g
+    broadcasts along axes of size 1."""
+    source, target = spec.split("->")
+    out = np.zeros(np.shape(like), np.result_type(np.asarray(like).dtype, np.asarray(g).dtype, np.float64))
+    np.einsum(f"{target}->{source}", out)[...] = g   # einsum's diagonal is a writeable view
+    return out
+
+
+einsum_scatter = primitive("einsum_scatter", _einsum_scatter, params={"spec": None}, arity=2, linear=True,
+                           shape_rule=lambda ts, cs, ps: T.ArrayType(
+                               _float_dtype(ts[0]) if isinstance(ts[0], T.ArrayType) else "f64", ts[1].shape),
+                           doc="zeros like x with g where einsum's repeated indices read")
 repeat_like = primitive("repeat_like", _repeat_like, arity=2, linear=True,
                         doc="g summed to each item's shape: the adjoint of builtins.sum over xs")
 dict_from_values = primitive("dict_from_values", _dict_from_values, arity=2, linear=True, shape_rule=_same_as(0),

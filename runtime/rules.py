@@ -366,20 +366,39 @@ def _einsum_grad(i):
         others = [op for j, op in enumerate(operands) if j != i]
         other_names = [n for j, n in enumerate(names) if j != i]
         target = names[i]
-        if len(set(target)) != len(target):
-            raise NotImplementedError(f"no gradient rule for einsum with a repeated index in {target!r}")
-        missing = [c for c in target if c not in output and not any(c in n for n in other_names)]
+        letters = "".join(dict.fromkeys(target))   # a repeated index (a diagonal) once
+        missing = [c for c in letters if c not in output and not any(c in n for n in other_names)]
         grad = ops.einsum(g, *others, spec=",".join([output, *other_names]) + "->" +
-                          "".join(c for c in target if c not in missing))
+                          "".join(c for c in letters if c not in missing))
         if missing:   # an index summed out of this operand alone: broadcast back along it
-            grad = ops.broadcast_to(ops.expand_dims(grad, axis=tuple(target.index(c) for c in missing)),
-                                    shape(operands[i]))
-        return grad
+            grad = ops.expand_dims(grad, axis=tuple(letters.index(c) for c in missing))
+        if letters != target:   # the operand's diagonal was read: write the gradient back onto it
+            return ops.einsum_scatter(grad, operands[i], spec=f"{letters}->{target}")
+        return ops.broadcast_to(grad, shape(operands[i])) if missing else grad
     return rule
 
 
 VARIADIC_VJP["einsum"] = _einsum_grad
-defvjp(P.trace, lambda g, out, x: ops.mul(g, ops.diag(ops.diag(ops.ones_like(x)))))   # g times the identity
+
+
+def _einsum_scatter_vjp(g, out, gy, like, spec):
+    source, target = spec.split("->")
+    return unbroadcast(ops.einsum(g, spec=f"{target}->{source}"), gy)
+
+
+defvjp(P.einsum_scatter, _einsum_scatter_vjp)
+
+
+def _trace_vjp(g, out, x):
+    """np.trace sums the diagonal of the first two axes: g goes back onto that diagonal."""
+    dims = shape(x)
+    if not isinstance(dims, tuple) or len(dims) < 2 or dims[0] != dims[1]:
+        raise NotImplementedError("no gradient rule for np.trace of a non-square matrix or of unknown shape; "
+                                  "use np.einsum('ii...->...', x) on a square slice")
+    return ops.einsum_scatter(ops.expand_dims(g, axis=0), x, spec="i...->ii...")
+
+
+defvjp(P.trace, _trace_vjp)
 # np.linalg works on the last two axes and broadcasts the others (a stack of matrices), so the
 # rules transpose with _mT, never .T, and give per-matrix scalars two trailing axes.
 
@@ -637,7 +656,7 @@ LINEAR_IN = {
     "diag": (0,), "concatenate": (0,), "stack": (0,), "hstack": (0,), "vstack": (0,), "getitem": (0,),
     "setitem": (0, 1), "to_tuple": (0,), "to_list": (0,), "reversed": (0,), "list_append": (0, 1),
     "list_extend": (0, 1), "dict_values": (0,), "getitem_grad": (0,), "or_zeros": (0,),
-    "unstack": (0,), "unconcatenate": (0,), "repeat_like": (0,), "add_any": (0, 1), "list_insert": (0, 2),
+    "unstack": (0,), "unconcatenate": (0,), "repeat_like": (0,), "add_any": (0, 1), "list_insert": (0, 2), "einsum_scatter": (0,),
     "tuple": "all", "list": "all", "dict": "all", "pack_like": "rest", "dict_from_values": (1,), "unzip": (0,),
 }
 for _name, _positions in LINEAR_IN.items():
