@@ -563,7 +563,7 @@ def _binary(name, ufunc, extra=(), differentiable=True, linear=False, doc=""):
     # A Python operator keeps Python's meaning (`xs + ys` joins lists, `(2, 2) == shape` is one
     # bool) and is the ufunc's meaning on arrays, so it is the implementation when there is one;
     # where it raises on Python numbers (1.0 / 0.0), scalar.py gives NumPy's result instead.
-    impl = scalar.FUNCTIONS.get(name) or next((f for f in extra if f in _PY_OPERATORS), ufunc)
+    impl = scalar.OPERATORS.get(name) or next((f for f in extra if f in _PY_OPERATORS), ufunc)
     prim = primitive(name, impl, arity=2, differentiable=differentiable, linear=linear,
                      shape_rule=elementwise_rule(impl), doc=doc)
     stands_for(prim, [ufunc, *extra], "x, y, /", "x y")

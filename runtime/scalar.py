@@ -69,6 +69,8 @@ FUNCTIONS = {
     "arccosh": _unary(math.acosh, np.arccosh), "arctanh": _unary(math.atanh, np.arctanh),
     "arctan": math.atan, "tanh": math.tanh, "arcsinh": math.asinh, "arctan2": math.atan2,
     "hypot": math.hypot, "isnan": math.isnan, "isfinite": math.isfinite,
-    "div": div, "floordiv": floordiv, "mod": mod, "pow": pow,
 }
+#: primitive name -> Python's operator on Python numbers (on arrays, NumPy's), NumPy's result where it raises
+OPERATORS = {"div": div, "floordiv": floordiv, "mod": mod, "pow": pow}
+FUNCTIONS.update(OPERATORS)
 globals().update({name: fn for name, fn in FUNCTIONS.items() if fn.__module__ == __name__})
