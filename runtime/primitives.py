@@ -721,6 +721,25 @@ def _solve_rule(types, consts, params):
 
 
 solve = primitive("solve", np.linalg.solve, arity=2, shape_rule=_solve_rule)
+
+
+def _cofactor(x):
+    """The cofactor matrix adj(x)^T (the gradient of det) of each matrix of a stack, from the SVD
+    x = u diag(s) vh: det(u) det(vh) u diag(c) vh with c_i the product of the s_j, j != i. Unlike
+    det(x) inv(x)^T it is right for singular matrices too."""
+    x = np.asarray(x)
+    if x.shape[-1] == 0:
+        return np.zeros(x.shape, np.result_type(x.dtype, np.float64))
+    u, s, vh = np.linalg.svd(x)
+    ones = np.ones(s.shape[:-1] + (1,), s.dtype)
+    before = np.concatenate([ones, np.cumprod(s[..., :-1], axis=-1)], axis=-1)
+    after = np.concatenate([np.cumprod(s[..., :0:-1], axis=-1)[..., ::-1], ones], axis=-1)
+    sign = np.linalg.det(u) * np.linalg.det(vh)
+    return sign[..., None, None] * ((u * (before * after)[..., None, :]) @ vh)
+
+
+cofactor = primitive("cofactor", _cofactor, shape_rule=lambda ts, cs, ps: T.ArrayType(_float_dtype(ts[0]), ts[0].shape),
+                     doc="adj(x)^T of each matrix: the gradient of det, also at singular matrices")
 stands_for(solve, [np.linalg.solve], "a, b, /", "a b")
 
 # shape manipulation (all linear)

@@ -258,8 +258,7 @@ def _over_twice_std(g, out):
     std is not differentiable; the gradient there is 0, PyTorch's choice (HIPS autograd gives nan),
     the derivative of the constant 0 that std is along an axis of length 1. (ddof >= n makes std nan,
     and the gradient nan.) The denominator is made safe so that second order stays finite."""
-    flat = ops.eq(out, 0)
-    return ops.where(flat, 0.0, ops.div(g, ops.where(flat, 1.0, ops.mul(2.0, out))))
+    return _over_norm(ops.mul(0.5, g), out)
 
 
 defvjp(P.std, lambda g, out, x, axis=None, ddof=0, keepdims=False:
@@ -275,14 +274,21 @@ def _check_euclidean_norm(x, ord, axis) -> None:
                                   f"{' over two axes' if ord == 2 else ''}; use ord=None or 'fro'")
 
 
+def _over_norm(g, out):
+    """g / |x|, and 0 where |x| is 0: the norm is not differentiable at 0 and, as PyTorch does, its
+    gradient there is the zero subgradient (as for std); safe denominator for second order."""
+    flat = ops.eq(out, 0)
+    return ops.where(flat, 0.0, ops.div(g, ops.where(flat, 1.0, out)))
+
+
 def _norm_grad(g, out, x, ord=None, axis=None, keepdims=False):
     _check_euclidean_norm(x, ord, axis)
-    return ops.mul(_expand(ops.div(g, out), x, axis, keepdims), x)
+    return ops.mul(_expand(_over_norm(g, out), x, axis, keepdims), x)
 
 
 def _norm_jvp(t, out, x, ord=None, axis=None, keepdims=False):
     _check_euclidean_norm(x, ord, axis)
-    return ops.div(ops.sum(ops.mul(x, t[0]), axis=axis, keepdims=keepdims), out)
+    return _over_norm(ops.sum(ops.mul(x, t[0]), axis=axis, keepdims=keepdims), out)
 
 
 defvjp(P.norm, _norm_grad)
@@ -417,12 +423,30 @@ def _inv_vjp(g, out, x):
 
 
 def _det_vjp(g, out, x):
-    return ops.mul(_per_matrix(ops.mul(g, out)), _mT(ops.inv(x)))
+    """d det / dx = adj(x)^T, the cofactor matrix (det(x) x^-T where x is invertible)."""
+    return ops.mul(_per_matrix(g), ops.cofactor(x))
 
 
 def _det_jvp(t, out, x):
-    """d det = det * tr(x^-1 dx), each matrix's trace written as a sum of products."""
-    return ops.mul(out, ops.sum(ops.mul(_mT(ops.inv(x)), t[0]), axis=(-2, -1)))
+    """d det = tr(adj(x) dx), each matrix's trace written as a sum of products."""
+    return ops.sum(ops.mul(ops.cofactor(x), t[0]), axis=(-2, -1))
+
+
+def _cofactor_vjp(g, out, x):
+    """cof = det(x) x^-T, so x_bar = det (<g, x^-T> x^-T - x^-T g^T x^-T), matrix by matrix
+    (second order of det: needs x invertible)."""
+    inv_t = _mT(ops.inv(x))
+    inner = _per_matrix(ops.sum(ops.mul(g, inv_t), axis=(-2, -1)))
+    return ops.mul(_per_matrix(ops.det(x)), ops.sub(ops.mul(inner, inv_t),
+                                                     ops.matmul(ops.matmul(inv_t, _mT(g)), inv_t)))
+
+
+def _cofactor_jvp(t, out, x):
+    """d cof = det (tr(x^-1 dx) x^-T - (x^-1 dx x^-1)^T)."""
+    inv = ops.inv(x)
+    trace = _per_matrix(ops.sum(ops.mul(_mT(inv), t[0]), axis=(-2, -1)))
+    return ops.mul(_per_matrix(ops.det(x)), ops.sub(ops.mul(trace, _mT(inv)),
+                                                     _mT(ops.matmul(ops.matmul(inv, t[0]), inv))))
 
 
 def _solves_vectors(b) -> bool:
@@ -460,6 +484,7 @@ def _solve_jvp(t, out, a, b):
 
 defvjp(P.inv, _inv_vjp)
 defvjp(P.det, _det_vjp)
+defvjp(P.cofactor, _cofactor_vjp)
 defvjp(P.solve, _solve_a, lambda g, out, a, b: unbroadcast(_solve_transposed(a, g, b), b))
 
 # ---------------------------------------------------------------------------------------------
@@ -705,6 +730,7 @@ defjvp(P.std, lambda t, out, x, axis=None, ddof=0, keepdims=False: _over_twice_s
 defjvp(P.norm, _norm_jvp)
 defjvp(P.inv, lambda t, out, x: ops.neg(ops.matmul(ops.matmul(out, t[0]), out)))
 defjvp(P.det, _det_jvp)
+defjvp(P.cofactor, _cofactor_jvp)
 defjvp(P.solve, _solve_jvp)
 defjvp(P.py_sum, lambda t, out, xs, start=0: _add_tangents([
     None if t[0] is None else ops.py_sum(t[0], 0), t[1]]))

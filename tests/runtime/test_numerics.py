@@ -129,6 +129,39 @@ def test_solve_second_order_matches_central_differences():
     np.testing.assert_allclose(hessian_b, expected, rtol=1e-6, atol=1e-8)
 
 
+def det_sum(a):
+    return np.sum(np.linalg.det(a))
+
+
+@pytest.mark.parametrize("a", [np.ones((2, 2)), np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 1.0, 5.0]]),
+                               np.stack([np.ones((3, 3)), np.eye(3), np.diag([1.0, 0.0, 2.0])]), np.zeros((1, 1))],
+                         ids=["ones", "rank-2", "stack", "zero-1x1"])
+def test_det_gradient_at_singular_matrices_is_the_cofactor_matrix(a):
+    """det is a polynomial: its gradient exists everywhere (torch 2.13 gives 0 at an exactly singular
+    matrix, HIPS autograd raises: central differences are the reference)."""
+    g = wengert.grad(det_sum)(a)
+    np.testing.assert_allclose(g, central_difference(det_sum, a), atol=1e-8)
+    check_forward(det_sum, (a,), (g,))
+
+
+def vector_norm(x):
+    return np.linalg.norm(x)
+
+
+def row_norms(x):
+    return np.sum(np.linalg.norm(x, axis=1))
+
+
+def test_norm_at_zero_has_the_zero_subgradient_like_torch():
+    x = np.zeros((2, 3))
+    x[1] = [3.0, 4.0, 0.0]
+    np.testing.assert_array_equal(wengert.grad(vector_norm)(np.zeros(3)), np.zeros(3))
+    g = wengert.grad(row_norms)(x)
+    np.testing.assert_allclose(g, torch_grads(lambda t: torch.linalg.vector_norm(t, dim=1).sum(), x)[0])
+    check_forward(row_norms, (x,), (g,))
+    assert np.all(np.isfinite(wengert.hessian(row_norms)(x)))
+
+
 def test_spectral_norm_of_matrices_is_refused():
     with pytest.raises(wengert.WengertError, match="ord=2 over two axes"):
         wengert.grad(spectral_loss)(well_conditioned(2, 3, 3))

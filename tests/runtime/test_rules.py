@@ -50,11 +50,25 @@ def cases():
     for spec, shapes in [("ij,jk->ik", [(2, 3), (3, 4)]), ("ij,jk", [(2, 3), (3, 4)]), ("i,i->", [(3,), (3,)]),
                          ("bij,bjk->bik", [(2, 2, 3), (2, 3, 4)]), ("ij->j", [(2, 3)]), ("ij,k->ik", [(2, 3), (4,)])]:
         yield "einsum", [sample(s) for s in shapes], {"spec": spec}
+    for spec, shapes in [("ii", [(3, 3)]), ("ii->i", [(3, 3)]), ("iij", [(3, 3, 2)]), ("bii->b", [(2, 3, 3)]),
+                         ("ij,jj->i", [(2, 3), (3, 3)])]:   # a repeated index: a diagonal
+        yield "einsum", [sample(s) for s in shapes], {"spec": spec}
+    yield "einsum_scatter", [sample((3, 2)), sample((3, 3, 2))], {"spec": "ij->iij"}
+    yield "einsum_scatter", [sample((2, 1)), sample((2, 3, 3))], {"spec": "bi->bii"}
     yield "trace", [sample((3, 3))], {}
-    yield "inv", [sample((3, 3)) + 3 * np.eye(3)], {}
-    yield "det", [sample((3, 3)) + 3 * np.eye(3)], {}
-    yield "solve", [sample((3, 3)) + 3 * np.eye(3), sample((3,))], {}
-    yield "solve", [sample((3, 3)) + 3 * np.eye(3), sample((3, 2))], {}
+    yield "trace", [sample((3, 3, 2))], {}
+    for stack in [(), (3,), (2,), (2, 1)]:   # np.linalg on stacks of matrices
+        n = 3
+        well = sample(stack + (n, n)) + 3 * np.eye(n)
+        yield "inv", [well], {}
+        yield "det", [well], {}
+        yield "cofactor", [well], {}
+        yield "solve", [well, sample((n,))], {}
+        yield "solve", [well, sample(stack + (n, 2))], {}
+        yield "solve", [well, sample((n, n))], {}
+    yield "norm", [sample((2, 3, 3))], {"ord": "fro", "axis": (-2, -1), "keepdims": False}
+    yield "clip", [sample((2, 3)), None, 0.7], {}
+    yield "clip", [sample((2, 3)), sample((3,)) * 0 - 0.3, None], {}
     y = sample((2, 3, 4))
     yield "transpose", [y], {"axes": None}
     yield "transpose", [y], {"axes": (1, 2, 0)}
