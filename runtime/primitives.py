@@ -566,7 +566,10 @@ def _binary(name, ufunc, extra=(), differentiable=True, linear=False, doc=""):
     impl = scalar.OPERATORS.get(name) or next((f for f in extra if f in _PY_OPERATORS), ufunc)
     prim = primitive(name, impl, arity=2, differentiable=differentiable, linear=linear,
                      shape_rule=elementwise_rule(impl), doc=doc)
-    stands_for(prim, [ufunc, *extra], "x, y, /", "x y")
+    scalar_impl = [impl] if name in scalar.OPERATORS else []
+    if scalar_impl:   # declared below with its signature, after the public names
+        _CALLABLES.pop(id(impl))
+    stands_for(prim, [ufunc, *extra, *scalar_impl], "x, y, /", "x y")
     return prim
 
 

@@ -681,7 +681,8 @@ LINEAR_IN = {
     "diag": (0,), "concatenate": (0,), "stack": (0,), "hstack": (0,), "vstack": (0,), "getitem": (0,),
     "setitem": (0, 1), "to_tuple": (0,), "to_list": (0,), "reversed": (0,), "list_append": (0, 1),
     "list_extend": (0, 1), "dict_values": (0,), "getitem_grad": (0,), "or_zeros": (0,),
-    "unstack": (0,), "unconcatenate": (0,), "repeat_like": (0,), "add_any": (0, 1), "list_insert": (0, 2), "einsum_scatter": (0,),
+    "unstack": (0,), "unconcatenate": (0,), "repeat_like": (0,), "add_any": (0, 1), "list_insert": (0, 2),
+    "einsum_scatter": (0,),
     "tuple": "all", "list": "all", "dict": "all", "pack_like": "rest", "dict_from_values": (1,), "unzip": (0,),
 }
 for _name, _positions in LINEAR_IN.items():

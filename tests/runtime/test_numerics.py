@@ -382,7 +382,8 @@ def test_clip_with_differentiated_array_bounds_matches_torch():
 
 EAGER = [
     ("std-length-1", lambda m, x: x.std(dim=1, unbiased=False).sum(), [np.ones((3, 1))]),
-    ("pow-corners", lambda m, x, y: m.pow(x, y).sum(), [np.array([0., 0., 0., 0., -2.]), np.array([0., 1., 2., .5, 2.])]),
+    ("pow-corners", lambda m, x, y: m.pow(x, y).sum(),
+     [np.array([0., 0., 0., 0., -2.]), np.array([0., 1., 2., .5, 2.])]),
     ("clamp-max", lambda m, x: (x.clamp(max=0.5) ** 2).sum(), [np.array([0., 0.5, 1.])]),
     ("clamp-min", lambda m, x: (x.clamp(min=0.5) ** 2).sum(), [np.array([0., 0.5, 1.])]),
     ("det-stack", lambda m, x: x.det().sum(), [well_conditioned(2, 3, 3)]),
