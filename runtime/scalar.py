@@ -58,10 +58,13 @@ def _unary(math_fn, ufunc):
     return fn
 
 
-#: primitive name -> a function of Python numbers with the primitive's NumPy semantics. Only
-#: the math functions that are exact (correctly rounded, like NumPy's) are used: math.exp, log,
-#: tanh, atan ... differ from NumPy's in the last bit for many inputs, so those stay NumPy's.
-FUNCTIONS = {"sqrt": _unary(math.sqrt, np.sqrt), "isnan": math.isnan, "isfinite": math.isfinite}
+#: primitive name -> a function of Python numbers with the primitive's NumPy semantics. math is
+#: used only where it computes NumPy's float64 value bit for bit: sqrt (correctly rounded in both),
+#: sin and cos (NumPy's float64 loops call the C library's sin/cos, as math does: NumPy reverted
+#: their SIMD versions for precision; tests/codegen/test_scalar_semantics.py checks it). NumPy's
+#: exp, log, tanh, arctan ... are its own SIMD code, which differs from math's in the last bit.
+FUNCTIONS = {"sqrt": _unary(math.sqrt, np.sqrt), "sin": _unary(math.sin, np.sin), "cos": _unary(math.cos, np.cos),
+             "isnan": math.isnan, "isfinite": math.isfinite}
 #: primitive name -> Python's operator on Python numbers (on arrays, NumPy's), NumPy's result where it raises
 OPERATORS = {"div": div, "floordiv": floordiv, "mod": mod, "pow": pow}
 FUNCTIONS.update(OPERATORS)
