@@ -170,14 +170,22 @@ UNARY = {
     "arctanh": lambda g, out, x: ops.div(g, ops.sub(1.0, ops.square(x))),
     "real": lambda g, out, x: g,
     "conj": lambda g, out, x: ops.conj(g),
-    "float": lambda g, out, x: g,
-    "item": lambda g, out, x: g,
     "copy": lambda g, out, x: g,
     "asarray": lambda g, out, x, dtype=None: g,
     "astype": lambda g, out, x, dtype=None: g,
 }
 for _name, _rule in UNARY.items():   # elementwise with one operand: the rule is the partial
     defelementwise(P.PRIMITIVES[_name], _rule)
+
+
+
+def _shaped_like(g, out, x):
+    """float(x) / x.item(): the scalar's cotangent in x's shape (x may be an array of size one)."""
+    return g if ops.ndim(x) == 0 else ops.reshape(g, shape(x))
+
+
+defvjp(P.to_float, _shaped_like)
+defvjp(P.item, _shaped_like)
 
 # ---------------------------------------------------------------------------------------------
 # Reductions
@@ -202,11 +210,21 @@ def _var_grad(g, out, x, axis=None, ddof=0, keepdims=False):
 
 
 defvjp(P.PRIMITIVES["sum"], lambda g, out, x, axis=None, keepdims=False: _expand(g, x, axis, keepdims))
-defvjp(P.PRIMITIVES["mean"],
-       lambda g, out, x, axis=None, keepdims=False: ops.div(_expand(g, x, axis, keepdims), _size_ratio(x, out)))
-defvjp(P.PRIMITIVES["prod"],
-       lambda g, out, x, axis=None, keepdims=False: ops.div(ops.mul(_expand(g, x, axis, keepdims),
-                                                                    _expand(out, x, axis, keepdims)), x))
+defvjp(P.PRIMITIVES["mean"],   # an empty result (mean over axis 1 of a (0, 3) array) counts as one: 0/0 is no count
+       lambda g, out, x, axis=None, keepdims=False: ops.div(_expand(g, x, axis, keepdims),
+                                                            ops.div(ops.size(x), ops.maximum(ops.size(out), 1))))
+def _prod_partial(out, x, axis=None, keepdims=False):
+    """d prod / d x: the product of the other entries, also where x has zeros (out / x is 0/0
+    there): at a lone zero the product of the nonzero entries, 0 where there are two or more."""
+    zero = ops.eq(x, 0.0)
+    safe = ops.where(zero, 1.0, x)
+    lone = ops.eq(ops.sum(zero, axis=axis, keepdims=True), 1)
+    at_zero = ops.where(lone, ops.prod(safe, axis=axis, keepdims=True), 0.0)
+    return ops.where(zero, at_zero, ops.div(_expand(out, x, axis, keepdims), safe))
+
+
+defvjp(P.PRIMITIVES["prod"], lambda g, out, x, axis=None, keepdims=False:
+       ops.mul(_expand(g, x, axis, keepdims), _prod_partial(out, x, axis, keepdims)))
 defvjp(P.PRIMITIVES["max"], _extreme)
 defvjp(P.PRIMITIVES["min"], _extreme)
 defvjp(P.var, _var_grad)
@@ -314,7 +332,14 @@ def _einsum_grad(i):
 
 
 VARIADIC_VJP["einsum"] = _einsum_grad
-defvjp(P.trace, lambda g, out, x: ops.mul(g, ops.diag(ops.diag(ops.ones_like(x)))))   # g times the identity
+def _trace_grad(g, out, x):
+    """g times the identity, shaped like x (np.trace also takes rectangular matrices)."""
+    if _ndim(x) != 2:
+        raise NotImplementedError("no gradient rule for np.trace of an array that is not 2-D")
+    return ops.mul(g, ops.tril(ops.triu(ops.ones_like(x))))
+
+
+defvjp(P.trace, _trace_grad)
 defvjp(P.inv, lambda g, out, x: ops.neg(ops.matmul(ops.matmul(ops.transpose(out), g), ops.transpose(out))))
 defvjp(P.det, lambda g, out, x: ops.mul(ops.mul(g, out), ops.transpose(ops.inv(x))))
 
@@ -401,15 +426,28 @@ defvjp(P.dict_get, lambda g, out, d, key, default=None: ops.getitem_grad(g, d, k
        lambda g, out, d, key, default=None: ops.mul(g, ops.not_(ops.contains(d, key))))
 
 
-def _extreme_of_values(i: int) -> Callable:
-    def rule(g, out, *xs):
-        if len(xs) == 1:
-            raise NotImplementedError("no gradient rule for max()/min() over a sequence; use np.max/np.min")
-        return unbroadcast(ops.mul(g, ops.eq(xs[i], out)), xs[i])
-    return rule
+def _picked(i: int, xs: tuple, beats: Callable):
+    """Whether builtins.max (beats=gt) / min (beats=lt) returns operand i: it keeps the first
+    of equal values and replaces it only by one that beats it (so ties and nan go to the first)."""
+    picked = True if i == 0 else beats(xs[i], xs[0] if i == 1 else
+                                       (ops.py_max if beats is ops.gt else ops.py_min)(*xs[:i]))
+    for later in xs[i + 1:]:
+        picked = ops.logical_and(picked, ops.logical_not(beats(later, xs[i])))
+    return picked
 
 
-VARIADIC_VJP["py_max"] = VARIADIC_VJP["py_min"] = _extreme_of_values
+def _extreme_of_values(beats: Callable) -> Callable:
+    def rule_of(i: int) -> Callable:
+        def rule(g, out, *xs):
+            if len(xs) == 1:
+                raise NotImplementedError("no gradient rule for max()/min() over a sequence; use np.max/np.min")
+            return unbroadcast(ops.mul(g, _picked(i, xs, beats)), xs[i])
+        return rule
+    return rule_of
+
+
+VARIADIC_VJP["py_max"] = _extreme_of_values(ops.gt)
+VARIADIC_VJP["py_min"] = _extreme_of_values(ops.lt)
 
 
 # --- eager Tensor runtime ---
@@ -560,11 +598,13 @@ def _var_jvp(tangents, out, x, axis=None, ddof=0, keepdims=False):
 
 
 defjvp(P.einsum, _einsum_jvp)
+defjvp(P.to_float, lambda t, out, x: ops.float(t[0]))
+defjvp(P.item, lambda t, out, x: ops.item(t[0]))
 defjvp(P.unpack, _unpack_jvp)
 defjvp(P.PRIMITIVES["max"], _extreme_jvp)
 defjvp(P.PRIMITIVES["min"], _extreme_jvp)
 defjvp(P.PRIMITIVES["prod"], lambda t, out, x, axis=None, keepdims=False: ops.sum(
-    ops.div(ops.mul(t[0], _expand(out, x, axis, keepdims)), x), axis=axis, keepdims=keepdims))
+    ops.mul(t[0], _prod_partial(out, x, axis, keepdims)), axis=axis, keepdims=keepdims))
 defjvp(P.var, _var_jvp)
 defjvp(P.std, lambda t, out, x, axis=None, ddof=0, keepdims=False: ops.div(
     _var_jvp(t, ops.square(out), x, axis, ddof, keepdims), ops.mul(2.0, out)))
@@ -590,13 +630,17 @@ def _no_jvp(name):
     raise NotImplementedError(f"no forward-mode rule for {name} here")
 
 
-def _max_of_values(tangents, out, *xs):
-    if len(xs) == 1:
-        raise NotImplementedError("no forward-mode rule for max()/min() over a sequence; use np.max/np.min")
-    return _add_tangents([None if t is None else ops.mul(t, ops.eq(x, out)) for t, x in zip(tangents, xs)])
+def _max_of_values(beats: Callable) -> Callable:
+    def rule(tangents, out, *xs):
+        if len(xs) == 1:
+            raise NotImplementedError("no forward-mode rule for max()/min() over a sequence; use np.max/np.min")
+        return _add_tangents([None if t is None else ops.mul(t, _picked(i, xs, beats))
+                              for i, (t, x) in enumerate(zip(tangents, xs))])
+    return rule
 
 
-VARIADIC_JVP["py_max"] = VARIADIC_JVP["py_min"] = _max_of_values
+VARIADIC_JVP["py_max"] = _max_of_values(ops.gt)
+VARIADIC_JVP["py_min"] = _max_of_values(ops.lt)
 
 
 def jvp_rule(name: str):
