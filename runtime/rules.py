@@ -210,9 +210,14 @@ def _var_grad(g, out, x, axis=None, ddof=0, keepdims=False):
 
 
 defvjp(P.PRIMITIVES["sum"], lambda g, out, x, axis=None, keepdims=False: _expand(g, x, axis, keepdims))
-defvjp(P.PRIMITIVES["mean"],   # an empty result (mean over axis 1 of a (0, 3) array) counts as one: 0/0 is no count
-       lambda g, out, x, axis=None, keepdims=False: ops.div(_expand(g, x, axis, keepdims),
-                                                            ops.div(ops.size(x), ops.maximum(ops.size(out), 1))))
+def _mean_count(x, out):
+    """How many entries each mean averages; at least 1, as for an empty x (its gradient is empty
+    whatever the count, but g / 0 on a Python float raises)."""
+    return ops.maximum(ops.div(ops.size(x), ops.maximum(ops.size(out), 1)), 1)
+
+
+defvjp(P.PRIMITIVES["mean"],
+       lambda g, out, x, axis=None, keepdims=False: ops.div(_expand(g, x, axis, keepdims), _mean_count(x, out)))
 def _prod_partial(out, x, axis=None, keepdims=False):
     """d prod / d x: the product of the other entries, also where x has zeros (out / x is 0/0
     there): at a lone zero the product of the nonzero entries, 0 where there are two or more."""

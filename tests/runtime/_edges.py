@@ -334,8 +334,10 @@ def has_python_float(point: tuple) -> bool:
 
 
 def like(value, seed: int = 0):
-    """A random cotangent or tangent shaped like `value` (a Python float for a Python float)."""
+    """A random cotangent or tangent shaped like `value` (a Python float for a scalar)."""
     rng = np.random.default_rng(seed)
+    if type(value) is float or isinstance(value, np.generic):   # as grad seeds a scalar: 1.0
+        return float(rng.uniform(0.5, 1.5))
     if type(value) is float:
         return float(rng.uniform(0.5, 1.5))
     a = np.asarray(value)
@@ -419,6 +421,7 @@ CHOICES = {
     "minimum": ("autograd", "as maximum"),
     "where": ("torch", "an operand broadcast into the result gets the sum over the broadcast axes "
                        "(autograd does not sum: wrong shape)"),
+    "div": ("autograd", "the tangent at y = 0 is u/0 - u * inf / 0: nan (PyTorch: -inf)"),
     "prod": ("torch", "at a zero the derivative is the product of the other entries (autograd: out / x = nan)"),
     "arctan2": ("autograd", "at (0, 0) the gradient is undefined: nan (PyTorch: 0)"),
     "logaddexp": ("autograd", "at x = out = +-inf, exp(x - out) is nan (PyTorch: the limit 1)"),
@@ -510,13 +513,20 @@ def derivative_vjp(case: Case, point: tuple, ct) -> list | None:
 
 
 def reference_vjp(case: Case, point: tuple, ct) -> tuple[str, list] | None:
-    """(who, cotangents) from autograd and PyTorch: where both ran and disagree at an element,
-    the one CHOICES names for the primitive counts there (a disagreement not documented fails)."""
-    refs = {who: r for who, r in (("autograd", autograd_vjp(case, point, ct)), ("torch", torch_vjp(case, point, ct)))
-            if r is not None}
+    """(who, cotangents) from autograd, PyTorch, or the case's derivative (see `pick`)."""
+    found = pick(case, point, {"autograd": autograd_vjp(case, point, ct), "torch": torch_vjp(case, point, ct)})
+    if found is None and case.derivative is not None:
+        return "the derivative", derivative_vjp(case, point, ct)
+    return found
+
+
+def pick(case: Case, point: tuple, refs: dict) -> tuple[str, list] | None:
+    """(who, values) from the references that ran: autograd's and PyTorch's where they agree;
+    at an element where they disagree, the one CHOICES names for the primitive (a disagreement
+    not documented there fails). None when neither ran."""
+    refs = {who: r for who, r in refs.items() if r is not None}
     if len(refs) < 2:
-        return next(iter(refs.items()), None) or (case.derivative and ("the derivative",
-                                                                       derivative_vjp(case, point, ct)))
+        return next(iter(refs.items()), None)
     if agree(refs["autograd"], refs["torch"]):
         return "autograd and torch", refs["autograd"]
     assert case.prim in CHOICES, (f"autograd and PyTorch disagree on {case.name} "
@@ -530,3 +540,63 @@ def reference_vjp(case: Case, point: tuple, ct) -> tuple[str, list] | None:
     return f"autograd and torch ({who} where they differ)", [
         np.where(np.isclose(a, t, rtol=1e-7, atol=1e-10, equal_nan=True), a, chosen[i])
         if np.shape(a) == np.shape(t) else chosen[i] for i, (a, t) in enumerate(zip(refs["autograd"], refs["torch"]))]
+
+
+def tangents_for(case: Case, point: tuple, seed: int = 1) -> tuple:
+    wrt = differentiated(case, point)
+    return tuple(like(v, seed + i) if i in wrt else None for i, v in enumerate(point))
+
+
+def autograd_jvp(case: Case, point: tuple, tangents: tuple) -> list | None:
+    """autograd's forward mode: the tangent of the result, summed over the differentiated arguments."""
+    from autograd.differential_operators import make_jvp
+    import autograd.numpy as anp
+    f = functions(case, anp)[0]
+    try:
+        with np.errstate(all="ignore"):
+            terms = [make_jvp(f, i)(*point)(t)[1] for i, t in enumerate(tangents) if t is not None]
+            return [sum(terms[1:], terms[0])]
+    except Exception:   # autograd has no forward rule here
+        return None
+
+
+def torch_jvp(case: Case, point: tuple, tangents: tuple) -> list | None:
+    if case.torch is None:
+        return None
+    import torch
+    wrt = [i for i, t in enumerate(tangents) if t is not None]
+    fixed = torch_inputs(torch, case, point, requires_grad=False)
+
+    def fn(*moving):
+        return eval(case.torch, {"torch": torch, **fixed, **{case.args[i]: m for i, m in zip(wrt, moving)}})
+    try:
+        _, out = torch.func.jvp(fn, tuple(fixed[case.args[i]] for i in wrt),
+                                tuple(torch.as_tensor(np.asarray(tangents[i])) for i in wrt))
+    except Exception:   # PyTorch refuses the call
+        return None
+    return [out.numpy()]
+
+
+def autograd_hessian(case: Case, point: tuple) -> list | None:
+    import autograd
+    import autograd.numpy as anp
+    loss = functions(case, anp)[1]
+    try:
+        with np.errstate(all="ignore"):
+            return [autograd.hessian(loss, 0)(*point)]
+    except Exception:
+        return None
+
+
+def torch_hessian(case: Case, point: tuple) -> list | None:
+    if case.torch is None:
+        return None
+    import torch
+    fixed = torch_inputs(torch, case, point, requires_grad=False)
+
+    def fn(x):
+        return torch.sum(eval(case.torch, {"torch": torch, **fixed, case.args[0]: x}))
+    try:
+        return [torch.autograd.functional.hessian(fn, fixed[case.args[0]]).numpy()]
+    except Exception:
+        return None
