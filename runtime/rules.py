@@ -457,7 +457,7 @@ VARIADIC_VJP["py_min"] = _extreme_of_values(ops.lt)
 
 # --- eager Tensor runtime ---
 # Both read the result only, as PyTorch's ReluBackward0 / SigmoidBackward0 do.
-defvjp(P.PRIMITIVES["relu"], lambda g, out, x: ops.where(ops.gt(out, 0), g, 0.0))
+defvjp(P.PRIMITIVES["relu"], lambda g, out, x: ops.where(ops.le(out, 0), 0.0, g))   # nan passes g, as PyTorch
 defvjp(P.PRIMITIVES["sigmoid"], lambda g, out, x: ops.mul(g, ops.mul(out, ops.sub(1.0, out))))
 # Softmax family: each reads its result, as PyTorch's SoftmaxBackward0 / LogSoftmaxBackward0 do.
 defvjp(P.PRIMITIVES["softmax"], lambda g, out, x, axis=-1:
