@@ -109,6 +109,8 @@ def _reduction(prim, expr, torch=None, points=MATRIX_POINTS, second=True):
 
 
 RNG = np.random.default_rng(7)
+#: autograd warns so for the piecewise-constant cases (their gradient is zero, which is checked)
+QUIET = "ignore:Output seems independent of input:UserWarning"
 
 
 def _r(*shape) -> np.ndarray:
@@ -168,6 +170,13 @@ CASES: list[Case] = [
     _unary("arctanh", GENERIC + [1.5], torch="torch.atanh(x)"),
     _unary("real", GENERIC, expr="np.real(x)", second=False),
     _unary("conj", GENERIC, expr="np.conj(x)", second=False),
+    # piecewise constant: no gradient flows (zero, as autograd and PyTorch give)
+    _unary("sign", GENERIC, torch="torch.sign(x)", second=False),
+    _unary("floor", GENERIC + [2.5], torch="torch.floor(x)", second=False),
+    _unary("ceil", GENERIC + [2.5], torch="torch.ceil(x)", second=False),
+    _unary("trunc", GENERIC + [-2.5], torch="torch.trunc(x)", second=False),
+    _unary("rint", GENERIC + [2.5], torch="torch.round(x)", interior=0.2, second=False),
+    _unary("round", GENERIC + [2.5], torch="torch.round(x)", expr="np.round(x)", interior=0.2, second=False),
     Case("where", "np.where(x > 0, x, y)", binary_points(GENERIC, (0.7, -0.4)), "torch.where(x > 0, x, y)",
          args=("x", "y"), wrt=(0, 1)),
     Case("clip", "np.clip(x, -1.0, 1.0)", unary_points(GENERIC, 0.3), "torch.clamp(x, -1.0, 1.0)"),
@@ -282,6 +291,9 @@ BODIES = {
            "    return total",
     "reversed": "xs = list(reversed([x, 2.0 * x]))\n    return xs[0] - xs[1] * xs[1]",
 }
+
+#: where the Tensor's value is NumPy's rather than PyTorch's, and why
+NUMPY_VALUES_IN_EAGER = {"sign": "sign(nan) is nan as np.sign (PyTorch: 0); the Tensor computes with NumPy"}
 
 #: primitives a user never calls by NumPy: only the eager Tensor records them
 EAGER_ONLY = {"relu", "sigmoid", "rsqrt", "softmax", "log_softmax", "logsumexp"}

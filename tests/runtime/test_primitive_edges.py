@@ -18,6 +18,7 @@ autograd = pytest.importorskip("autograd")
 anp = pytest.importorskip("autograd.numpy")
 
 NUMPY_CASES = [c for c in E.CASES if c.prim not in E.EAGER_ONLY]
+pytestmark = pytest.mark.filterwarnings(E.QUIET)
 
 
 def test_every_differentiable_primitive_has_a_case():

@@ -14,6 +14,7 @@ pytest.importorskip("autograd")
 pytest.importorskip("torch")
 
 NUMPY_CASES = [c for c in E.CASES if c.prim not in E.EAGER_ONLY]
+pytestmark = pytest.mark.filterwarnings(E.QUIET)
 
 
 def _quiet(fn, *args, **kwargs):
