@@ -403,6 +403,12 @@ def skip_reason(case: Case, point: tuple) -> str | None:
     return None
 
 
+def numpy_scalars(point: tuple) -> tuple:
+    """Python floats as np.float64: autograd computes Python floats with Python's arithmetic
+    (1.0 / 0.0 raises), while the reference is NumPy's semantics, whatever the scalar type."""
+    return tuple(np.float64(v) if type(v) is float else v for v in point)
+
+
 def numpy_floating_point_event(case: Case, point: tuple) -> bool:
     """Whether NumPy signals a floating-point event (divide by zero, invalid, overflow) computing
     the case or its autograd gradient at `point`: where Python's float arithmetic and `math`
@@ -410,7 +416,7 @@ def numpy_floating_point_event(case: Case, point: tuple) -> bool:
     import autograd
     import autograd.numpy as anp
     f = functions(case, anp)[0]
-    as_numpy = tuple(np.float64(v) if type(v) is float else v for v in point)
+    as_numpy = numpy_scalars(point)
     try:
         with np.errstate(all="raise"):
             value = f(*as_numpy)
@@ -492,7 +498,7 @@ def autograd_vjp(case: Case, point: tuple, ct) -> list | None:
     f = functions(case, anp)[0]
     try:
         with np.errstate(all="ignore"):
-            return [autograd.make_vjp(f, i)(*point)[0](ct) for i in differentiated(case, point)]
+            return [autograd.make_vjp(f, i)(*numpy_scalars(point))[0](ct) for i in differentiated(case, point)]
     except Exception:   # autograd has no rule here (containers, dtype casts): the other references decide
         return None
 
@@ -566,7 +572,7 @@ def autograd_jvp(case: Case, point: tuple, tangents: tuple) -> list | None:
     f = functions(case, anp)[0]
     try:
         with np.errstate(all="ignore"):
-            terms = [make_jvp(f, i)(*point)(t)[1] for i, t in enumerate(tangents) if t is not None]
+            terms = [make_jvp(f, i)(*numpy_scalars(point))(t)[1] for i, t in enumerate(tangents) if t is not None]
             return [sum(terms[1:], terms[0])]
     except Exception:   # autograd has no forward rule here
         return None
@@ -595,7 +601,7 @@ def autograd_hessian(case: Case, point: tuple) -> list | None:
     loss = functions(case, anp)[1]
     try:
         with np.errstate(all="ignore"):
-            return [autograd.hessian(loss, 0)(*point)]
+            return [autograd.hessian(loss, 0)(*numpy_scalars(point))]
     except Exception:
         return None
 
