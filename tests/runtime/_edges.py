@@ -10,6 +10,7 @@ import itertools
 
 import numpy as np
 
+from wengert import register_source
 from wengert.runtime import primitives as P
 
 #: primitives whose edge behaviour another branch is fixing right now; their cases run after it lands
@@ -327,7 +328,6 @@ def functions(case: Case, numpy_module=np) -> tuple:
     wengert, autograd.numpy for the reference); the source is registered so wengert can read it."""
     key = (case.name, numpy_module.__name__)
     if key not in _COMPILED:
-        from wengert import register_source
         text = source(case)
         filename = f"<edge {case.prim} {len(_COMPILED)}>"
         register_source(filename, text)
@@ -349,8 +349,6 @@ def like(value, seed: int = 0):
     """A random cotangent or tangent shaped like `value` (a Python float for a scalar)."""
     rng = np.random.default_rng(seed)
     if type(value) is float or isinstance(value, np.generic):   # as grad seeds a scalar: 1.0
-        return float(rng.uniform(0.5, 1.5))
-    if type(value) is float:
         return float(rng.uniform(0.5, 1.5))
     a = np.asarray(value)
     return rng.uniform(0.5, 1.5, a.shape).astype(a.dtype if a.dtype.kind == "f" else np.float64)
