@@ -197,7 +197,7 @@ class _Reverse(DerivativePass):
                 grads.append(bar.get(id(p)) or self.zeros(p, builder))
             result = builder.apply(P.make_tuple, (out, *grads), {}, hint="result")
         fn.body.args.append(seed)
-        fn.body.yields = [result]
+        fn.body.yields = [as_operand(result)]   # all-literal results fold to a constant tuple
 
     # -- regions ------------------------------------------------------------------------------------
     def sweep(self, primal: Region, bar: dict, target: Region, inner: set) -> None:

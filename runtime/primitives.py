@@ -1182,20 +1182,22 @@ relu = primitive("relu", _relu, shape_rule=elementwise_rule(_relu), doc="max(x, 
 sigmoid = primitive("sigmoid", _sigmoid, shape_rule=elementwise_rule(_sigmoid), doc="1 / (1 + exp(-x))")
 
 
+# `initial=-inf`: the max of an empty slice is -inf (as PyTorch: logsumexp of nothing is -inf), not an error
 def _log_softmax(x, axis=-1):
-    shifted = x - np.max(x, axis=axis, keepdims=True)
+    shifted = x - np.max(x, axis=axis, keepdims=True, initial=-np.inf)
     return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
 
 def _softmax(x, axis=-1):
-    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True, initial=-np.inf))
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
 def _logsumexp(x, axis=None, keepdims=False):
-    m = np.max(x, axis=axis, keepdims=True)
+    m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)
     m = np.where(np.isfinite(m), m, 0)
-    out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+    with np.errstate(divide="ignore"):   # log(0) = -inf for an empty or all -inf slice, silently as PyTorch
+        out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
     return out if keepdims else np.squeeze(out, axis=axis)
 
 

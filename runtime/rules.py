@@ -211,14 +211,22 @@ UNARY = {
     "arctanh": lambda g, out, x: ops.div(g, ops.sub(1.0, ops.square(x))),
     "real": lambda g, out, x: g,
     "conj": lambda g, out, x: ops.conj(g),
-    "float": lambda g, out, x: g,
-    "item": lambda g, out, x: g,
     "copy": lambda g, out, x: g,
     "asarray": lambda g, out, x, dtype=None: g,
     "astype": lambda g, out, x, dtype=None: g,
 }
 for _name, _rule in UNARY.items():   # elementwise with one operand: the rule is the partial
     defelementwise(P.PRIMITIVES[_name], _rule)
+
+
+
+def _shaped_like(g, out, x):
+    """float(x) / x.item(): the scalar's cotangent in x's shape (x may be an array of size one)."""
+    return g if ops.ndim(x) == 0 else ops.reshape(g, shape(x))
+
+
+defvjp(P.to_float, _shaped_like)
+defvjp(P.item, _shaped_like)
 
 # ---------------------------------------------------------------------------------------------
 # Reductions
@@ -243,11 +251,26 @@ def _var_grad(g, out, x, axis=None, ddof=0, keepdims=False):
 
 
 defvjp(P.PRIMITIVES["sum"], lambda g, out, x, axis=None, keepdims=False: _expand(g, x, axis, keepdims))
+def _mean_count(x, out):
+    """How many entries each mean averages; at least 1, as for an empty x (its gradient is empty
+    whatever the count, but g / 0 on a Python float raises)."""
+    return ops.maximum(ops.div(ops.size(x), ops.maximum(ops.size(out), 1)), 1)
+
+
 defvjp(P.PRIMITIVES["mean"],
-       lambda g, out, x, axis=None, keepdims=False: ops.div(_expand(g, x, axis, keepdims), _size_ratio(x, out)))
-defvjp(P.PRIMITIVES["prod"],
-       lambda g, out, x, axis=None, keepdims=False: ops.div(ops.mul(_expand(g, x, axis, keepdims),
-                                                                    _expand(out, x, axis, keepdims)), x))
+       lambda g, out, x, axis=None, keepdims=False: ops.div(_expand(g, x, axis, keepdims), _mean_count(x, out)))
+def _prod_partial(out, x, axis=None, keepdims=False):
+    """d prod / d x: the product of the other entries, also where x has zeros (out / x is 0/0
+    there): at a lone zero the product of the nonzero entries, 0 where there are two or more."""
+    zero = ops.eq(x, 0.0)
+    safe = ops.where(zero, 1.0, x)
+    lone = ops.eq(ops.sum(zero, axis=axis, keepdims=True), 1)
+    at_zero = ops.where(lone, ops.prod(safe, axis=axis, keepdims=True), 0.0)
+    return ops.where(zero, at_zero, ops.div(_expand(out, x, axis, keepdims), safe))
+
+
+defvjp(P.PRIMITIVES["prod"], lambda g, out, x, axis=None, keepdims=False:
+       ops.mul(_expand(g, x, axis, keepdims), _prod_partial(out, x, axis, keepdims)))
 defvjp(P.PRIMITIVES["max"], _extreme)
 defvjp(P.PRIMITIVES["min"], _extreme)
 defvjp(P.var, _var_grad)
@@ -396,11 +419,14 @@ defvjp(P.einsum_scatter, _einsum_scatter_vjp)
 
 
 def _trace_vjp(g, out, x):
-    """np.trace sums the diagonal of the first two axes: g goes back onto that diagonal."""
+    """np.trace sums the diagonal of the first two axes: g goes back onto that diagonal (g times
+    the identity for a matrix, rectangular ones too)."""
+    if _ndim(x) == 2:
+        return ops.mul(g, ops.tril(ops.triu(ops.ones_like(x))))
     dims = shape(x)
     if not isinstance(dims, tuple) or len(dims) < 2 or dims[0] != dims[1]:
-        raise NotImplementedError("no gradient rule for np.trace of a non-square matrix or of unknown shape; "
-                                  "use np.einsum('ii...->...', x) on a square slice")
+        raise NotImplementedError("no gradient rule for np.trace of a stack of non-square matrices or of unknown "
+                                  "shape; use np.einsum('ii...->...', x) on a square slice")
     return ops.einsum_scatter(ops.expand_dims(g, axis=0), x, spec="i...->ii...")
 
 
@@ -560,20 +586,33 @@ defvjp(P.dict_get, lambda g, out, d, key, default=None: ops.getitem_grad(g, d, k
        lambda g, out, d, key, default=None: ops.mul(g, ops.not_(ops.contains(d, key))))
 
 
-def _extreme_of_values(i: int) -> Callable:
-    def rule(g, out, *xs):
-        if len(xs) == 1:
-            raise NotImplementedError("no gradient rule for max()/min() over a sequence; use np.max/np.min")
-        return unbroadcast(ops.mul(g, ops.eq(xs[i], out)), xs[i])
-    return rule
+def _picked(i: int, xs: tuple, beats: Callable):
+    """Whether builtins.max (beats=gt) / min (beats=lt) returns operand i: it keeps the first
+    of equal values and replaces it only by one that beats it (so ties and nan go to the first)."""
+    picked = True if i == 0 else beats(xs[i], xs[0] if i == 1 else
+                                       (ops.py_max if beats is ops.gt else ops.py_min)(*xs[:i]))
+    for later in xs[i + 1:]:
+        picked = ops.logical_and(picked, ops.logical_not(beats(later, xs[i])))
+    return picked
 
 
-VARIADIC_VJP["py_max"] = VARIADIC_VJP["py_min"] = _extreme_of_values
+def _extreme_of_values(beats: Callable) -> Callable:
+    def rule_of(i: int) -> Callable:
+        def rule(g, out, *xs):
+            if len(xs) == 1:
+                raise NotImplementedError("no gradient rule for max()/min() over a sequence; use np.max/np.min")
+            return unbroadcast(ops.mul(g, _picked(i, xs, beats)), xs[i])
+        return rule
+    return rule_of
+
+
+VARIADIC_VJP["py_max"] = _extreme_of_values(ops.gt)
+VARIADIC_VJP["py_min"] = _extreme_of_values(ops.lt)
 
 
 # --- eager Tensor runtime ---
 # Both read the result only, as PyTorch's ReluBackward0 / SigmoidBackward0 do.
-defvjp(P.PRIMITIVES["relu"], lambda g, out, x: ops.where(ops.gt(out, 0), g, 0.0))
+defvjp(P.PRIMITIVES["relu"], lambda g, out, x: ops.where(ops.le(out, 0), 0.0, g))   # nan passes g, as PyTorch
 defvjp(P.PRIMITIVES["sigmoid"], lambda g, out, x: ops.mul(g, ops.mul(out, ops.sub(1.0, out))))
 # Softmax family: each reads its result, as PyTorch's SoftmaxBackward0 / LogSoftmaxBackward0 do.
 defvjp(P.PRIMITIVES["softmax"], lambda g, out, x, axis=-1:
@@ -720,11 +759,13 @@ def _var_jvp(tangents, out, x, axis=None, ddof=0, keepdims=False):
 
 
 defjvp(P.einsum, _einsum_jvp)
+defjvp(P.to_float, lambda t, out, x: ops.float(t[0]))
+defjvp(P.item, lambda t, out, x: ops.item(t[0]))
 defjvp(P.unpack, _unpack_jvp)
 defjvp(P.PRIMITIVES["max"], _extreme_jvp)
 defjvp(P.PRIMITIVES["min"], _extreme_jvp)
 defjvp(P.PRIMITIVES["prod"], lambda t, out, x, axis=None, keepdims=False: ops.sum(
-    ops.div(ops.mul(t[0], _expand(out, x, axis, keepdims)), x), axis=axis, keepdims=keepdims))
+    ops.mul(t[0], _prod_partial(out, x, axis, keepdims)), axis=axis, keepdims=keepdims))
 defjvp(P.var, _var_jvp)
 defjvp(P.std, lambda t, out, x, axis=None, ddof=0, keepdims=False: _over_twice_std(
     _var_jvp(t, ops.square(out), x, axis, ddof, keepdims), out))
@@ -745,13 +786,17 @@ VARIADIC_JVP = {"zip": lambda tangents, out, *xs: ops.zip(*[t if t is not None e
                                                             for t, x in zip(tangents, xs)])}
 
 
-def _max_of_values(tangents, out, *xs):
-    if len(xs) == 1:
-        raise NotImplementedError("no forward-mode rule for max()/min() over a sequence; use np.max/np.min")
-    return _add_tangents([None if t is None else ops.mul(t, ops.eq(x, out)) for t, x in zip(tangents, xs)])
+def _max_of_values(beats: Callable) -> Callable:
+    def rule(tangents, out, *xs):
+        if len(xs) == 1:
+            raise NotImplementedError("no forward-mode rule for max()/min() over a sequence; use np.max/np.min")
+        return _add_tangents([None if t is None else ops.mul(t, _picked(i, xs, beats))
+                              for i, (t, x) in enumerate(zip(tangents, xs))])
+    return rule
 
 
-VARIADIC_JVP["py_max"] = VARIADIC_JVP["py_min"] = _max_of_values
+VARIADIC_JVP["py_max"] = _max_of_values(ops.gt)
+VARIADIC_JVP["py_min"] = _max_of_values(ops.lt)
 
 
 def jvp_rule(name: str):

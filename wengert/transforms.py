@@ -306,10 +306,17 @@ def jacfwd(fn, wrt=0):
         for i in indices:
             compiled, values = transforms[i].compiled(args, {})
             columns = [compiled.fn(*values, e)[1] for e in _basis(args[i])]
-            value = compiled.fn(*values, next(_basis(args[i])))[0]
-            out.append(np.stack([np.asarray(c) for c in columns], axis=-1).reshape(np.shape(value) + np.shape(args[i])))
+            value = compiled.fn(*values, _like(np.zeros(np.shape(args[i])), args[i]))[0]
+            out.append(_stacked(columns, -1, np.shape(value) + np.shape(args[i]), value))
         return tuple(out) if many else out[0]
     return jacobian_fwd
+
+
+def _stacked(parts: list, axis: int, shape: tuple, like):
+    """The Jacobian from its rows/columns; with none (an empty input or output), zeros of `shape`."""
+    if not parts:
+        return np.zeros(shape, np.result_type(like))
+    return np.stack([np.asarray(p) for p in parts], axis=axis).reshape(shape)
 
 
 def jacrev(fn, wrt=0):
@@ -325,8 +332,7 @@ def jacrev(fn, wrt=0):
         rows = [compiled.fn(*values, e)[1:] for e in _basis(value if np.ndim(value) else float(value))]
         out = []
         for k, i in enumerate(indices):
-            stacked = np.stack([np.asarray(r[k]) for r in rows], axis=0)
-            out.append(stacked.reshape(np.shape(value) + np.shape(args[i])))
+            out.append(_stacked([r[k] for r in rows], 0, np.shape(value) + np.shape(args[i]), args[i]))
         return tuple(out) if many else out[0]
     return jacobian_rev
 
