@@ -44,7 +44,8 @@ class _Forward(DerivativePass):
         with Builder(fn.body, self.namer) as b:
             out_dot = dot.get(id(out)) if isinstance(out, Value) and dot.get(id(out)) is not None \
                 else self.zeros(out, b)
-            result = b.apply(P.make_tuple, (out, out_dot), {}, hint="result")
+            # as_operand: with a constant result and tangent the tuple folds to a literal
+            result = as_operand(b.apply(P.make_tuple, (out, out_dot), {}, hint="result"))
         fn.body.args.extend(dot[id(fn.params[i])] for i in self.wrt)
         fn.body.yields = [result]
 

@@ -195,7 +195,8 @@ class _Reverse(DerivativePass):
             for i in self.wrt:
                 p = fn.params[i]
                 grads.append(bar.get(id(p)) or self.zeros(p, builder))
-            result = builder.apply(P.make_tuple, (out, *grads), {}, hint="result")
+            # as_operand: with a constant result and gradient the tuple folds to a literal
+            result = as_operand(builder.apply(P.make_tuple, (out, *grads), {}, hint="result"))
         fn.body.args.append(seed)
         fn.body.yields = [result]
 
