@@ -120,6 +120,11 @@ def _is_container(t) -> bool:
     return isinstance(t, (T.TupleType, T.ListType, T.DictType))
 
 
+def _is_numeric(t) -> bool:
+    """Known to be a number or an array (so `+` adds it)."""
+    return isinstance(t, T.ArrayType) or (isinstance(t, T.ScalarType) and t.kind in ("float", "complex", "int", "bool"))
+
+
 # ---------------------------------------------------------------------------------------------
 # The transformation
 # ---------------------------------------------------------------------------------------------
@@ -160,7 +165,9 @@ class _Reverse(DerivativePass):
         if old is None:
             bar[id(x)] = self.named(ct, x, builder)
             return
-        adder = P.add_any if _is_container(type_of_operand(x)) else P.add
+        # a value of unknown type may hold a container at run time (a tape threaded out of a
+        # branch, retraced): add_any adds item by item where `+` would concatenate
+        adder = P.add if _is_numeric(type_of_operand(x)) else P.add_any
         bar[id(x)] = as_operand(builder.apply(adder, (old, ct), {}, hint=f"{x.name}.bar"))
 
     def named(self, ct, x, builder: Builder):
@@ -172,11 +179,13 @@ class _Reverse(DerivativePass):
     def zeros(self, x: Value, builder: Builder):
         """A materialised zero cotangent for x: needed where paths meet (if results, loop carries)."""
         t = type_of_operand(x)
-        if _is_container(t):   # never None at run time: rules index into it
-            return builder.apply(P.zero_cotangent, (x,), {}, hint=f"{x.name}.bar")
         if isinstance(t, T.ScalarType):
             return Literal(0.0)
-        return builder.apply(P.PRIMITIVES["zeros_like"], (x,), {}, hint=f"{x.name}.bar")
+        if isinstance(t, T.ArrayType):
+            return builder.apply(P.PRIMITIVES["zeros_like"], (x,), {}, hint=f"{x.name}.bar")
+        # a container (never None at run time: rules index into it), or a value whose type is
+        # not known here: the run-time value decides the zero's structure
+        return builder.apply(P.zero_cotangent, (x,), {}, hint=f"{x.name}.bar")
 
     # -- the function -------------------------------------------------------------------------------
     def run(self) -> None:

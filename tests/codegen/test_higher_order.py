@@ -44,3 +44,78 @@ def test_hessian_of_a_constant_slope_on_arrays(name):
     np.testing.assert_allclose(wengert.hessian(total)(A), want)
     np.testing.assert_allclose(wengert.hessian(lambda a: np.sum(f(a)))(A), np.zeros((3, 3)))
     np.testing.assert_allclose(wengert.hvp(lambda a: np.sum(f(a)))(A, A), np.zeros(3))
+
+
+# --- loops inside branches on the argument ---------------------------------------------------
+
+def loop_in_if(a):
+    if a < 20:
+        for i in range(3):
+            a = a * a
+    return a
+
+
+def while_in_if(a):
+    if a > 0:
+        k = 0
+        while k < 3:
+            a = np.sin(a) * a
+            k = k + 1
+    return a
+
+
+def nested_loops_in_if(a):
+    if a < 20:
+        for i in range(2):
+            for j in range(2):
+                a = a * a + 0.1 * a
+    return a
+
+
+def loops_in_both_arms(a):
+    if a < 20:
+        for i in range(3):
+            a = a * a
+    else:
+        for i in range(2):
+            a = a * 0.5 + np.sin(a)
+    return a
+
+
+def while_on_the_argument(a):
+    while a < 20:
+        a = a * a
+    return a
+
+
+def array_loop_in_if(a):
+    if np.sum(a) < 20:
+        for i in range(3):
+            a = a * a
+    return np.sum(a)
+
+
+BRANCHED_LOOPS = [loop_in_if, while_in_if, nested_loops_in_if, loops_in_both_arms]
+
+
+@pytest.mark.parametrize("f", BRANCHED_LOOPS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("x", [1.5, 25.0, 0.9, -0.7])
+def test_second_order_of_loops_in_branches(f, x):
+    want = autograd.grad(autograd.grad(f))(x)
+    assert wengert.grad(wengert.grad(f))(x) == pytest.approx(want, rel=1e-12)
+    assert wengert.hessian(f)(x) == pytest.approx(want, rel=1e-12)
+    assert wengert.hvp(f)(x, 2.0) == pytest.approx(2.0 * want, rel=1e-12)
+
+
+def test_second_and_third_order_of_a_while_loop_on_the_argument():
+    f = while_on_the_argument
+    assert wengert.grad(wengert.grad(f))(1.2) == pytest.approx(autograd.grad(autograd.grad(f))(1.2), rel=1e-12)
+    assert wengert.grad(wengert.grad(wengert.grad(loop_in_if)))(0.9) == pytest.approx(
+        autograd.grad(autograd.grad(autograd.grad(loop_in_if)))(0.9), rel=1e-12)
+
+
+def test_hessian_of_an_array_loop_in_a_branch():
+    a = np.array([0.5, 0.7])
+    want = autograd.hessian(array_loop_in_if)(a)
+    np.testing.assert_allclose(wengert.hessian(array_loop_in_if)(a), want, rtol=1e-12)
+    np.testing.assert_allclose(wengert.hvp(array_loop_in_if)(a, a), want @ a, rtol=1e-12)
