@@ -119,3 +119,40 @@ def test_hessian_of_an_array_loop_in_a_branch():
     want = autograd.hessian(array_loop_in_if)(a)
     np.testing.assert_allclose(wengert.hessian(array_loop_in_if)(a), want, rtol=1e-12)
     np.testing.assert_allclose(wengert.hvp(array_loop_in_if)(a, a), want @ a, rtol=1e-12)
+
+
+# --- fancy indices built in the function (folded into the subscript by the emitter) ------------
+
+def fancy_of_constant(M, a):
+    idx = np.array([0, 2])
+    return np.sum(M[np.array([1, 1]), idx] * a ** 2)
+
+
+def fancy_of_both(M, a):
+    return np.sum(M[np.array([1, 1]), np.array([0, 2])] * a[np.array([0, 2])] ** 3) + np.sum(a[1:] * M[0, 1:])
+
+
+def fancy_store(M, a):
+    b = a * 1.0
+    b[np.array([0, 2])] = a[np.array([1, 1])] ** 2
+    return np.sum(b * M[0])
+
+
+M9 = np.arange(9.0).reshape(3, 3)
+
+
+def test_fancy_index_of_an_argument_not_differentiated():
+    assert wengert.grad(fancy_of_constant, wrt=1)(M9, 2.0) == pytest.approx((3.0 + 5.0) * 2 * 2.0)
+    want = autograd.hessian(lambda M, a: anp.sum(M[anp.array([1, 1]), anp.array([0, 2])] * a ** 2), 1)(M9, 2.0)
+    assert wengert.hessian(fancy_of_constant, wrt=1)(M9, 2.0) == pytest.approx(want)
+    a = np.array([0.5, 1.5, -1.0])
+    want = autograd.hessian(lambda M, a: anp.sum(M[anp.array([1, 1]), anp.array([0, 2])] * a[anp.array([0, 2])] ** 3)
+                            + anp.sum(a[1:] * M[0, 1:]), 1)(M9, a)
+    np.testing.assert_allclose(wengert.hessian(fancy_of_both, wrt=1)(M9, a), want)
+
+
+def test_fancy_store_second_order():
+    a = np.array([0.5, 1.5, -1.0])
+    # sum(b * M[0]) = M00 a1^2 + M01 a1 + M02 a1^2
+    np.testing.assert_allclose(wengert.grad(fancy_store, wrt=1)(M9, a), [0.0, 1.0 + 2 * 2.0 * 1.5, 0.0])
+    np.testing.assert_allclose(wengert.hessian(fancy_store, wrt=1)(M9, a), np.diag([0.0, 4.0, 0.0]))
