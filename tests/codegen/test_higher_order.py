@@ -156,3 +156,49 @@ def test_fancy_store_second_order():
     # sum(b * M[0]) = M00 a1^2 + M01 a1 + M02 a1^2
     np.testing.assert_allclose(wengert.grad(fancy_store, wrt=1)(M9, a), [0.0, 1.0 + 2 * 2.0 * 1.5, 0.0])
     np.testing.assert_allclose(wengert.hessian(fancy_store, wrt=1)(M9, a), np.diag([0.0, 4.0, 0.0]))
+
+
+# --- inlining: a helper returning its argument, applied to another helper's result -------------
+
+def ident(v, k):
+    if k == 0:
+        return v
+    return v * 2
+
+
+def loop_only(c):
+    for i in range(3):
+        c = c * 1.1
+    return c
+
+
+def first(v, w):
+    return v
+
+
+PASS_THROUGH = {
+    "static_branch": lambda c: ident(loop_only(c), 0),
+    "twice": lambda c: ident(ident(loop_only(c), 0), 0),
+    "other_branch": lambda c: ident(loop_only(c), 1),
+    "argument_returned": lambda c: first(first(loop_only(c), c), c) * c,
+    "then_a_loop": lambda c: loop_only(ident(loop_only(c), 0)) * c,
+}
+
+
+@pytest.mark.parametrize("name", PASS_THROUGH)
+def test_helper_returning_the_result_of_an_earlier_call(name):
+    f = PASS_THROUGH[name]
+    assert wengert.grad(f)(2.0) == pytest.approx(autograd.grad(f)(2.0), rel=1e-12)
+    assert wengert.grad(wengert.grad(f))(2.0) == pytest.approx(autograd.grad(autograd.grad(f))(2.0), rel=1e-12,
+                                                               abs=1e-12)
+
+
+def test_pass_through_helper_in_a_loop():
+    def f(a):
+        s = 0.0
+        for i in range(2):
+            s = s + ident(loop_only(a[i]), i) * a[i]
+        return s
+    a = np.array([1.0, 2.0])
+    np.testing.assert_allclose(wengert.grad(f)(a), autograd.grad(f)(a))
+    np.testing.assert_allclose(wengert.hessian(f)(a), autograd.hessian(f)(a))
