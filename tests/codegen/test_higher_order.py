@@ -202,3 +202,112 @@ def test_pass_through_helper_in_a_loop():
     a = np.array([1.0, 2.0])
     np.testing.assert_allclose(wengert.grad(f)(a), autograd.grad(f)(a))
     np.testing.assert_allclose(wengert.hessian(f)(a), autograd.hessian(f)(a))
+
+
+# --- transforms of transforms ------------------------------------------------------------------
+
+def scalar_f(a):
+    return np.sum(np.sin(a) * a ** 3)
+
+
+def scalar_af(a):
+    return anp.sum(anp.sin(a) * a ** 3)
+
+
+def vector_f(a):
+    return np.sin(a) * a[::-1] ** 2
+
+
+def vector_af(a):
+    return anp.sin(a) * a[::-1] ** 2
+
+
+JACOBIANS = {"jacrev": wengert.jacrev, "jacfwd": wengert.jacfwd}
+
+
+@pytest.mark.parametrize("outer", JACOBIANS)
+@pytest.mark.parametrize("inner", JACOBIANS)
+@pytest.mark.parametrize("f, af", [(scalar_f, scalar_af), (vector_f, vector_af)], ids=["scalar", "vector"])
+def test_jacobian_of_a_jacobian(outer, inner, f, af):
+    got = JACOBIANS[outer](JACOBIANS[inner](f))(A)
+    want = autograd.jacobian(autograd.jacobian(af))(A)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_cube_of_a_sum_of_cubes():
+    f = lambda a: np.sum(a ** 3)   # noqa: E731 (the reported case)
+    np.testing.assert_allclose(wengert.jacrev(wengert.jacrev(f))(A), np.diag(6 * A))
+    np.testing.assert_allclose(wengert.jacfwd(wengert.jacrev(f))(A), np.diag(6 * A))
+
+
+def test_third_order_compositions():
+    want = autograd.jacobian(autograd.hessian(scalar_af))(A)
+    np.testing.assert_allclose(wengert.jacrev(wengert.jacrev(wengert.jacrev(scalar_f)))(A), want, rtol=1e-10)
+    np.testing.assert_allclose(wengert.hessian(wengert.grad(scalar_f))(A), want, rtol=1e-10)
+    np.testing.assert_allclose(wengert.jacfwd(wengert.hessian(scalar_f))(A), want, rtol=1e-10)
+    np.testing.assert_allclose(wengert.hessian(wengert.jacrev(vector_f))(A),
+                               autograd.hessian(autograd.jacobian(vector_af))(A), rtol=1e-10)
+
+
+@pytest.mark.parametrize("outer", JACOBIANS)
+def test_jacobian_of_a_gradient(outer):
+    np.testing.assert_allclose(JACOBIANS[outer](wengert.grad(scalar_f))(A), autograd.hessian(scalar_af)(A),
+                               rtol=1e-10)
+
+
+def test_forward_and_reverse_products_of_jacobians():
+    H = autograd.hessian(scalar_af)(A)
+    np.testing.assert_allclose(wengert.jvp(wengert.jacrev(scalar_f), (A,), (A,))[1], H @ A, rtol=1e-10)
+    np.testing.assert_allclose(wengert.vjp(wengert.jacfwd(scalar_f), A)[1](A)[0], H @ A, rtol=1e-10)
+    np.testing.assert_allclose(wengert.hvp(scalar_f)(A, A), H @ A, rtol=1e-10)
+    # hvp transformed again: its Jacobian in x, and in v (the Hessian itself)
+    np.testing.assert_allclose(wengert.jacrev(wengert.hvp(scalar_f))(A, A),
+                               autograd.jacobian(lambda x: autograd.hessian(scalar_af)(x) @ A)(A), rtol=1e-10)
+    np.testing.assert_allclose(wengert.jacfwd(wengert.hvp(scalar_f), wrt=1)(A, A), H, rtol=1e-10)
+
+
+def test_jacobians_of_a_float_argument():
+    cube = lambda x: x ** 3   # noqa: E731
+    assert wengert.jacrev(cube)(2.0) == pytest.approx(12.0)
+    assert wengert.jacfwd(wengert.jacfwd(cube))(2.0) == pytest.approx(12.0)
+    assert wengert.hessian(cube)(2.0) == pytest.approx(12.0)
+
+
+def test_gradient_of_a_non_scalar_function_is_refused_when_transformed():
+    with pytest.raises(WengertError, match="grad needs a scalar output"):
+        wengert.grad(wengert.grad(scalar_f))(A)
+    with pytest.raises(WengertError, match="grad needs a scalar output"):
+        wengert.jacfwd(wengert.value_and_grad(vector_f))(A)
+
+
+def test_a_transform_called_inside_a_differentiated_function_is_refused():
+    J = wengert.jacrev(scalar_f)
+    with pytest.raises(WengertError, match="test_higher_order.py"):
+        wengert.grad(lambda x: J(x)[0])(A)
+    with pytest.raises(WengertError, match="test_higher_order.py"):
+        wengert.grad(lambda x: wengert.jacrev(scalar_f)(x)[0])(A)
+
+
+# --- Hessians of vector-valued functions: output shape + input shape + input shape, like JAX ----
+
+def test_hessian_of_a_vector_function_is_per_output():
+    H = wengert.hessian(lambda a: a ** 2)(A)
+    assert H.shape == (3, 3, 3)
+    want = np.zeros((3, 3, 3))
+    for k in range(3):
+        want[k, k, k] = 2.0
+    np.testing.assert_allclose(H, want)
+    np.testing.assert_allclose(wengert.hessian(vector_f)(A), autograd.hessian(vector_af)(A), rtol=1e-10)
+
+
+def test_hvp_of_a_vector_function_is_refused():
+    with pytest.raises(WengertError, match="hvp needs a scalar output.*wengert.hessian"):
+        wengert.hvp(lambda a: a ** 2)(A, A)
+
+
+def test_hessian_and_hvp_take_one_argument():
+    with pytest.raises(WengertError, match="hessian takes one argument"):
+        wengert.hessian(lambda a, b: np.sum(a * b), wrt=(0, 1))
+    with pytest.raises(WengertError, match="hvp takes one argument"):
+        wengert.hvp(lambda a, b: np.sum(a * b), wrt=(0, 1))
