@@ -311,3 +311,20 @@ def test_hessian_and_hvp_take_one_argument():
         wengert.hessian(lambda a, b: np.sum(a * b), wrt=(0, 1))
     with pytest.raises(WengertError, match="hvp takes one argument"):
         wengert.hvp(lambda a, b: np.sum(a * b), wrt=(0, 1))
+
+
+# --- containers of cotangents, differentiated again ----------------------------------------------
+
+def test_second_order_through_an_updated_dict_of_cotangents():
+    def f(a, b):
+        raw = {"a": a, "b": b}
+        squared = {k: v ** 3 for k, v in raw.items()}
+        squared["ab"] = a * b
+        return sum(np.sum(v) for v in squared.values()) + np.sum(squared["ab"] * a)
+
+    def af(a, b):
+        return anp.sum(a ** 3) + anp.sum(b ** 3) + anp.sum(a * b) + anp.sum(a * b * a)
+    b = np.array([0.4, 1.1, -0.6])
+    np.testing.assert_allclose(wengert.hessian(f, wrt=0)(A, b), autograd.hessian(af, 0)(A, b), rtol=1e-12)
+    np.testing.assert_allclose(wengert.hessian(f, wrt=1)(A, b), autograd.hessian(af, 1)(A, b), rtol=1e-12)
+    np.testing.assert_allclose(wengert.hvp(f, wrt=1)(A, b, A), autograd.hessian(af, 1)(A, b) @ A, rtol=1e-12)
