@@ -141,6 +141,17 @@ class DerivativePass:
         _index_active_loops(fn, varied_values(fn, wrt), self.namer)
         self.varied = varied_values(fn, wrt)
 
+    def opaque_call(self, op: Op) -> str:
+        """Why a `pycall` with a traced argument is refused, and what to do instead."""
+        callee = _global_object(self.fn, op.operands[0])
+        if callable(getattr(callee, "traceable", None)):   # a wengert transform
+            return (f"{self.where(op)}: a traced value goes through `{op.operands[0].name}`, a wengert transform "
+                    "called inside the function being differentiated; transform the transform instead, e.g. "
+                    "wengert.jacfwd(wengert.jacrev(f)) or wengert.grad(wengert.grad(f)), and index its result")
+        return (f"{self.where(op)}: a traced value goes through `{op.operands[0].name}`, a call wengert cannot look "
+                "into (no gradient would flow through it); use NumPy functions wengert knows, or give the "
+                "function a custom gradient")
+
     def where(self, op: Op) -> str:
         """An op's location as `path:line:col`, like the tracer's errors."""
         if op.loc is None:
@@ -232,10 +243,7 @@ class _Reverse(DerivativePass):
         carries_floats = not (isinstance(t, T.ScalarType) and t.kind in ("bool", "int", "str", "none")) and not (
             isinstance(t, T.ArrayType) and t.dtype[0] in "biu")
         if carries_floats and any(self.active(x) for x in op.operands[1:]):
-            raise NotDifferentiableError(
-                f"{self.where(op)}: a traced value goes through `{op.operands[0].name}`, a call wengert cannot look "
-                "into (no gradient would flow through it); use NumPy functions wengert knows, or give the "
-                "function a custom gradient")
+            raise NotDifferentiableError(self.opaque_call(op))
 
     def adjoint_primitive(self, op: Op, bar: dict, target: Region) -> None:
         prim = P.PRIMITIVES.get(op.kind)
@@ -417,6 +425,20 @@ class _Reverse(DerivativePass):
         op.operands.append(start)
         op.results.append(final)
         return final
+
+
+def _global_object(fn: Function, x):
+    """The Python object a `global` op read into x (None if x is not such a value)."""
+    def visit(region: Region):
+        for op in region.ops:
+            if op.kind == "global" and op.results[0] is x:
+                return fn.env.get(op.params["name"])
+            for sub in op.regions:
+                found = visit(sub)
+                if found is not None:
+                    return found
+        return None
+    return visit(fn.body) if isinstance(x, Value) else None
 
 
 def _describe(x) -> str:
