@@ -340,7 +340,7 @@ class _Jacobian(_Transform):
         self.functions: dict = {}
 
     def __call__(self, *args, **kwargs):
-        self.require_positional(type(self).__name__)
+        self.require_positional(self.title)
         if kwargs or len(args) != len(self.names):   # defaults filled in: the function takes all
             args = tuple(bind_arguments(self.fn, args, kwargs))
         return self.traceable(args, {})(*args)
@@ -367,11 +367,12 @@ class _Jacobian(_Transform):
 
 class JacobianReverse(_Jacobian):
     """`jacrev(f)(*args)`: one adjoint pass per output entry (rows of the Jacobian)."""
+    title = "jacrev"
 
     def build(self, args: tuple):
         compiled, _ = self.compiled(args, {})
         value = self.fn(*args)
-        out_shape = _array_output(self.fn, value, "jacrev")
+        out_shape = _array_output(self.fn, value, self.title)
         namespace = {"adjoint_": compiled.fn}
         seeds = _seeds(np.zeros(out_shape, _float_dtype(value)), "out_basis_", namespace)
         passed = self.passed(args, {})
@@ -383,13 +384,14 @@ class JacobianReverse(_Jacobian):
 
 class JacobianForward(_Jacobian):
     """`jacfwd(f)(*args)`: one tangent pass per input entry (columns of the Jacobian)."""
+    title = "jacfwd"
 
     def __init__(self, fn, wrt):
         super().__init__(fn, wrt)
         self.tangents = {i: _TangentTransform(fn, (i,), True, 0) for i in self.wrt}
 
     def build(self, args: tuple):
-        out_shape = _array_output(self.fn, self.fn(*args), "jacfwd")
+        out_shape = _array_output(self.fn, self.fn(*args), self.title)
         namespace, lines, results = {}, [], []
         passed = self.passed(args, {})
         for j, i in enumerate(self.wrt):

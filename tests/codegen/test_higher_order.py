@@ -330,3 +330,29 @@ def test_second_order_through_an_updated_dict_of_cotangents():
     np.testing.assert_allclose(wengert.hessian(f, wrt=0)(A, b), autograd.hessian(af, 0)(A, b), rtol=1e-12)
     np.testing.assert_allclose(wengert.hessian(f, wrt=1)(A, b), autograd.hessian(af, 1)(A, b), rtol=1e-12)
     np.testing.assert_allclose(wengert.hvp(f, wrt=1)(A, b, A), autograd.hessian(af, 1)(A, b) @ A, rtol=1e-12)
+
+
+def test_jacobian_arguments():
+    def g(x, n, y=2.0):
+        for i in range(n):
+            x = x * y
+        return np.sum(x)
+    x = np.ones(3)
+    np.testing.assert_allclose(wengert.jacrev(g)(x, 3), np.full(3, 8.0))
+    np.testing.assert_allclose(wengert.jacrev(g)(x, n=3), np.full(3, 8.0))
+    assert wengert.hessian(g, wrt=2)(x, 3, 2.0) == pytest.approx(3 * 6 * 2.0)
+    jx, jy = wengert.jacfwd(g, wrt=(0, 2))(x, 2)
+    np.testing.assert_allclose(jx, np.full(3, 4.0))
+    assert jy == pytest.approx(12.0)
+    with pytest.raises(WengertError, match="jacrev needs a function returning an array"):
+        wengert.jacrev(lambda a: (a, a))(A)
+    with pytest.raises(WengertError, match="jacfwd of .* positional parameters only"):
+        wengert.jacfwd(lambda *a: np.sum(a[0]))(A)
+
+
+def test_jacobians_keep_float32():
+    a = A.astype(np.float32)
+    f = lambda a: np.sin(a) * a   # noqa: E731
+    assert wengert.jacrev(f)(a).dtype == np.float32
+    assert wengert.jacfwd(f)(a).dtype == np.float32
+    assert wengert.hessian(lambda a: np.sum(f(a)))(a).dtype == np.float32
