@@ -395,8 +395,8 @@ def literal(value) -> str:
 
 
 def index_text(components: list, texts: list) -> str:
-    """The subscript of `x[...]`: slices written `a:b:c`, other components as `texts` (the
-    operands' expressions, already read: a folded temporary's expression is read only once)."""
+    """The subscript of `components`, whose expressions are `texts` (already rendered: a folded
+    temporary's expression can be taken only once)."""
     parts = []
     for c, text in zip(components, texts):
         if isinstance(c, Literal) and isinstance(c.value, slice):

@@ -44,10 +44,9 @@ class _Forward(DerivativePass):
         with Builder(fn.body, self.namer) as b:
             out_dot = dot.get(id(out)) if isinstance(out, Value) and dot.get(id(out)) is not None \
                 else self.zeros(out, b)
-            # as_operand: with a constant result and tangent the tuple folds to a literal
-            result = as_operand(b.apply(P.make_tuple, (out, out_dot), {}, hint="result"))
+            result = b.apply(P.make_tuple, (out, out_dot), {}, hint="result")
         fn.body.args.extend(dot[id(fn.params[i])] for i in self.wrt)
-        fn.body.yields = [result]
+        fn.body.yields = [as_operand(result)]   # all-literal results fold to a constant tuple
 
     def region(self, region: Region, dot: dict) -> None:
         ops = list(region.ops)

@@ -215,10 +215,9 @@ class _Reverse(DerivativePass):
             for i in self.wrt:
                 p = fn.params[i]
                 grads.append(bar.get(id(p)) or self.zeros(p, builder))
-            # as_operand: with a constant result and gradient the tuple folds to a literal
-            result = as_operand(builder.apply(P.make_tuple, (out, *grads), {}, hint="result"))
+            result = builder.apply(P.make_tuple, (out, *grads), {}, hint="result")
         fn.body.args.append(seed)
-        fn.body.yields = [result]
+        fn.body.yields = [as_operand(result)]   # all-literal results fold to a constant tuple
 
     # -- regions ------------------------------------------------------------------------------------
     def sweep(self, primal: Region, bar: dict, target: Region, inner: set) -> None:

@@ -357,7 +357,13 @@ class _Jacobian(_Transform):
             self.functions[key] = self.build(args)
         return self.functions[key]
 
-    def stacked(self, parts: list, axis: int, shape: tuple) -> str:
+    def stacked(self, parts: list, axis: int, shape: tuple, like, namespace: dict) -> str:
+        """The Jacobian from its rows/columns; with none (an empty input or output), a constant
+        of zeros of `shape`."""
+        if not parts:
+            name = f"empty{len(namespace)}_"
+            namespace[name] = np.zeros(shape, _float_dtype(like))
+            return name
         return f"np.reshape(np.stack([{', '.join(parts)}], axis={axis}), {shape!r})"
 
     def finish(self, lines: list, results: list, namespace: dict):
@@ -377,8 +383,8 @@ class JacobianReverse(_Jacobian):
         seeds = _seeds(np.zeros(out_shape, _float_dtype(value)), "out_basis_", namespace)
         passed = self.passed(args, {})
         lines = [f"row{k}_ = adjoint_({', '.join(passed + [seed])})" for k, seed in enumerate(seeds)]
-        results = [self.stacked([f"row{k}_[{j + 1}]" for k in range(len(seeds))], 0, out_shape + np.shape(args[i]))
-                   for j, i in enumerate(self.wrt)]
+        results = [self.stacked([f"row{k}_[{j + 1}]" for k in range(len(seeds))], 0, out_shape + np.shape(args[i]),
+                                args[i], namespace) for j, i in enumerate(self.wrt)]
         return self.finish(lines, results, namespace)
 
 
@@ -391,7 +397,8 @@ class JacobianForward(_Jacobian):
         self.tangents = {i: _TangentTransform(fn, (i,), True, 0) for i in self.wrt}
 
     def build(self, args: tuple):
-        out_shape = _array_output(self.fn, self.fn(*args), self.title)
+        value = self.fn(*args)
+        out_shape = _array_output(self.fn, value, self.title)
         namespace, lines, results = {}, [], []
         passed = self.passed(args, {})
         for j, i in enumerate(self.wrt):
@@ -400,7 +407,7 @@ class JacobianForward(_Jacobian):
             seeds = _seeds(args[i], f"in_basis{j}_", namespace)
             lines += [f"column{j}_{k}_ = tangent{j}_({', '.join(passed + [seed])})[1]" for k, seed in enumerate(seeds)]
             results.append(self.stacked([f"column{j}_{k}_" for k in range(len(seeds))], -1,
-                                        out_shape + np.shape(args[i])))
+                                        out_shape + np.shape(args[i]), value, namespace))
         return self.finish(lines, results, namespace)
 
 

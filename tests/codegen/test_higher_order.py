@@ -356,3 +356,12 @@ def test_jacobians_keep_float32():
     assert wengert.jacrev(f)(a).dtype == np.float32
     assert wengert.jacfwd(f)(a).dtype == np.float32
     assert wengert.hessian(lambda a: np.sum(f(a)))(a).dtype == np.float32
+
+
+def test_jacobians_of_empty_arrays_are_empty():
+    empty = np.zeros(0)
+    assert wengert.jacfwd(lambda a: np.sin(a) * 2.0)(empty).shape == (0, 0)
+    assert wengert.jacrev(lambda a: np.sin(a) * 2.0)(empty).shape == (0, 0)
+    assert wengert.hessian(lambda a: np.sum(a ** 2))(empty).shape == (0, 0)
+    assert wengert.jacrev(lambda a: a[:0] * 2.0)(np.ones(2)).shape == (0, 2)
+    assert wengert.jacfwd(lambda a: a[:0] * 2.0)(np.ones(2)).shape == (0, 2)
