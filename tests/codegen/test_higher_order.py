@@ -365,3 +365,52 @@ def test_jacobians_of_empty_arrays_are_empty():
     assert wengert.hessian(lambda a: np.sum(a ** 2))(empty).shape == (0, 0)
     assert wengert.jacrev(lambda a: a[:0] * 2.0)(np.ones(2)).shape == (0, 2)
     assert wengert.jacfwd(lambda a: a[:0] * 2.0)(np.ones(2)).shape == (0, 2)
+
+
+# --- third order through loops, containers and branches ----------------------------------------
+
+def carried_sine(x):
+    acc = 0.0
+    for i in range(3):
+        acc = acc + np.sin(x * acc + x)
+    return acc
+
+
+def dict_read_in_a_loop(x):
+    d = {"a": x, "b": x * x}
+    s = 0.0
+    for k in ["a", "b"]:
+        s = s + d[k] ** 2
+    return s
+
+
+def appended_powers(x):
+    xs = []
+    for i in range(3):
+        xs.append(x ** (i + 1))
+    return sum(xs) * x
+
+
+def while_with_two_conditions(x):
+    k = 0
+    while x < 10.0 and k < 5:
+        x = x * 1.5 + np.tanh(x)
+        k = k + 1
+    return x
+
+
+def branch_then_product(x):
+    if x > 0:
+        y = x ** 3
+    else:
+        y = np.exp(x)
+    return y * np.cos(y)
+
+
+@pytest.mark.parametrize("f", [carried_sine, dict_read_in_a_loop, appended_powers, while_with_two_conditions,
+                               branch_then_product], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("x", [0.7, -0.4])
+def test_third_order(f, x):
+    want = autograd.grad(autograd.grad(autograd.grad(f)))(x)
+    assert wengert.grad(wengert.grad(wengert.grad(f)))(x) == pytest.approx(want, rel=1e-9)
+    assert wengert.jacfwd(wengert.hessian(f))(x) == pytest.approx(want, rel=1e-9)
