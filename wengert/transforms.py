@@ -5,7 +5,8 @@ A transform compiles the function once per argument signature (dtypes and shapes
 and bool arguments), keeps the generated code, and calls it directly afterwards. A transform of
 a transform (`grad(grad(f))`, `hessian`) differentiates the generated code itself: the inner
 transform is written out as a small Python function around its compiled code, which the tracer
-captures like any other.
+captures like any other. A Jacobian (`jacrev`, `jacfwd`, and so `hessian`) is such a function
+too, calling the compiled code once per basis vector: a call runs it, an outer transform traces it.
 """
 from __future__ import annotations
 
@@ -351,8 +352,7 @@ class _Jacobian(_Transform):
             args = tuple(bind_arguments(self.fn, args, kwargs))
         key = _fast_key(args)
         if key is None:
-            key = tuple((type(v), v) if type(v) in (int, bool) else as_type(v)
-                        for v in bind_arguments(self.fn, args, {}))
+            key = tuple((type(v), v) if type(v) in (int, bool) else as_type(v) for v in args)
         if key not in self.functions:
             self.functions[key] = self.build(args)
         return self.functions[key]
@@ -459,7 +459,8 @@ class HessianVectorProduct(_Transform):
         self.vector = "v"
         while self.vector in self.names:
             self.vector += "_"
-        parameters = list(inspect.signature(fn).parameters.values())
+        # f's parameters then v, all required (v follows them, so none keeps a default)
+        parameters = [p.replace(default=inspect.Parameter.empty) for p in inspect.signature(fn).parameters.values()]
         self.__signature__ = inspect.Signature(parameters + [inspect.Parameter(
             self.vector, inspect.Parameter.POSITIONAL_OR_KEYWORD)])
 

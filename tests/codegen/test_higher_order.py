@@ -350,6 +350,18 @@ def test_jacobian_arguments():
         wengert.jacfwd(lambda *a: np.sum(a[0]))(A)
 
 
+def test_hvp_of_a_function_with_a_default():
+    def f(a, s=2.0):
+        return np.sum(np.sin(a) * s * a)
+
+    def af(a):
+        return anp.sum(anp.sin(a) * 2.0 * a)
+    H = autograd.hessian(af)(A)
+    np.testing.assert_allclose(wengert.hvp(f)(A, 2.0, A), H @ A, rtol=1e-12)
+    np.testing.assert_allclose(wengert.jacrev(wengert.hvp(f))(A, 2.0, A),
+                               autograd.jacobian(lambda x: autograd.hessian(af)(x) @ A)(A), rtol=1e-10)
+
+
 def test_jacobians_keep_float32():
     a = A.astype(np.float32)
     f = lambda a: np.sin(a) * a   # noqa: E731
@@ -414,3 +426,40 @@ def test_third_order(f, x):
     want = autograd.grad(autograd.grad(autograd.grad(f)))(x)
     assert wengert.grad(wengert.grad(wengert.grad(f)))(x) == pytest.approx(want, rel=1e-9)
     assert wengert.jacfwd(wengert.hessian(f))(x) == pytest.approx(want, rel=1e-9)
+
+
+# --- random programs: Hessians against autograd (exhaustive: --runslow) --------------------------
+
+@pytest.mark.slow
+def test_random_program_hessians():
+    import warnings
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from tests.codegen._programs import DataChooser, generate
+    from tests.codegen.test_random_programs import AVOID_KNOWN_BUGS, arguments, load, python_value
+    checked = []
+
+    @settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck),
+              database=None)
+    @given(data=st.data(), seed=st.integers(0, 2 ** 32 - 1))
+    def program(data, seed):
+        p = generate(DataChooser(data), **AVOID_KNOWN_BUGS)
+        f, args = load(p, np), arguments(p, seed)
+        if python_value(f, args) is None:
+            return
+        for i in range(len(args)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    want = autograd.hessian(load(p, anp), i)(*args)
+                except Exception:   # autograd has no rule: no reference
+                    continue
+                with np.errstate(all="ignore"):
+                    got = wengert.hessian(f, wrt=i)(*args)
+            assert np.shape(got) == np.shape(want)
+            np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-9 * max(1.0, float(np.max(np.abs(want)))))
+            checked.append(i)
+    program()
+    assert len(checked) >= 300
