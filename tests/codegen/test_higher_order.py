@@ -463,3 +463,16 @@ def test_random_program_hessians():
             checked.append(i)
     program()
     assert len(checked) >= 300
+
+
+def test_an_invalid_graph_is_reported_as_wengert_s_bug(monkeypatch):
+    from wengert.codegen import pipeline
+    from wengert.tracer.ir import Value
+    from wengert.tracer.verify import IRVerificationError
+
+    def broken_optimizer(fn, passes=None):
+        fn.body.yields = [Value("ghost", None)]
+    monkeypatch.setattr(pipeline, "run_optimizer", broken_optimizer)
+    with pytest.raises(IRVerificationError, match="internal error in wengert after optimizing.*%ghost.*a bug in "
+                                                   "wengert, not in your code"):
+        wengert.grad(lambda x: x * 7.5)(1.25)
