@@ -65,8 +65,7 @@ class _Forward(DerivativePass):
     def check_opaque(self, op: Op, dot: dict) -> None:
         if any(isinstance(x, Value) and dot.get(id(x)) is not None for x in op.operands[1:]) and \
                 not isinstance(type_of_operand(op.results[0]), (T.ScalarType,)):
-            raise NotDifferentiableError(f"{self.where(op)}: a traced value goes through `{op.operands[0].name}`, "
-                                         "a call wengert cannot look into")
+            raise NotDifferentiableError(self.opaque_call(op))
 
     def tangent_primitive(self, op: Op, region: Region, dot: dict) -> None:
         prim = P.PRIMITIVES.get(op.kind)

@@ -99,7 +99,7 @@ class _Inliner:
         self.namer = namer
 
     def region(self, region: Region, home: Function, stack: list) -> None:
-        out, replaced = [], []
+        out, replaced = [], {}
         for op in region.ops:
             for sub in op.regions:
                 self.region(sub, home, stack)
@@ -119,11 +119,15 @@ class _Inliner:
             self.region(body, callee, stack + [callee.name])
             out.extend(body.ops)
             result = body.yields[0]
+            # a callee returning its argument returns what an earlier call here returned
+            # (`ident(loop_only(c))`): its replacement, not the call result about to disappear
+            while isinstance(result, Value) and id(result) in replaced:
+                result = replaced[id(result)][1]
             if isinstance(result, Value) and is_temporary(result.name) and id(result) in _defined(body):
                 result.name = op.results[0].name   # `p = sigmoid(z)`: the value keeps the name p
-            replaced.append((op.results[0], result))
+            replaced[id(op.results[0])] = (op.results[0], result)
         region.ops = out
-        for old, new in replaced:   # later ops read the callee's return value instead
+        for old, new in replaced.values():   # later ops read the callee's return value instead
             substitute(region, old, new)
 
     def adopt_global(self, op: Op, home: Function) -> Op:

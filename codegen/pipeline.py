@@ -8,7 +8,7 @@ import os
 from ..runtime import types as T
 from ..tracer.ir import Module
 from ..tracer.pipeline import trace
-from ..tracer.verify import verify
+from ..tracer.verify import IRVerificationError, verify
 from .emit import emit_function
 from .inline import NotDifferentiableError, inline_calls
 from .optimize import optimize as run_optimizer
@@ -58,7 +58,7 @@ def _compile(fn, arg_types, wrt, optimize, constants, transform, suffix) -> Comp
     files = source_files(module)
     entry = inline_calls(module)
     flat = Module({entry.name: entry}, entry.name)
-    verify(flat)
+    _verify(flat, "inlining")
     for i in wrt:
         t = entry.params[i].type
         if isinstance(t, T.ArrayType) and t.dtype[0] not in "fc" or isinstance(t, T.ScalarType) and t.kind not in (
@@ -70,14 +70,29 @@ def _compile(fn, arg_types, wrt, optimize, constants, transform, suffix) -> Comp
     output_type = entry.body.yields[0].type if hasattr(entry.body.yields[0], "type") else T.UNKNOWN
     names = ", ".join(entry.params[i].name for i in wrt)
     if optimize:   # differentiate the simplest program: items of tuples read directly, no dead code
-        run_optimizer(entry)
+        _stage(lambda: run_optimizer(entry), "optimizing")
+        _verify(flat, "optimizing")
     transform(entry, wrt, files)
-    verify(flat)
+    _verify(flat, "reverse mode" if suffix == "adjoint" else "forward mode")
     if optimize:
-        run_optimizer(entry)
-    verify(flat)
+        _stage(lambda: run_optimizer(entry), "optimizing the derivative")
+        _verify(flat, "optimizing the derivative")
     name = python_identifier(entry.name) + "_" + suffix
     doc = f"Adjoint of {entry.name}: returns (value, gradient w.r.t. {names})." if suffix == "adjoint" else \
         f"Tangent of {entry.name}: returns (value, derivative along the tangents of {names})."
     source, compiled = emit_function(entry, name, files, doc)
     return Compiled(source, compiled, flat, output_type or T.UNKNOWN)
+
+
+def _verify(module: Module, after: str) -> None:
+    _stage(lambda: verify(module), after)
+
+
+def _stage(run, name: str) -> None:
+    """Run a stage; an invalid graph it leaves is wengert's bug, and is reported as one."""
+    try:
+        run()
+    except IRVerificationError as exc:
+        raise IRVerificationError(f"internal error in wengert after {name}: {exc} (the graph a pass produced "
+                                  "is invalid; this is a bug in wengert, not in your code: please report it "
+                                  "with the function)") from None

@@ -120,6 +120,11 @@ def _is_container(t) -> bool:
     return isinstance(t, (T.TupleType, T.ListType, T.DictType))
 
 
+def _is_numeric(t) -> bool:
+    """Known to be a number or an array (so `+` adds it)."""
+    return isinstance(t, T.ArrayType) or (isinstance(t, T.ScalarType) and t.kind in ("float", "complex", "int", "bool"))
+
+
 # ---------------------------------------------------------------------------------------------
 # The transformation
 # ---------------------------------------------------------------------------------------------
@@ -135,6 +140,17 @@ class DerivativePass:
         self.namer = Namer(all_names(fn.body))
         _index_active_loops(fn, varied_values(fn, wrt), self.namer)
         self.varied = varied_values(fn, wrt)
+
+    def opaque_call(self, op: Op) -> str:
+        """Why a `pycall` with a traced argument is refused, and what to do instead."""
+        callee = _global_object(self.fn, op.operands[0])
+        if callable(getattr(callee, "traceable", None)):   # a wengert transform
+            return (f"{self.where(op)}: a traced value goes through `{op.operands[0].name}`, a wengert transform "
+                    "called inside the function being differentiated; transform the transform instead, e.g. "
+                    "wengert.jacfwd(wengert.jacrev(f)) or wengert.grad(wengert.grad(f)), and index its result")
+        return (f"{self.where(op)}: a traced value goes through `{op.operands[0].name}`, a call wengert cannot look "
+                "into (no gradient would flow through it); use NumPy functions wengert knows, or give the "
+                "function a custom gradient")
 
     def where(self, op: Op) -> str:
         """An op's location as `path:line:col`, like the tracer's errors."""
@@ -160,7 +176,9 @@ class _Reverse(DerivativePass):
         if old is None:
             bar[id(x)] = self.named(ct, x, builder)
             return
-        adder = P.add_any if _is_container(type_of_operand(x)) else P.add
+        # a value of unknown type may hold a container at run time (a tape threaded out of a
+        # branch, retraced): add_any adds item by item where `+` would concatenate
+        adder = P.add if _is_numeric(type_of_operand(x)) else P.add_any
         bar[id(x)] = as_operand(builder.apply(adder, (old, ct), {}, hint=f"{x.name}.bar"))
 
     def named(self, ct, x, builder: Builder):
@@ -172,11 +190,13 @@ class _Reverse(DerivativePass):
     def zeros(self, x: Value, builder: Builder):
         """A materialised zero cotangent for x: needed where paths meet (if results, loop carries)."""
         t = type_of_operand(x)
-        if _is_container(t):   # never None at run time: rules index into it
-            return builder.apply(P.zero_cotangent, (x,), {}, hint=f"{x.name}.bar")
         if isinstance(t, T.ScalarType):
             return Literal(0.0)
-        return builder.apply(P.PRIMITIVES["zeros_like"], (x,), {}, hint=f"{x.name}.bar")
+        if isinstance(t, T.ArrayType):
+            return builder.apply(P.PRIMITIVES["zeros_like"], (x,), {}, hint=f"{x.name}.bar")
+        # a container (never None at run time: rules index into it), or a value whose type is
+        # not known here: the run-time value decides the zero's structure
+        return builder.apply(P.zero_cotangent, (x,), {}, hint=f"{x.name}.bar")
 
     # -- the function -------------------------------------------------------------------------------
     def run(self) -> None:
@@ -222,10 +242,7 @@ class _Reverse(DerivativePass):
         carries_floats = not (isinstance(t, T.ScalarType) and t.kind in ("bool", "int", "str", "none")) and not (
             isinstance(t, T.ArrayType) and t.dtype[0] in "biu")
         if carries_floats and any(self.active(x) for x in op.operands[1:]):
-            raise NotDifferentiableError(
-                f"{self.where(op)}: a traced value goes through `{op.operands[0].name}`, a call wengert cannot look "
-                "into (no gradient would flow through it); use NumPy functions wengert knows, or give the "
-                "function a custom gradient")
+            raise NotDifferentiableError(self.opaque_call(op))
 
     def adjoint_primitive(self, op: Op, bar: dict, target: Region) -> None:
         prim = P.PRIMITIVES.get(op.kind)
@@ -407,6 +424,20 @@ class _Reverse(DerivativePass):
         op.operands.append(start)
         op.results.append(final)
         return final
+
+
+def _global_object(fn: Function, x):
+    """The Python object a `global` op read into x (None if x is not such a value)."""
+    def visit(region: Region):
+        for op in region.ops:
+            if op.kind == "global" and op.results[0] is x:
+                return fn.env.get(op.params["name"])
+            for sub in op.regions:
+                found = visit(sub)
+                if found is not None:
+                    return found
+        return None
+    return visit(fn.body) if isinstance(x, Value) else None
 
 
 def _describe(x) -> str:

@@ -1103,7 +1103,9 @@ def _zero_cotangent(x):
 
 zero_cotangent = primitive("zero_cotangent", _zero_cotangent, differentiable=False, shape_rule=_same_as(0),
                            doc="a zero cotangent shaped like x (None items for containers)")
-add_any = primitive("add_any", _add_any, arity=2, linear=True, doc="a + b, None being zero (cotangents)")
+add_any = primitive("add_any", _add_any, arity=2, linear=True, shape_rule=lambda ts, cs, ps: T.join_all(
+    [t for t in ts if not (isinstance(t, T.ScalarType) and t.kind == "none")]),   # a None operand is a zero
+                    doc="a + b, None being zero (cotangents)")
 or_zeros = primitive("or_zeros", _or_zeros, arity=2, linear=True, shape_rule=_same_as(1),
                      doc="g, or zeros shaped like `like` when g is None")
 getitem_grad = primitive("getitem_grad", _getitem_grad, arity=None, linear=True,

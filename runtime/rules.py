@@ -573,7 +573,14 @@ defvjp(P.reversed_, lambda g, out, xs: ops.reversed(g))
 defvjp(P.py_sum, lambda g, out, xs, start=0: ops.repeat_like(g, xs), lambda g, out, xs, start=0: unbroadcast(g, start))
 defvjp(P.or_zeros, lambda g, out, x, like: g)
 defvjp(P.add_any, lambda g, out, x, y: g, lambda g, out, x, y: g)
-VARIADIC_VJP["getitem_grad"] = lambda i: (lambda g, out, gy, x, *index: ops.getitem(g, *index)) if i == 0 else None
+VARIADIC_VJP["getitem_grad"] = lambda i: (lambda g, out, gy, x, *index: _item_of_cotangent(g, gy, x, index)) \
+    if i == 0 else None
+
+
+def _item_of_cotangent(g, gy, x, index):
+    """g[index], where g is a cotangent of x: of a container, its item may be None (a zero)."""
+    item = ops.getitem(g, *index)
+    return ops.or_zeros(item, gy) if _is_container(x) else item
 defvjp(P.unconcatenate, lambda g, out, gy, seq, axis=0, mode="concatenate": ops.concatenate(g, axis=axis))
 defvjp(P.unstack, lambda g, out, gy, axis=0: ops.stack(g, axis=axis))
 defvjp(P.repeat_like, lambda g, out, gy, xs: ops.py_sum(g, 0))

@@ -5,12 +5,14 @@ A transform compiles the function once per argument signature (dtypes and shapes
 and bool arguments), keeps the generated code, and calls it directly afterwards. A transform of
 a transform (`grad(grad(f))`, `hessian`) differentiates the generated code itself: the inner
 transform is written out as a small Python function around its compiled code, which the tracer
-captures like any other.
+captures like any other. A Jacobian (`jacrev`, `jacfwd`, and so `hessian`) is such a function
+too, calling the compiled code once per basis vector: a call runs it, an outer transform traces it.
 """
 from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 
 import numpy as np
 
@@ -109,16 +111,24 @@ class _Transform:
         """This transform, for the signature of `args`, as a plain Python function with source
         (registered in linecache) that calls the compiled code: what the tracer captures when
         this transform is itself transformed."""
-        if not self.simple:
-            raise WengertError(f"transforming a transform of `{self.__qualname__}` needs a function with "
-                               "positional parameters only")
+        self.require_positional()
         compiled, _ = self.compiled(args, kwargs)
-        dynamic = [name for name, value in zip(self.names, bind_arguments(self.fn, args, kwargs))
-                   if not (type(value) in (int, bool) and self.names.index(name) not in self.wrt)]
         result = self.returns.replace(" if many else ", "|").split("|")
-        name = f"{getattr(self.fn, '__name__', 'f').strip('<>')}_{type(self).__name__}"
-        return function_around(compiled, name, self.names, dynamic, result[0] if self.many else result[-1],
-                               seed=self.mode == "adjoint")
+        return function_around(compiled, self.traceable_name(), self.names, self.passed(args, kwargs),
+                               result[0] if self.many else result[-1], seed=self.mode == "adjoint")
+
+    def require_positional(self, what: str = "transforming a transform") -> None:
+        if not self.simple:
+            raise WengertError(f"{what} of `{self.__qualname__}` needs a function with positional parameters "
+                               "only (no *args, **kwargs or keyword-only parameters)")
+
+    def traceable_name(self) -> str:
+        return f"{getattr(self.fn, '__name__', 'f').strip('<>')}_{type(self).__name__}"
+
+    def passed(self, args: tuple, kwargs: dict) -> list:
+        """The names of the parameters the compiled code takes (static ints and bools are folded)."""
+        return [name for name, value in zip(self.names, bind_arguments(self.fn, args, kwargs))
+                if not (type(value) in (int, bool) and self.names.index(name) not in self.wrt)]
 
 
 def function_around(compiled: Compiled, name: str, params: list, passed: list, returns: str, seed: bool = True):
@@ -127,10 +137,21 @@ def function_around(compiled: Compiled, name: str, params: list, passed: list, r
     `out`, its result. The tracer captures it like user code: the way to differentiate code
     wengert generated."""
     call = f"{compiled.fn.__name__}({', '.join(passed + ['1.0'] if seed else passed)})"
-    source = f"def {name}({', '.join(params)}):\n    out_ = {call}\n    return {returns.replace('out', 'out_')}\n"
-    filename = f"<wengert {name} {id(compiled):x}>"
+    return python_function(name, params, [f"out_ = {call}"], returns.replace("out", "out_"),
+                           {compiled.fn.__name__: compiled.fn})
+
+
+_SOURCES = itertools.count(1)
+
+
+def python_function(name: str, params: list, lines: list, returns: str, namespace: dict):
+    """`def name(*params): <lines>; return <returns>`, compiled in `namespace` (plus NumPy as
+    `np`) with its source registered, so that the tracer can capture it."""
+    body = "".join(f"    {line}\n" for line in lines)
+    source = f"def {name}({', '.join(params)}):\n{body}    return {returns}\n"
+    filename = f"<wengert {name} {next(_SOURCES)}>"   # unique: each source stays readable
     register_source(filename, source)
-    namespace = {compiled.fn.__name__: compiled.fn}
+    namespace = {"np": np, **namespace}
     exec(compile(source, filename, "exec"), namespace)
     return namespace[name]
 
@@ -154,12 +175,14 @@ def _fast_key(args: tuple):
     return tuple(key)
 
 
-def _check_scalar(compiled: Compiled, fn, value) -> None:
+_USE_VJP = "use wengert.vjp(f, *args) and pass a cotangent to its pullback"
+
+
+def _check_scalar(compiled: Compiled, fn, value, what: str = "grad", instead: str = _USE_VJP) -> None:
     if np.ndim(value) != 0 or isinstance(value, (tuple, list, dict)) or _not_scalar(compiled.output_type):
         shown = compiled.output_type.text() if not isinstance(compiled.output_type, T.UnknownType) else \
             f"a value of shape {np.shape(value)}"
-        raise WengertError(f"grad needs a scalar output, but `{fn.__qualname__}` returns {shown}; "
-                           "use wengert.vjp(f, *args) and pass a cotangent to its pullback")
+        raise WengertError(f"{what} needs a scalar output, but `{fn.__qualname__}` returns {shown}; {instead}")
 
 
 def _not_scalar(t) -> bool:
@@ -170,6 +193,16 @@ def _not_scalar(t) -> bool:
 class GradFunction(_Transform):
     """`grad(f)(*args)`: the gradient of scalar-valued `f` with respect to `wrt`."""
 
+    def traceable(self, args: tuple, kwargs: dict):
+        """Checked like a call: a gradient of a non-scalar function is refused, not summed."""
+        compiled, values = self.compiled(args, kwargs)
+        _check_scalar(compiled, self.fn, None if _not_scalar(compiled.output_type) else self.fn(*args, **kwargs),
+                      *self.refusal)
+        return super().traceable(args, kwargs)
+
+    #: what a non-scalar output is refused with: (the transform, what to use instead)
+    refusal = ("grad", _USE_VJP)
+
     def __call__(self, *args, **kwargs):
         compiled, values = self.compiled(args, kwargs)
         if _not_scalar(compiled.output_type):   # before running: the seed 1.0 fits no container
@@ -179,7 +212,7 @@ class GradFunction(_Transform):
         return self._grads(grads)
 
 
-class ValueAndGradFunction(_Transform):
+class ValueAndGradFunction(GradFunction):
     """`value_and_grad(f)(*args)` -> `(f(*args), gradient)`, from one run of the adjoint."""
     returns = "(out[0], out[1:]) if many else (out[0], out[1])"
 
@@ -277,84 +310,175 @@ def _like(t, p):
     return float(t) if isinstance(p, float) else np.asarray(t, dtype=np.result_type(p))
 
 
-def _basis(x):
-    """The unit tangents of x's entries, each shaped like x."""
-    if isinstance(x, float):
-        yield 1.0
-        return
+def _seeds(x, name: str, namespace: dict) -> list:
+    """Source expressions of the unit tangents (or cotangents) of x's entries, in C order: `1.0`
+    for a Python float or a 0-d value, else rows of an identity (a constant of the namespace)
+    in x's floating dtype."""
+    if np.ndim(x) == 0:
+        return ["1.0"]
     x = np.asarray(x)
-    for k in range(x.size):
-        e = np.zeros(x.size, x.dtype)
-        e[k] = 1
-        yield e.reshape(x.shape)
+    namespace[name] = np.eye(x.size, dtype=x.dtype if x.dtype.kind in "fc" else np.float64).reshape(
+        (x.size,) + x.shape)
+    return [f"{name}[{k}]" for k in range(x.size)]
 
 
-def _one_wrt(fn, wrt):
-    indices, many = _wrt_indices(fn, wrt)
-    return indices, many
+def _array_output(fn, value, transform: str):
+    if isinstance(value, (tuple, list, dict)) or not isinstance(value, (float, int, np.ndarray, np.generic)):
+        raise WengertError(f"{transform} needs a function returning an array or a number, but "
+                           f"`{getattr(fn, '__qualname__', fn)}` returns a {type(value).__name__}; take the "
+                           "Jacobian of each part separately")
+    return np.shape(value)
+
+
+class _Jacobian(_Transform):
+    """A Jacobian transform. For each argument signature it is written out as a Python function
+    (source registered) that calls the compiled code once per basis vector and stacks the
+    results: what a call runs, and what the tracer captures when the Jacobian is transformed
+    again (so `jacfwd(jacrev(f))` differentiates the Jacobian, not `f`)."""
+
+    def __init__(self, fn, wrt):
+        super().__init__(fn, wrt, True, 0)
+        self.functions: dict = {}
+
+    def __call__(self, *args, **kwargs):
+        self.require_positional(self.title)
+        if kwargs or len(args) != len(self.names):   # defaults filled in: the function takes all
+            args = tuple(bind_arguments(self.fn, args, kwargs))
+        return self.traceable(args, {})(*args)
+
+    def traceable(self, args: tuple, kwargs: dict):
+        self.require_positional()
+        if kwargs or len(args) != len(self.names):
+            args = tuple(bind_arguments(self.fn, args, kwargs))
+        key = _fast_key(args)
+        if key is None:
+            key = tuple((type(v), v) if type(v) in (int, bool) else as_type(v) for v in args)
+        if key not in self.functions:
+            self.functions[key] = self.build(args)
+        return self.functions[key]
+
+    def stacked(self, parts: list, axis: int, shape: tuple, like, namespace: dict) -> str:
+        """The Jacobian from its rows/columns; with none (an empty input or output), a constant
+        of zeros of `shape`."""
+        if not parts:
+            name = f"empty{len(namespace)}_"
+            namespace[name] = np.zeros(shape, _float_dtype(like))
+            return name
+        return f"np.reshape(np.stack([{', '.join(parts)}], axis={axis}), {shape!r})"
+
+    def finish(self, lines: list, results: list, namespace: dict):
+        returns = f"({', '.join(results)},)" if self.many else results[0]
+        return python_function(self.traceable_name(), self.names, lines, returns, namespace)
+
+
+class JacobianReverse(_Jacobian):
+    """`jacrev(f)(*args)`: one adjoint pass per output entry (rows of the Jacobian)."""
+    title = "jacrev"
+
+    def build(self, args: tuple):
+        compiled, _ = self.compiled(args, {})
+        value = self.fn(*args)
+        out_shape = _array_output(self.fn, value, self.title)
+        namespace = {"adjoint_": compiled.fn}
+        seeds = _seeds(np.zeros(out_shape, _float_dtype(value)), "out_basis_", namespace)
+        passed = self.passed(args, {})
+        lines = [f"row{k}_ = adjoint_({', '.join(passed + [seed])})" for k, seed in enumerate(seeds)]
+        results = [self.stacked([f"row{k}_[{j + 1}]" for k in range(len(seeds))], 0, out_shape + np.shape(args[i]),
+                                args[i], namespace) for j, i in enumerate(self.wrt)]
+        return self.finish(lines, results, namespace)
+
+
+class JacobianForward(_Jacobian):
+    """`jacfwd(f)(*args)`: one tangent pass per input entry (columns of the Jacobian)."""
+    title = "jacfwd"
+
+    def __init__(self, fn, wrt):
+        super().__init__(fn, wrt)
+        self.tangents = {i: _TangentTransform(fn, (i,), True, 0) for i in self.wrt}
+
+    def build(self, args: tuple):
+        value = self.fn(*args)
+        out_shape = _array_output(self.fn, value, self.title)
+        namespace, lines, results = {}, [], []
+        passed = self.passed(args, {})
+        for j, i in enumerate(self.wrt):
+            compiled, _ = self.tangents[i].compiled(args, {})
+            namespace[f"tangent{j}_"] = compiled.fn
+            seeds = _seeds(args[i], f"in_basis{j}_", namespace)
+            lines += [f"column{j}_{k}_ = tangent{j}_({', '.join(passed + [seed])})[1]" for k, seed in enumerate(seeds)]
+            results.append(self.stacked([f"column{j}_{k}_" for k in range(len(seeds))], -1,
+                                        out_shape + np.shape(args[i]), value, namespace))
+        return self.finish(lines, results, namespace)
+
+
+def _float_dtype(value):
+    dtype = np.result_type(value)
+    return dtype if dtype.kind in "fc" else np.float64
 
 
 def jacfwd(fn, wrt=0):
     """The Jacobian of `fn` with respect to `wrt` by forward mode: one tangent pass per input
     entry. Shape: output shape + input shape (a tuple of them for a tuple `wrt`)."""
-    indices, many = _one_wrt(fn, wrt)
-    transforms = {i: _TangentTransform(fn, (i,), True, 0) for i in indices}
-
-    @functools.wraps(fn)
-    def jacobian_fwd(*args):
-        out = []
-        for i in indices:
-            compiled, values = transforms[i].compiled(args, {})
-            columns = [compiled.fn(*values, e)[1] for e in _basis(args[i])]
-            value = compiled.fn(*values, _like(np.zeros(np.shape(args[i])), args[i]))[0]
-            out.append(_stacked(columns, -1, np.shape(value) + np.shape(args[i]), value))
-        return tuple(out) if many else out[0]
-    return jacobian_fwd
-
-
-def _stacked(parts: list, axis: int, shape: tuple, like):
-    """The Jacobian from its rows/columns; with none (an empty input or output), zeros of `shape`."""
-    if not parts:
-        return np.zeros(shape, np.result_type(like))
-    return np.stack([np.asarray(p) for p in parts], axis=axis).reshape(shape)
+    return JacobianForward(fn, wrt)
 
 
 def jacrev(fn, wrt=0):
     """The Jacobian of `fn` with respect to `wrt` by reverse mode: one adjoint pass per output
     entry. Shape: output shape + input shape (a tuple of them for a tuple `wrt`)."""
-    indices, many = _one_wrt(fn, wrt)
-    transform = _Transform(fn, tuple(indices), True, 0)
-
-    @functools.wraps(fn)
-    def jacobian_rev(*args):
-        compiled, values = transform.compiled(args, {})
-        value = fn(*args) if not isinstance(fn, _Transform) else compiled.fn(*values, 0.0)[0]
-        rows = [compiled.fn(*values, e)[1:] for e in _basis(value if np.ndim(value) else float(value))]
-        out = []
-        for k, i in enumerate(indices):
-            out.append(_stacked([r[k] for r in rows], 0, np.shape(value) + np.shape(args[i]), args[i]))
-        return tuple(out) if many else out[0]
-    return jacobian_rev
+    return JacobianReverse(fn, wrt)
 
 
 jacobian = jacrev
 
 
+def _one_index(transform: str, wrt):
+    if isinstance(wrt, (tuple, list)):
+        raise WengertError(f"{transform} takes one argument to differentiate (wrt={wrt!r}); for the blocks "
+                           "of several use jacfwd(jacrev(f, wrt=i), wrt=j)")
+    return wrt
+
+
 def hessian(fn, wrt=0):
-    """The Hessian of scalar `fn`: forward mode over the generated gradient code."""
-    return jacfwd(grad(fn, wrt=wrt), wrt=wrt)
+    """The Hessian of `fn` with respect to argument `wrt`: forward mode over the reverse-mode
+    Jacobian, like JAX. Shape: output shape + input shape + input shape (for a scalar `fn`,
+    the usual square matrix)."""
+    wrt = _one_index("hessian", wrt)
+    return jacfwd(jacrev(fn, wrt=wrt), wrt=wrt)
+
+
+class HessianVectorProduct(_Transform):
+    """`hvp(f)(*args, v)`: the Hessian of scalar `f` (w.r.t. argument `wrt`) times `v`, by one
+    forward pass over the generated gradient code; no Hessian is formed."""
+    mode = "tangent"
+
+    def __init__(self, fn, wrt):
+        gradient = grad(fn, wrt=_one_index("hvp", wrt))
+        gradient.refusal = ("hvp", "for the Hessian of each output use wengert.hessian(f) (output shape + "
+                                   "input shape + input shape), or hvp of a scalar function of the output")
+        super().__init__(gradient, gradient.wrt[0], True, 0)
+        self.vector = "v"
+        while self.vector in self.names:
+            self.vector += "_"
+        # f's parameters then v, all required (v follows them, so none keeps a default)
+        parameters = [p.replace(default=inspect.Parameter.empty) for p in inspect.signature(fn).parameters.values()]
+        self.__signature__ = inspect.Signature(parameters + [inspect.Parameter(
+            self.vector, inspect.Parameter.POSITIONAL_OR_KEYWORD)])
+
+    def __call__(self, *args_and_v):
+        *args, v = args_and_v
+        compiled, values = self.compiled(tuple(args), {})
+        return compiled.fn(*values, _like(v, args[self.wrt[0]]))[1]
+
+    def traceable(self, args: tuple, kwargs: dict):
+        self.require_positional()
+        *args, _ = args
+        compiled, _ = self.compiled(tuple(args), kwargs)
+        passed = self.passed(tuple(args), kwargs) + [self.vector]
+        return function_around(compiled, self.traceable_name(), self.names + [self.vector], passed, "out[1]",
+                               seed=False)
 
 
 def hvp(fn, wrt=0):
     """`hvp(f)(*args, v)`: the Hessian of scalar `f` (w.r.t. argument `wrt`) times `v`, by one
     forward pass over the generated gradient code; no Hessian is formed."""
-    (index,), _ = _one_wrt(fn, wrt)
-    gradient = grad(fn, wrt=index)
-
-    @functools.wraps(fn)
-    def hessian_vector_product(*args_and_v):
-        *args, v = args_and_v
-        tangents = [None] * len(args)
-        tangents[index] = v
-        return jvp(gradient, tuple(args), tuple(tangents))[1]
-    return hessian_vector_product
+    return HessianVectorProduct(fn, wrt)

@@ -12,15 +12,7 @@ from tests.corpus import CASES
 from tests.corpus.reference import autograd_fn
 
 SCALAR = [c for c in CASES if c.scalar_output]
-#: second order through a dict built by a comprehension and then updated: the tangent of the
-#: dict's cotangent is produced as an array (known gap, see the issue notes)
-_DICT_GAP = pytest.mark.xfail(strict=True, reason="second order through an updated dict comprehension")
-SECOND = [pytest.param(c, marks=_DICT_GAP) if c.name == "dict_comprehension_and_update" else c
-          for c in CASES if c.second_order and c.scalar_output]
-
-
-def _case(p):
-    return p.values[0] if hasattr(p, "values") else p
+SECOND = [c for c in CASES if c.second_order and c.scalar_output]
 
 
 def flat(v):
@@ -62,7 +54,7 @@ def numeric_hessian(case, args, i, eps=1e-5):
     return np.stack(columns, axis=-1).reshape(np.shape(x) + np.shape(x))
 
 
-@pytest.mark.parametrize("case", SECOND, ids=lambda c: _case(c).name)
+@pytest.mark.parametrize("case", SECOND, ids=lambda c: c.name)
 def test_hessian_matches_finite_differences_of_the_gradient(case):
     args = case.make_args(np.random.default_rng(0))
     i = case.wrt[0]
@@ -70,7 +62,7 @@ def test_hessian_matches_finite_differences_of_the_gradient(case):
     np.testing.assert_allclose(H, numeric_hessian(case, args, i), rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("case", [c for c in SECOND if _case(c).autograd_ok], ids=lambda c: _case(c).name)
+@pytest.mark.parametrize("case", [c for c in SECOND if c.autograd_ok], ids=lambda c: c.name)
 def test_hessian_matches_autograd(case):
     autograd = pytest.importorskip("autograd")
     args = case.make_args(np.random.default_rng(0))
@@ -79,7 +71,7 @@ def test_hessian_matches_autograd(case):
     np.testing.assert_allclose(wengert.hessian(case.fn, wrt=i)(*args), want, rtol=1e-8, atol=1e-10)
 
 
-@pytest.mark.parametrize("case", SECOND[::4], ids=lambda c: _case(c).name)
+@pytest.mark.parametrize("case", SECOND[::4], ids=lambda c: c.name)
 def test_hvp_is_hessian_times_v_without_forming_it(case):
     args = case.make_args(np.random.default_rng(0))
     i = case.wrt[0]

@@ -1,0 +1,478 @@
+"""Second and third order, and transforms of transforms, checked against HIPS autograd.
+
+Every composition of grad, jacrev, jacfwd, jvp, vjp, hessian and hvp gives autograd's answer or
+a located WengertError; constant derivatives, loops in branches, fancy indices of constants and
+static branches of inlined helpers included.
+"""
+import numpy as np
+import pytest
+
+import wengert
+from wengert.runtime.errors import WengertError
+
+autograd = pytest.importorskip("autograd")
+anp = autograd.numpy
+
+A = np.array([0.7, -1.3, 2.1])
+
+
+# --- a constant first derivative: the second is a zero of the right shape ----------------------
+
+CONSTANT_SLOPE = {
+    "scale": (lambda a: 3.0 * a, lambda a: 3.0 * a),
+    "shift": (lambda a: a + 3.0, lambda a: a + 3.0),
+    "sign": (lambda a: np.sign(a), lambda a: anp.sign(a)),
+    "ceil": (lambda a: np.ceil(a), lambda a: anp.ceil(a)),
+    "sum": (lambda a: np.sum(a), lambda a: anp.sum(a)),
+}
+
+
+@pytest.mark.parametrize("name", CONSTANT_SLOPE)
+def test_second_and_third_order_of_a_constant_slope_is_zero(name):
+    f, _ = CONSTANT_SLOPE[name]
+    assert wengert.grad(wengert.grad(f))(2.0) == 0.0
+    assert wengert.grad(wengert.grad(wengert.grad(f)))(2.0) == 0.0
+    assert np.shape(wengert.hessian(f)(2.0)) == () and wengert.hessian(f)(2.0) == 0.0
+    assert wengert.hvp(f)(2.0, 1.5) == 0.0
+
+
+@pytest.mark.parametrize("name", CONSTANT_SLOPE)
+def test_hessian_of_a_constant_slope_on_arrays(name):
+    f, g = CONSTANT_SLOPE[name]
+    total = lambda a: np.sum(f(a)) + np.sum(a * a)   # noqa: E731 (a non-zero part checks the layout)
+    want = autograd.hessian(lambda a: anp.sum(g(a)) + anp.sum(a * a))(A)
+    np.testing.assert_allclose(wengert.hessian(total)(A), want)
+    np.testing.assert_allclose(wengert.hessian(lambda a: np.sum(f(a)))(A), np.zeros((3, 3)))
+    np.testing.assert_allclose(wengert.hvp(lambda a: np.sum(f(a)))(A, A), np.zeros(3))
+
+
+# --- loops inside branches on the argument ---------------------------------------------------
+
+def loop_in_if(a):
+    if a < 20:
+        for i in range(3):
+            a = a * a
+    return a
+
+
+def while_in_if(a):
+    if a > 0:
+        k = 0
+        while k < 3:
+            a = np.sin(a) * a
+            k = k + 1
+    return a
+
+
+def nested_loops_in_if(a):
+    if a < 20:
+        for i in range(2):
+            for j in range(2):
+                a = a * a + 0.1 * a
+    return a
+
+
+def loops_in_both_arms(a):
+    if a < 20:
+        for i in range(3):
+            a = a * a
+    else:
+        for i in range(2):
+            a = a * 0.5 + np.sin(a)
+    return a
+
+
+def while_on_the_argument(a):
+    while a < 20:
+        a = a * a
+    return a
+
+
+def array_loop_in_if(a):
+    if np.sum(a) < 20:
+        for i in range(3):
+            a = a * a
+    return np.sum(a)
+
+
+BRANCHED_LOOPS = [loop_in_if, while_in_if, nested_loops_in_if, loops_in_both_arms]
+
+
+@pytest.mark.parametrize("f", BRANCHED_LOOPS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("x", [1.5, 25.0, 0.9, -0.7])
+def test_second_order_of_loops_in_branches(f, x):
+    want = autograd.grad(autograd.grad(f))(x)
+    assert wengert.grad(wengert.grad(f))(x) == pytest.approx(want, rel=1e-12)
+    assert wengert.hessian(f)(x) == pytest.approx(want, rel=1e-12)
+    assert wengert.hvp(f)(x, 2.0) == pytest.approx(2.0 * want, rel=1e-12)
+
+
+def test_second_and_third_order_of_a_while_loop_on_the_argument():
+    f = while_on_the_argument
+    assert wengert.grad(wengert.grad(f))(1.2) == pytest.approx(autograd.grad(autograd.grad(f))(1.2), rel=1e-12)
+    assert wengert.grad(wengert.grad(wengert.grad(loop_in_if)))(0.9) == pytest.approx(
+        autograd.grad(autograd.grad(autograd.grad(loop_in_if)))(0.9), rel=1e-12)
+
+
+def test_hessian_of_an_array_loop_in_a_branch():
+    a = np.array([0.5, 0.7])
+    want = autograd.hessian(array_loop_in_if)(a)
+    np.testing.assert_allclose(wengert.hessian(array_loop_in_if)(a), want, rtol=1e-12)
+    np.testing.assert_allclose(wengert.hvp(array_loop_in_if)(a, a), want @ a, rtol=1e-12)
+
+
+# --- fancy indices built in the function (folded into the subscript by the emitter) ------------
+
+def fancy_of_constant(M, a):
+    idx = np.array([0, 2])
+    return np.sum(M[np.array([1, 1]), idx] * a ** 2)
+
+
+def fancy_of_both(M, a):
+    return np.sum(M[np.array([1, 1]), np.array([0, 2])] * a[np.array([0, 2])] ** 3) + np.sum(a[1:] * M[0, 1:])
+
+
+def fancy_store(M, a):
+    b = a * 1.0
+    b[np.array([0, 2])] = a[np.array([1, 1])] ** 2
+    return np.sum(b * M[0])
+
+
+M9 = np.arange(9.0).reshape(3, 3)
+
+
+def test_fancy_index_of_an_argument_not_differentiated():
+    assert wengert.grad(fancy_of_constant, wrt=1)(M9, 2.0) == pytest.approx((3.0 + 5.0) * 2 * 2.0)
+    want = autograd.hessian(lambda M, a: anp.sum(M[anp.array([1, 1]), anp.array([0, 2])] * a ** 2), 1)(M9, 2.0)
+    assert wengert.hessian(fancy_of_constant, wrt=1)(M9, 2.0) == pytest.approx(want)
+    a = np.array([0.5, 1.5, -1.0])
+    want = autograd.hessian(lambda M, a: anp.sum(M[anp.array([1, 1]), anp.array([0, 2])] * a[anp.array([0, 2])] ** 3)
+                            + anp.sum(a[1:] * M[0, 1:]), 1)(M9, a)
+    np.testing.assert_allclose(wengert.hessian(fancy_of_both, wrt=1)(M9, a), want)
+
+
+def test_fancy_store_second_order():
+    a = np.array([0.5, 1.5, -1.0])
+    # sum(b * M[0]) = M00 a1^2 + M01 a1 + M02 a1^2
+    np.testing.assert_allclose(wengert.grad(fancy_store, wrt=1)(M9, a), [0.0, 1.0 + 2 * 2.0 * 1.5, 0.0])
+    np.testing.assert_allclose(wengert.hessian(fancy_store, wrt=1)(M9, a), np.diag([0.0, 4.0, 0.0]))
+
+
+# --- inlining: a helper returning its argument, applied to another helper's result -------------
+
+def ident(v, k):
+    if k == 0:
+        return v
+    return v * 2
+
+
+def loop_only(c):
+    for i in range(3):
+        c = c * 1.1
+    return c
+
+
+def first(v, w):
+    return v
+
+
+PASS_THROUGH = {
+    "static_branch": lambda c: ident(loop_only(c), 0),
+    "twice": lambda c: ident(ident(loop_only(c), 0), 0),
+    "other_branch": lambda c: ident(loop_only(c), 1),
+    "argument_returned": lambda c: first(first(loop_only(c), c), c) * c,
+    "then_a_loop": lambda c: loop_only(ident(loop_only(c), 0)) * c,
+}
+
+
+@pytest.mark.parametrize("name", PASS_THROUGH)
+def test_helper_returning_the_result_of_an_earlier_call(name):
+    f = PASS_THROUGH[name]
+    assert wengert.grad(f)(2.0) == pytest.approx(autograd.grad(f)(2.0), rel=1e-12)
+    assert wengert.grad(wengert.grad(f))(2.0) == pytest.approx(autograd.grad(autograd.grad(f))(2.0), rel=1e-12,
+                                                               abs=1e-12)
+
+
+def test_pass_through_helper_in_a_loop():
+    def f(a):
+        s = 0.0
+        for i in range(2):
+            s = s + ident(loop_only(a[i]), i) * a[i]
+        return s
+    a = np.array([1.0, 2.0])
+    np.testing.assert_allclose(wengert.grad(f)(a), autograd.grad(f)(a))
+    np.testing.assert_allclose(wengert.hessian(f)(a), autograd.hessian(f)(a))
+
+
+# --- transforms of transforms ------------------------------------------------------------------
+
+def scalar_f(a):
+    return np.sum(np.sin(a) * a ** 3)
+
+
+def scalar_af(a):
+    return anp.sum(anp.sin(a) * a ** 3)
+
+
+def vector_f(a):
+    return np.sin(a) * a[::-1] ** 2
+
+
+def vector_af(a):
+    return anp.sin(a) * a[::-1] ** 2
+
+
+JACOBIANS = {"jacrev": wengert.jacrev, "jacfwd": wengert.jacfwd}
+
+
+@pytest.mark.parametrize("outer", JACOBIANS)
+@pytest.mark.parametrize("inner", JACOBIANS)
+@pytest.mark.parametrize("f, af", [(scalar_f, scalar_af), (vector_f, vector_af)], ids=["scalar", "vector"])
+def test_jacobian_of_a_jacobian(outer, inner, f, af):
+    got = JACOBIANS[outer](JACOBIANS[inner](f))(A)
+    want = autograd.jacobian(autograd.jacobian(af))(A)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_cube_of_a_sum_of_cubes():
+    f = lambda a: np.sum(a ** 3)   # noqa: E731 (the reported case)
+    np.testing.assert_allclose(wengert.jacrev(wengert.jacrev(f))(A), np.diag(6 * A))
+    np.testing.assert_allclose(wengert.jacfwd(wengert.jacrev(f))(A), np.diag(6 * A))
+
+
+def test_third_order_compositions():
+    want = autograd.jacobian(autograd.hessian(scalar_af))(A)
+    np.testing.assert_allclose(wengert.jacrev(wengert.jacrev(wengert.jacrev(scalar_f)))(A), want, rtol=1e-10)
+    np.testing.assert_allclose(wengert.hessian(wengert.grad(scalar_f))(A), want, rtol=1e-10)
+    np.testing.assert_allclose(wengert.jacfwd(wengert.hessian(scalar_f))(A), want, rtol=1e-10)
+    np.testing.assert_allclose(wengert.hessian(wengert.jacrev(vector_f))(A),
+                               autograd.hessian(autograd.jacobian(vector_af))(A), rtol=1e-10)
+
+
+@pytest.mark.parametrize("outer", JACOBIANS)
+def test_jacobian_of_a_gradient(outer):
+    np.testing.assert_allclose(JACOBIANS[outer](wengert.grad(scalar_f))(A), autograd.hessian(scalar_af)(A),
+                               rtol=1e-10)
+
+
+def test_forward_and_reverse_products_of_jacobians():
+    H = autograd.hessian(scalar_af)(A)
+    np.testing.assert_allclose(wengert.jvp(wengert.jacrev(scalar_f), (A,), (A,))[1], H @ A, rtol=1e-10)
+    np.testing.assert_allclose(wengert.vjp(wengert.jacfwd(scalar_f), A)[1](A)[0], H @ A, rtol=1e-10)
+    np.testing.assert_allclose(wengert.hvp(scalar_f)(A, A), H @ A, rtol=1e-10)
+    # hvp transformed again: its Jacobian in x, and in v (the Hessian itself)
+    np.testing.assert_allclose(wengert.jacrev(wengert.hvp(scalar_f))(A, A),
+                               autograd.jacobian(lambda x: autograd.hessian(scalar_af)(x) @ A)(A), rtol=1e-10)
+    np.testing.assert_allclose(wengert.jacfwd(wengert.hvp(scalar_f), wrt=1)(A, A), H, rtol=1e-10)
+
+
+def test_jacobians_of_a_float_argument():
+    cube = lambda x: x ** 3   # noqa: E731
+    assert wengert.jacrev(cube)(2.0) == pytest.approx(12.0)
+    assert wengert.jacfwd(wengert.jacfwd(cube))(2.0) == pytest.approx(12.0)
+    assert wengert.hessian(cube)(2.0) == pytest.approx(12.0)
+
+
+def test_gradient_of_a_non_scalar_function_is_refused_when_transformed():
+    with pytest.raises(WengertError, match="grad needs a scalar output"):
+        wengert.grad(wengert.grad(scalar_f))(A)
+    with pytest.raises(WengertError, match="grad needs a scalar output"):
+        wengert.jacfwd(wengert.value_and_grad(vector_f))(A)
+
+
+def test_a_transform_called_inside_a_differentiated_function_is_refused():
+    J = wengert.jacrev(scalar_f)
+    with pytest.raises(WengertError, match="test_higher_order.py:.*a wengert transform called inside"):
+        wengert.grad(lambda x: J(x)[0])(A)
+    with pytest.raises(WengertError, match="test_higher_order.py:.*a wengert transform called inside"):
+        wengert.jvp(lambda x: J(x), (A,), (A,))
+    with pytest.raises(WengertError, match="test_higher_order.py"):
+        wengert.grad(lambda x: wengert.jacrev(scalar_f)(x)[0])(A)
+
+
+# --- Hessians of vector-valued functions: output shape + input shape + input shape, like JAX ----
+
+def test_hessian_of_a_vector_function_is_per_output():
+    H = wengert.hessian(lambda a: a ** 2)(A)
+    assert H.shape == (3, 3, 3)
+    want = np.zeros((3, 3, 3))
+    for k in range(3):
+        want[k, k, k] = 2.0
+    np.testing.assert_allclose(H, want)
+    np.testing.assert_allclose(wengert.hessian(vector_f)(A), autograd.hessian(vector_af)(A), rtol=1e-10)
+
+
+def test_hvp_of_a_vector_function_is_refused():
+    with pytest.raises(WengertError, match="hvp needs a scalar output.*wengert.hessian"):
+        wengert.hvp(lambda a: a ** 2)(A, A)
+
+
+def test_hessian_and_hvp_take_one_argument():
+    with pytest.raises(WengertError, match="hessian takes one argument"):
+        wengert.hessian(lambda a, b: np.sum(a * b), wrt=(0, 1))
+    with pytest.raises(WengertError, match="hvp takes one argument"):
+        wengert.hvp(lambda a, b: np.sum(a * b), wrt=(0, 1))
+
+
+# --- containers of cotangents, differentiated again ----------------------------------------------
+
+def test_second_order_through_an_updated_dict_of_cotangents():
+    def f(a, b):
+        raw = {"a": a, "b": b}
+        squared = {k: v ** 3 for k, v in raw.items()}
+        squared["ab"] = a * b
+        return sum(np.sum(v) for v in squared.values()) + np.sum(squared["ab"] * a)
+
+    def af(a, b):
+        return anp.sum(a ** 3) + anp.sum(b ** 3) + anp.sum(a * b) + anp.sum(a * b * a)
+    b = np.array([0.4, 1.1, -0.6])
+    np.testing.assert_allclose(wengert.hessian(f, wrt=0)(A, b), autograd.hessian(af, 0)(A, b), rtol=1e-12)
+    np.testing.assert_allclose(wengert.hessian(f, wrt=1)(A, b), autograd.hessian(af, 1)(A, b), rtol=1e-12)
+    np.testing.assert_allclose(wengert.hvp(f, wrt=1)(A, b, A), autograd.hessian(af, 1)(A, b) @ A, rtol=1e-12)
+
+
+def test_jacobian_arguments():
+    def g(x, n, y=2.0):
+        for i in range(n):
+            x = x * y
+        return np.sum(x)
+    x = np.ones(3)
+    np.testing.assert_allclose(wengert.jacrev(g)(x, 3), np.full(3, 8.0))
+    np.testing.assert_allclose(wengert.jacrev(g)(x, n=3), np.full(3, 8.0))
+    assert wengert.hessian(g, wrt=2)(x, 3, 2.0) == pytest.approx(3 * 6 * 2.0)
+    jx, jy = wengert.jacfwd(g, wrt=(0, 2))(x, 2)
+    np.testing.assert_allclose(jx, np.full(3, 4.0))
+    assert jy == pytest.approx(12.0)
+    with pytest.raises(WengertError, match="jacrev needs a function returning an array"):
+        wengert.jacrev(lambda a: (a, a))(A)
+    with pytest.raises(WengertError, match="jacfwd of .* positional parameters only"):
+        wengert.jacfwd(lambda *a: np.sum(a[0]))(A)
+
+
+def test_hvp_of_a_function_with_a_default():
+    def f(a, s=2.0):
+        return np.sum(np.sin(a) * s * a)
+
+    def af(a):
+        return anp.sum(anp.sin(a) * 2.0 * a)
+    H = autograd.hessian(af)(A)
+    np.testing.assert_allclose(wengert.hvp(f)(A, 2.0, A), H @ A, rtol=1e-12)
+    np.testing.assert_allclose(wengert.jacrev(wengert.hvp(f))(A, 2.0, A),
+                               autograd.jacobian(lambda x: autograd.hessian(af)(x) @ A)(A), rtol=1e-10)
+
+
+def test_jacobians_keep_float32():
+    a = A.astype(np.float32)
+    f = lambda a: np.sin(a) * a   # noqa: E731
+    assert wengert.jacrev(f)(a).dtype == np.float32
+    assert wengert.jacfwd(f)(a).dtype == np.float32
+    assert wengert.hessian(lambda a: np.sum(f(a)))(a).dtype == np.float32
+
+
+def test_jacobians_of_empty_arrays_are_empty():
+    empty = np.zeros(0)
+    assert wengert.jacfwd(lambda a: np.sin(a) * 2.0)(empty).shape == (0, 0)
+    assert wengert.jacrev(lambda a: np.sin(a) * 2.0)(empty).shape == (0, 0)
+    assert wengert.hessian(lambda a: np.sum(a ** 2))(empty).shape == (0, 0)
+    assert wengert.jacrev(lambda a: a[:0] * 2.0)(np.ones(2)).shape == (0, 2)
+    assert wengert.jacfwd(lambda a: a[:0] * 2.0)(np.ones(2)).shape == (0, 2)
+
+
+# --- third order through loops, containers and branches ----------------------------------------
+
+def carried_sine(x):
+    acc = 0.0
+    for i in range(3):
+        acc = acc + np.sin(x * acc + x)
+    return acc
+
+
+def dict_read_in_a_loop(x):
+    d = {"a": x, "b": x * x}
+    s = 0.0
+    for k in ["a", "b"]:
+        s = s + d[k] ** 2
+    return s
+
+
+def appended_powers(x):
+    xs = []
+    for i in range(3):
+        xs.append(x ** (i + 1))
+    return sum(xs) * x
+
+
+def while_with_two_conditions(x):
+    k = 0
+    while x < 10.0 and k < 5:
+        x = x * 1.5 + np.tanh(x)
+        k = k + 1
+    return x
+
+
+def branch_then_product(x):
+    if x > 0:
+        y = x ** 3
+    else:
+        y = np.exp(x)
+    return y * np.cos(y)
+
+
+@pytest.mark.parametrize("f", [carried_sine, dict_read_in_a_loop, appended_powers, while_with_two_conditions,
+                               branch_then_product], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("x", [0.7, -0.4])
+def test_third_order(f, x):
+    want = autograd.grad(autograd.grad(autograd.grad(f)))(x)
+    assert wengert.grad(wengert.grad(wengert.grad(f)))(x) == pytest.approx(want, rel=1e-9)
+    assert wengert.jacfwd(wengert.hessian(f))(x) == pytest.approx(want, rel=1e-9)
+
+
+# --- random programs: Hessians against autograd (exhaustive: --runslow) --------------------------
+
+@pytest.mark.slow
+def test_random_program_hessians():
+    import warnings
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from tests.codegen._programs import DataChooser, generate
+    from tests.codegen.test_random_programs import AVOID_KNOWN_BUGS, arguments, load, python_value
+    checked = []
+
+    @settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck),
+              database=None)
+    @given(data=st.data(), seed=st.integers(0, 2 ** 32 - 1))
+    def program(data, seed):
+        p = generate(DataChooser(data), **AVOID_KNOWN_BUGS)
+        f, args = load(p, np), arguments(p, seed)
+        if python_value(f, args) is None:
+            return
+        for i in range(len(args)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    want = autograd.hessian(load(p, anp), i)(*args)
+                except Exception:   # autograd has no rule: no reference
+                    continue
+                with np.errstate(all="ignore"):
+                    got = wengert.hessian(f, wrt=i)(*args)
+            assert np.shape(got) == np.shape(want)
+            np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-9 * max(1.0, float(np.max(np.abs(want)))))
+            checked.append(i)
+    program()
+    assert len(checked) >= 300
+
+
+def test_an_invalid_graph_is_reported_as_wengert_s_bug(monkeypatch):
+    from wengert.codegen import pipeline
+    from wengert.tracer.ir import Value
+    from wengert.tracer.verify import IRVerificationError
+
+    def broken_optimizer(fn, passes=None):
+        fn.body.yields = [Value("ghost", None)]
+    monkeypatch.setattr(pipeline, "run_optimizer", broken_optimizer)
+    with pytest.raises(IRVerificationError, match="internal error in wengert after optimizing.*%ghost.*a bug in "
+                                                   "wengert, not in your code"):
+        wengert.grad(lambda x: x * 7.5)(1.25)
