@@ -1037,6 +1037,22 @@ def _dict_from_values(d, values):
     return dict(zip(d.keys(), values))
 
 
+def _keep_written(gv, x, *index):
+    """gv (a cotangent read at x[index]) with zeros where `x[index] = value` did not write: with
+    repeated integer indices only the last write of an element lands, as in NumPy."""
+    key = _index(index)
+    if not isinstance(x, np.ndarray) or all(isinstance(k, (int, np.integer, slice, type(None), type(Ellipsis)))
+                                            for k in (key if isinstance(key, tuple) else (key,))):
+        return gv   # a basic index (or a list/dict key) writes each element once
+    shape = np.shape(x[key])
+    ids = np.arange(int(np.prod(shape)), dtype=np.intp).reshape(shape)
+    scratch = np.full(np.shape(x), -1, np.intp)
+    scratch[key] = ids   # the same assignment order as the update itself
+    return np.where(scratch[key] == ids, gv, np.zeros_like(gv))
+
+
+keep_written = primitive("keep_written", _keep_written, arity=None, linear=True, shape_rule=_same_as(0),
+                         doc="gv zeroed where x[index] = value wrote nothing (an element written again later)")
 repeat_like = primitive("repeat_like", _repeat_like, arity=2, linear=True,
                         doc="g summed to each item's shape: the adjoint of builtins.sum over xs")
 dict_from_values = primitive("dict_from_values", _dict_from_values, arity=2, linear=True, shape_rule=_same_as(0),
