@@ -1093,6 +1093,33 @@ assert_ = primitive("assert", _assert, arity=2, effect=True, differentiable=Fals
                     doc="assert cond, message")
 
 
+# in-place updates through other names (the tracer's alias tracking)
+_MUTABLE = (np.ndarray, list, dict)
+
+
+def _refuse_in_place(x, message):
+    """`+=` changes arrays, lists and dicts in place: refuse one the tracer saw shared."""
+    if isinstance(x, _MUTABLE):
+        from .errors import WengertError
+        raise WengertError(message)
+
+
+def _if_mutable_rule(types, consts, params):
+    probe, a, b = types
+    if isinstance(probe, (T.ArrayType, T.ListType, T.DictType)):
+        return a
+    if isinstance(probe, (T.ScalarType, T.TupleType)):
+        return b
+    return T.join(a, b)
+
+
+refuse_in_place = primitive("refuse_in_place", _refuse_in_place, arity=2, effect=True, differentiable=False,
+                            results=0, doc="raise `message` when x is an array, list or dict")
+if_mutable = primitive("if_mutable", lambda probe, a, b: a if isinstance(probe, _MUTABLE) else b, arity=3,
+                       linear=True, shape_rule=_if_mutable_rule,
+                       doc="a when probe is an array, list or dict (changed in place by `+=`), else b")
+
+
 # ---------------------------------------------------------------------------------------------
 # Operators of the Python grammar
 # ---------------------------------------------------------------------------------------------

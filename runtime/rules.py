@@ -369,6 +369,8 @@ VARIADIC_VJP["setitem"] = lambda i: {
     0: lambda g, out, x, value, *index: ops.setitem(g, 0.0, *index),
     1: lambda g, out, x, value, *index: unbroadcast(ops.keep_written(ops.getitem(g, *index), x, *index), value),
 }.get(i)
+defvjp(P.if_mutable, None, lambda g, out, probe, a, b: ops.if_mutable(probe, g, ops.zero_cotangent(a)),
+       lambda g, out, probe, a, b: ops.if_mutable(probe, ops.zero_cotangent(b), g))
 # masking is its own adjoint
 VARIADIC_VJP["keep_written"] = lambda i: (lambda g, out, gv, x, *index: ops.keep_written(g, x, *index)) \
     if i == 0 else None
@@ -526,7 +528,8 @@ LINEAR_IN = {
     "diag": (0,), "concatenate": (0,), "stack": (0,), "hstack": (0,), "vstack": (0,), "getitem": (0,),
     "setitem": (0, 1), "to_tuple": (0,), "to_list": (0,), "reversed": (0,), "list_append": (0, 1),
     "list_extend": (0, 1), "dict_values": (0,), "getitem_grad": (0,), "or_zeros": (0,),
-    "unstack": (0,), "unconcatenate": (0,), "keep_written": (0,), "repeat_like": (0,), "add_any": (0, 1), "list_insert": (0, 2),
+    "unstack": (0,), "unconcatenate": (0,), "keep_written": (0,), "repeat_like": (0,), "add_any": (0, 1),
+    "list_insert": (0, 2), "if_mutable": (1, 2),
     "tuple": "all", "list": "all", "dict": "all", "pack_like": "rest", "dict_from_values": (1,), "unzip": (0,),
 }
 for _name, _positions in LINEAR_IN.items():

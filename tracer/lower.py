@@ -18,6 +18,7 @@ import gast
 import numpy as np
 
 from ..runtime import primitives as P
+from .aliases import Aliases
 from .capture import Captured, capture
 from .desugar import BREAK_FLAG, RETURN_FLAG, has_break, restructure
 from .errors import SourceInfo, TraceError, UnsupportedSyntaxError, error_at
@@ -146,6 +147,8 @@ def trace_module(fn, constants: dict | None = None) -> Module:
                               "its first argument, or write a function taking the data it needs")
     tracer = Tracer()
     entry = tracer.function_for(fn, {k: Literal(v) for k, v in (constants or {}).items()})
+    for mutation in tracer.__dict__.get("param_mutations", {}).get(entry.name, ()):
+        raise mutation.error   # the caller of the entry function holds its arguments
     return Module(tracer.functions, entry.name)
 
 
@@ -203,6 +206,7 @@ class Lowerer:
         self.declared_global: set = set()
         self.captures: list[str] = []
         self.first_carries: set = set()   # ids of loop carries of names unbound before their loop
+        self.aliases = Aliases(self)
 
     # -- errors ---------------------------------------------------------------------------------
     def unsupported(self, node, what: str, hint: str = ""):
@@ -224,7 +228,9 @@ class Lowerer:
     def emit(self, kind: str, operands: list, node, params: dict | None = None, nresults: int = 1,
              regions: list | None = None, hints: list | None = None) -> list:
         results = [self.new_value(h) for h in (hints if hints is not None else [None] * nresults)]
-        self.region.ops.append(Op(kind, list(operands), results, params or {}, regions or [], self.loc(node)))
+        op = Op(kind, list(operands), results, params or {}, regions or [], self.loc(node))
+        self.region.ops.append(op)
+        self.aliases.record(op)
         return results
 
     def apply(self, prim: P.Primitive, operands: list, node, params: dict | None = None):
@@ -321,6 +327,7 @@ class Lowerer:
         end = self.block(body)
         value = end.value if end is not None else Literal(None)
         self.fn.body.yields = [self.operand(value, node)]
+        self.aliases.finish(self.fn.body.yields[0])
         self._name_temps(self.fn.body)
 
     def check_whole_function(self) -> None:
@@ -443,13 +450,20 @@ class Lowerer:
         target = s.target
         if isinstance(target, gast.Name):
             old = self.load_name(target.id, target)
-            self.assign(target, self.apply(prim, [self.operand(old, s), self.operand(self.expr(s.value), s)], s), s)
+            value = self.operand(self.expr(s.value), s)
+            others = self.aliases.before_update(target.id, s, "augassign")
+            new = self.apply(prim, [self.operand(old, s), value], s)
+            self.assign(target, new, s)
+            self.aliases.rebind(others, old, new, "augassign", s)
         elif isinstance(target, gast.Subscript):
             base = self.operand(self.expr(target.value), target)
             index = self.index(target.slice)
             old = self.apply(P.getitem, [base, *index], target)
-            new = self.apply(prim, [old, self.operand(self.expr(s.value), s)], s)
-            self.assign(target.value, self.apply(P.setitem, [base, new, *index], s), s)
+            value = self.operand(self.expr(s.value), s)
+            # `a[i] += v` updates the item a[i] in place first when it is an array
+            self.aliases.before_item_update(base, s, _source(target), "augassign")
+            new = self.apply(prim, [old, value], s)
+            self.update_in_place(target.value, base, self.apply(P.setitem, [base, new, *index], s), s, "setitem")
         else:
             raise self.unsupported(target, f"augmented assignment to {_describe(target)}",
                                    "assign to a local variable instead")
@@ -472,12 +486,26 @@ class Lowerer:
         elif isinstance(target, gast.Subscript):
             base = self.operand(self.expr(target.value), target)
             index = self.index(target.slice)
-            self.assign(target.value, self.apply(P.setitem, [base, self.operand(value, stmt), *index], target), stmt)
+            new = self.apply(P.setitem, [base, self.operand(value, stmt), *index], target)
+            self.update_in_place(target.value, base, new, target, "setitem")
         elif isinstance(target, gast.Attribute):
             raise self.unsupported(target, f"assigning to the attribute `.{target.attr}`",
                                    "keep the value in a local variable or return it")
         else:
             raise self.unsupported(target, f"assignment to {_describe(target)}")
+
+    def update_in_place(self, target, old, new, node, kind: str) -> None:
+        """The object `target` (a name, or an item `a[i]`) was `old` and is changed in place to `new`
+        (`kind`: "setitem" or "method"): rebind it and every other name of the object, or refuse."""
+        if isinstance(target, gast.Name):
+            others = self.aliases.before_update(target.id, node, kind)
+            self.assign(target, new, node)
+            self.aliases.rebind(others, old, new, kind, node)
+            return
+        if isinstance(target, gast.Subscript):   # a[i][j] = v: the item a[i] changes in place
+            container = self.operand(self.expr(target.value), target)
+            self.aliases.before_item_update(container, node, _source(target), "setitem")
+        self.assign(target, new, node)
 
     def assign_starred(self, target, star: int, value, stmt) -> None:
         """`a, *rest, z = xs`: items by index, the starred name gets a list of the middle."""
@@ -630,9 +658,11 @@ class Lowerer:
             if with_item:
                 hint = s.target.id if isinstance(s.target, gast.Name) else None
                 region.args.append(self.new_value(hint))
+                self.aliases.loop_item(region.args[0], iterable, s)
             for name, init in zip(carried, inits):
                 arg = Value(self.namer.fresh(name))
                 region.args.append(arg)
+                self.aliases.carry(arg, init, s)
                 self.env[name] = arg
                 if self.unbound(init):
                     self.first_carries.add(id(arg))
@@ -1022,7 +1052,7 @@ class Lowerer:
                 new_list, item = result
             else:
                 new_list, item = result, Literal(None)
-            self.assign(target, new_list, node)
+            self.update_in_place(target, receiver, new_list, node, "method")
             return item
         binding = P.METHODS.get(name)
         if binding is None:
@@ -1150,6 +1180,7 @@ class Lowerer:
             else:
                 operands.append(value)
         callee = self.tracer.function_for(fn, statics, node)
+        self.aliases.check_call(callee.name, operands, node)
         (result,) = self.emit("call", operands, node, {"callee": callee.name})
         return result
 
@@ -1208,6 +1239,7 @@ class Lowerer:
             ir_fn.captures = tuple(capture_values)
         captured = [capture_values[n] for n in ir_fn.captures]
         operands = captured + [self.operand(values[p], node) for p in params if not isinstance(values[p], Static)]
+        self.aliases.check_call(ir_fn.name, operands, node)
         (result,) = self.emit("call", operands, node, {"callee": ir_fn.name})
         return result
 
@@ -1425,6 +1457,14 @@ def _dotted(node) -> str:
     if isinstance(node, gast.Attribute):
         return f"{_dotted(node.value)}.{node.attr}"
     return type(node).__name__
+
+
+def _source(node) -> str:
+    """The source text of an expression, for messages."""
+    try:
+        return gast.unparse(node).strip()
+    except Exception:  # noqa: BLE001 - a message falls back to the node's kind
+        return _describe(node)
 
 
 def _describe(node) -> str:
