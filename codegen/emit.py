@@ -177,7 +177,7 @@ class Emitter:
                 target = self.name(op.results[0])
             else:
                 self.emit(depth, f"{target} = {x}.copy()", op)
-            self.emit(depth, f"{target}[{index_text(op.operands[2:], self)}] = {v}", op)
+            self.emit(depth, f"{target}[{index_text(op.operands[2:], index)}] = {v}", op)
             return
         if op.kind == "list_append" and self.single_use(op.operands[0]):
             self.alias(op.results[0], op.operands[0])
@@ -222,7 +222,7 @@ class Emitter:
         if kind == "contains":
             return f"{args[1]} in {args[0]}"
         if kind == "getitem":
-            return f"{args[0]}[{index_text(op.operands[1:], self)}]"
+            return f"{args[0]}[{index_text(op.operands[1:], args[1:])}]"
         if kind == "tuple":
             return "(" + ", ".join(args) + ("," if len(args) == 1 else "") + ")"
         if kind == "list":
@@ -394,15 +394,17 @@ def literal(value) -> str:
     return repr(value)
 
 
-def index_text(components: list, emitter: Emitter) -> str:
+def index_text(components: list, texts: list) -> str:
+    """`x[...]`'s index from its operands and their texts (already read: a temporary written where
+    it is read is read once)."""
     parts = []
-    for c in components:
+    for c, text in zip(components, texts):
         if isinstance(c, Literal) and isinstance(c.value, slice):
             s = c.value
             text = ":".join("" if b is None else literal(b) for b in (s.start, s.stop, s.step))
             parts.append(text[:-1] if s.step is None else text)
         else:
-            parts.append(emitter.expr(c))
+            parts.append(text)
     return ", ".join(parts) + ("," if len(parts) == 1 and isinstance(components[0], Literal)
                                 and isinstance(components[0].value, tuple) else "")
 

@@ -955,7 +955,7 @@ def _add_any(a, b):
 def _or_zeros(g, like):
     """A cotangent read from a container may be None (zero): make it a real zero shaped like
     `like` (for a container, its structure with None items)."""
-    if g is not None:
+    if g is not None or like is None:   # the tangent of a zero (None) item is zero too
         return g
     if isinstance(like, (list, tuple, dict)):
         return _zero_cotangent(like)

@@ -142,6 +142,16 @@ class Aliases:
             return True
         return op.kind in ("setitem", "copy") and self.is_container(op.operands[0])
 
+    def is_list(self, x) -> bool:
+        """Whether `x` is certainly a list (built, appended to ... in this function)."""
+        op = self.defs.get(id(x))
+        if op is None:
+            return False
+        if op.kind in ("setitem", "copy", "list_pop"):
+            return self.is_list(op.operands[0])
+        return op.kind in ("list", "list_append", "list_extend", "list_insert", "to_list", "dict_values",
+                           "dict_items", "zip", "enumerate")
+
     # -- queries --------------------------------------------------------------------------------
     def reach(self, value: Value, down: bool, stop: set = frozenset()) -> dict:
         """Every value sharing memory with `value` that an in-place update of it changes:
@@ -188,18 +198,22 @@ class Aliases:
     def names_of(self, value) -> list:
         return [n for n, v in self.lw.env.items() if v is value]
 
-    def before_update(self, name: str, node, kind: str) -> list:
+    def before_update(self, name: str, node, kind: str) -> tuple:
         """Check an in-place update of the object bound to `name` (`kind`: "augassign", "setitem" or
-        "method"); returns the other names of the object, which the caller rebinds to the result."""
+        "method"); returns its other names, for `rebind`: (names bound to the same value, names
+        that are the same object when it is mutable, after an earlier `+=` through another name)."""
         value = self.lw.env.get(name)
         if not isinstance(value, Value):
-            return []
+            return [], []
         group = self.names_of(value)
+        maybe = [n for n, v in self.lw.env.items() if isinstance(v, Value) and n not in group
+                 and getattr(self.defs.get(id(v)), "kind", None) == "if_mutable"
+                 and self.defs[id(v)].operands[1] is value]
         down = kind != "method" and not self.is_container(value)
-        problem = self._problem(value, name, group, down, set())
+        problem = self._problem(value, name, group + maybe, down, set())
         if problem is not None:
             self._refuse(problem, value, node, kind)
-        return [n for n in group if n != name]
+        return [n for n in group if n != name], maybe
 
     def before_item_update(self, container, node, what: str, kind: str) -> None:
         """`a[i][j] = v`, `a[i].append(v)`, `a[i] += v`: the item `a[i]` changes in place. Refuse
@@ -275,16 +289,18 @@ class Aliases:
         else:
             raise error
 
-    def rebind(self, names: list, old, new, kind: str, node) -> None:
+    def rebind(self, others: tuple, old, new, kind: str, node) -> None:
         """Bind the other names of an object updated in place to its new value (`+=` updates in
         place only arrays, lists and dicts: other objects keep their value)."""
-        if not names:
-            return
-        if kind == "augassign":
-            from ..runtime import primitives as P
-            new = self.lw.apply(P.if_mutable, [old, new, old], node)
-        for n in names:
-            self.lw.env[n] = new
+        from ..runtime import primitives as P
+        same, maybe = others
+        if same:
+            value = self.lw.apply(P.if_mutable, [old, new, old], node) if kind == "augassign" else new
+            for n in same:
+                self.lw.env[n] = value
+        for n in maybe:
+            current = self.lw.env[n]
+            self.lw.env[n] = self.lw.apply(P.if_mutable, [current, new, current], node)
 
     # -- calls ----------------------------------------------------------------------------------
     def check_call(self, callee_name: str, operands: list, node) -> None:

@@ -452,6 +452,8 @@ class Lowerer:
             old = self.load_name(target.id, target)
             value = self.operand(self.expr(s.value), s)
             others = self.aliases.before_update(target.id, s, "augassign")
+            if prim is P.add and self.aliases.is_list(old):
+                prim = P.list_extend   # `xs += ys` extends the list xs in place
             new = self.apply(prim, [self.operand(old, s), value], s)
             self.assign(target, new, s)
             self.aliases.rebind(others, old, new, "augassign", s)
