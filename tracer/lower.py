@@ -636,12 +636,14 @@ class Lowerer:
     def stmt_While(self, s):
         return self.loop("while", s, None)
 
-    def loop(self, kind: str, s, iterable) -> None:
+    def loop(self, kind: str, s, iterable, extra: tuple = ()) -> None:
+        """`extra`: names the body rebinds through another name of an object it updates in place
+        (`u = v; u[0] = 1.0` rebinds `v`), found on a first try: carried too."""
         breaks = has_break(s.body)
         saved_break = self.env.get("break")
         if breaks:
             self.env["break"] = Literal(False)
-        assigned = _assigned_in(s.body) + ([] if kind == "while" else _target_names(s.target))
+        assigned = _assigned_in(s.body) + ([] if kind == "while" else _target_names(s.target)) + list(extra)
         if breaks:
             assigned.append("break")
         carried = []
@@ -686,6 +688,14 @@ class Lowerer:
         end = self.block(s.body)
         if end is not None:
             raise self.error(s, "internal: a loop body returned")
+        rebound = [n for n, v in self.env.items() if n in before and n not in carried and before[n] is not v]
+        if rebound:   # lower the loop again, carrying them
+            self.region, self.env = outer, before
+            if saved_break is None:
+                self.env.pop("break", None)
+            else:
+                self.env["break"] = saved_break
+            return self.loop(kind, s, iterable, extra + tuple(rebound))
         statics = self.static_carries(s, carried, inits, regions + [body], 1 if kind == "for" else 0)
         body.yields = [self.env.get(n, Literal(UNDEF)) for n in carried]
         regions.append(body)

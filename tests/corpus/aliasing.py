@@ -113,3 +113,23 @@ def list_pop_index_loop_and_helper(x):
         first = first * ls.pop()
     last = take_last([x, x * 3.0])   # a helper popping from the list it is given
     return np.sum(first * ls[0]) + np.sum(last ** 2)
+
+
+@case(lambda rng: (rng.normal(size=3),), tags=("alias", "setitem", "augassign", "for_range"), autograd_ok=False)
+def alias_made_inside_a_loop(x):
+    v = x * 1.0
+    w = x ** 2
+    for i in range(2):
+        u = v           # `v` is not assigned in the loop, but changes through `u`
+        u[i] = u[i] * 3.0
+        z = w
+        z += x          # and `w` through `z`
+    return np.sum(v * x) + np.sum(w * x)
+
+
+@case(lambda rng: (rng.normal(size=3),), tags=("alias", "setitem", "unpack"), autograd_ok=False)
+def alias_from_one_tuple(x):
+    v = x * 1.0
+    a, b = v, v         # two names from one tuple: one object
+    a[2] = np.sin(x[0])
+    return np.sum(v * x) + np.sum(b ** 2)

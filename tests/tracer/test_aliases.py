@@ -344,6 +344,20 @@ REFUSALS = {
             ls[0][1] = 5.0
             return np.sum(v)
     """, False, "5:5", "ls[0][1] = 5.0", "^^^^^^^^", ("`ls[0]`", "`v`")),
+    "item_augassign_through_the_list": ("""
+        def f(x):
+            v = x * 1.0
+            ls = [v, x]
+            ls[0] += 1.0
+            return np.sum(v)
+    """, True, "5:5", "ls[0] += 1.0", "^^^^^^^^^^^^", ("`ls[0]`", "`v`")),
+    "dict_item_updated": ("""
+        def f(x):
+            v = x * 1.0
+            d = {"a": v}
+            d["a"][0] = 5.0
+            return np.sum(v)
+    """, False, "5:5", 'd["a"][0] = 5.0', "^^^^^^^^^", ("`v`",)),
     "array_argument": ("""
         def f(x):
             x[0] = 0.0
