@@ -78,7 +78,9 @@ class Aliases:
         if kind in VIEW_KINDS:
             self._link(res[0], ops[0], "view", op)
         elif kind == "getitem":
-            if not self._fancy(ops[1:]):
+            if self.is_list(ops[0]) and len(ops) == 2 and self._slice(ops[1]):   # xs[a:b]: a new list
+                self.links.setdefault(id(res[0]), []).append(_Link(ops[0], "shallow", op.loc))
+            elif not self._fancy(ops[1:]):
                 if self.is_container(ops[0]):
                     self._link(res[0], ops[0], "element", op, both=False)
                 else:   # an array's view, or a list's item: a part of the whole either way
@@ -127,6 +129,11 @@ class Aliases:
         else:
             self._link(arg, iterable, "view", self.lw.loc(node), down=True)
 
+    def _slice(self, index) -> bool:
+        if isinstance(index, Literal):
+            return isinstance(index.value, slice)
+        return getattr(self.defs.get(id(index)), "kind", None) == "slice"
+
     def _fancy(self, index: list) -> bool:
         """Whether an index is certainly an array (NumPy copies then)."""
         return any(isinstance(i, Value) and getattr(self.defs.get(id(i)), "kind", None) in FANCY_INDEX_KINDS
@@ -147,7 +154,7 @@ class Aliases:
         op = self.defs.get(id(x))
         if op is None:
             return False
-        if op.kind in ("setitem", "copy", "list_pop"):
+        if op.kind in ("setitem", "copy", "list_pop") or (op.kind == "getitem" and self._slice(op.operands[-1])):
             return self.is_list(op.operands[0])
         return op.kind in ("list", "list_append", "list_extend", "list_insert", "to_list", "dict_values",
                            "dict_items", "zip", "enumerate")

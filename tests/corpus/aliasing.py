@@ -133,3 +133,16 @@ def alias_from_one_tuple(x):
     a, b = v, v         # two names from one tuple: one object
     a[2] = np.sin(x[0])
     return np.sum(v * x) + np.sum(b ** 2)
+
+
+@case(lambda rng: (rng.normal(size=3),), tags=("alias", "list", "list_append", "getitem_slice", "dict"))
+def copied_lists_and_shared_dicts(x):
+    xs = [x, x * 2.0]
+    ys = xs[:]          # a new list: appending to it leaves xs alone
+    ys.append(x * 3.0)
+    zs = list(xs)
+    zs.pop()
+    d = {}
+    e = d
+    e["k"] = np.sin(x)
+    return np.sum(ys[2] * xs[1]) + len(xs) + len(zs) + np.sum(d["k"] * x)

@@ -358,6 +358,30 @@ REFUSALS = {
             d["a"][0] = 5.0
             return np.sum(v)
     """, False, "5:5", 'd["a"][0] = 5.0', "^^^^^^^^^", ("`v`",)),
+    "base_changed_while_a_view_is_named": ("""
+        def f(x):
+            y = x.copy()
+            z = y[0:2]
+            y[0] = 5.0
+            return np.sum(z)
+    """, False, "5:5", "y[0] = 5.0", "^^^^", ("`y`", "`z`", "view made at", ":4:9")),
+    "helper_returns_its_argument": ("""
+        def same(a):
+            return a
+
+        def f(x):
+            v = x * 1.0
+            y = same(v)
+            y[0] = 1.0
+            return np.sum(v)
+    """, False, "8:5", "y[0] = 1.0", "^^^^", ("`y`", "`v`", "call at", ":7:9")),
+    "rows_of_a_matrix_augassign": ("""
+        def f(x):
+            X = np.outer(x, x)
+            for row in X:
+                row += 1.0
+            return np.sum(X)
+    """, True, "5:9", "row += 1.0", "^^^^^^^^^^", ("`row`", "`X`", "view")),
     "array_argument": ("""
         def f(x):
             x[0] = 0.0
