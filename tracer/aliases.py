@@ -118,6 +118,11 @@ class Aliases:
                 if shared is None or i in shared:
                     self._link(res[0], x, "call", op)
 
+    def forget(self, value) -> None:
+        """`value` is a new object after all (`np.array(x)` copies, unlike `np.asarray`)."""
+        for link in self.links.pop(id(value), ()):
+            self.links[id(link.other)] = [k for k in self.links.get(id(link.other), ()) if k.other is not value]
+
     def carry(self, arg: Value, init, node) -> None:
         """A loop carry `arg` starts as `init` (the same object on the first iteration)."""
         self._link(arg, init, "merge", self.lw.loc(node))

@@ -1081,7 +1081,10 @@ class Lowerer:
         elif binding.prim is P.transpose and params.get("axes") is not None and len(params["axes"]) == 1 \
                 and isinstance(params["axes"][0], tuple):
             params["axes"] = params["axes"][0]
-        return self.apply(binding.prim, operands, node, params)
+        result = self.apply(binding.prim, operands, node, params)
+        if name == "flatten":
+            self.aliases.forget(result)   # a copy, where .ravel() may be a view
+        return result
 
     def split(self, binding: P.Binding, args: list, kwargs: dict, node, label: str):
         """Map a call onto a primitive: operands, and params that must be known while tracing.
@@ -1137,7 +1140,10 @@ class Lowerer:
             operands, params = self.split(binding, args, kwargs, node, label)
             if binding.prim is P.reshape and len(operands) == 2:
                 pass
-            return self.apply(binding.prim, operands, node, params)
+            result = self.apply(binding.prim, operands, node, params)
+            if callee is np.array:
+                self.aliases.forget(result)   # a copy, where np.asarray may return its argument
+            return result
         if is_user_function(callee):
             return self.call_user(callee, args, kwargs, node)
         if isinstance(callee, type) and issubclass(callee, BaseException) and all(

@@ -96,7 +96,11 @@ def copies_end_an_alias(x):
     w[2] = 0.0
     y = doubled(x)  # a fresh result, not an argument
     y[0] = 1.0
-    return np.sum(v) * np.sum(u) + s * np.sum(w) + np.sum(y * x)
+    z = np.array(x)  # np.array and .flatten() copy
+    z[1] = 0.5
+    f = x.flatten()
+    f += 1.0
+    return np.sum(v) * np.sum(u) + s * np.sum(w) + np.sum(y * x) + np.sum(z * f)
 
 
 @case(lambda rng: (rng.normal(size=3),), tags=("list_pop", "list"))
