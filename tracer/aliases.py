@@ -118,6 +118,18 @@ class Aliases:
                 if shared is None or i in shared:
                     self._link(res[0], x, "call", op)
 
+    def loop_groups(self, carried: list, updated: set) -> dict:
+        """{name: leader}: the other names of the objects that carried names the loop body updates
+        in place (`updated`) are bound to before the loop, to carry on the leader's argument."""
+        groups: dict = {}
+        for leader in carried:
+            value = self.lw.env.get(leader)
+            if leader in updated and leader not in groups and isinstance(value, Value):
+                for name in self.names_of(value):
+                    if name != leader and name not in groups and name != "break":
+                        groups[name] = leader
+        return groups
+
     def forget(self, value) -> None:
         """`value` is a new object after all (`np.array(x)` copies, unlike `np.asarray`)."""
         for link in self.links.pop(id(value), ()):

@@ -636,9 +636,11 @@ class Lowerer:
     def stmt_While(self, s):
         return self.loop("while", s, None)
 
-    def loop(self, kind: str, s, iterable, extra: tuple = ()) -> None:
+    def loop(self, kind: str, s, iterable, extra: tuple = (), split: bool = False) -> None:
         """`extra`: names the body rebinds through another name of an object it updates in place
-        (`u = v; u[0] = 1.0` rebinds `v`), found on a first try: carried too."""
+        (`u = v; u[0] = 1.0` rebinds `v`), found on a first try: carried too. Other names of an
+        object the body updates in place are carried on its loop argument, unless `split` (the
+        body rebinds one of them to something else)."""
         breaks = has_break(s.body)
         saved_break = self.env.get("break")
         if breaks:
@@ -653,6 +655,8 @@ class Lowerer:
                 raise self.error(s, f"`{name}` refers to a function or module before this loop and is "
                                     "reassigned inside it", "use another name inside the loop")
             carried.append(name)
+        shared = {} if split else self.aliases.loop_groups(carried, _updated_in_place(s.body))
+        carried += [n for n in shared if n not in carried]
         inits = [self.env.get(n, Literal(UNDEF)) for n in carried]
         before = dict(self.env)
         outer = self.region
@@ -670,6 +674,8 @@ class Lowerer:
                 self.env[name] = arg
                 if self.unbound(init):
                     self.first_carries.add(id(arg))
+            for name, leader in shared.items():   # one object, one argument
+                self.env[name] = self.env[leader]
             return region
 
         params = {}
@@ -689,13 +695,14 @@ class Lowerer:
         if end is not None:
             raise self.error(s, "internal: a loop body returned")
         rebound = [n for n, v in self.env.items() if n in before and n not in carried and before[n] is not v]
-        if rebound:   # lower the loop again, carrying them
+        parted = any(self.env.get(n) is not self.env.get(leader) for n, leader in shared.items())
+        if rebound or parted:   # lower the loop again, carrying them, or the names apart
             self.region, self.env = outer, before
             if saved_break is None:
                 self.env.pop("break", None)
             else:
                 self.env["break"] = saved_break
-            return self.loop(kind, s, iterable, extra + tuple(rebound))
+            return self.loop(kind, s, iterable, extra + tuple(rebound), split or parted)
         statics = self.static_carries(s, carried, inits, regions + [body], 1 if kind == "for" else 0)
         body.yields = [self.env.get(n, Literal(UNDEF)) for n in carried]
         regions.append(body)
@@ -707,6 +714,8 @@ class Lowerer:
         results = self.emit(kind, operands, s, params, regions=regions, hints=carried or [])
         for name, result in zip(carried, results):
             self.env[name] = result
+        for name, leader in shared.items():
+            self.env[name] = self.env[leader]
         self.env.update(statics)
         if s.orelse:
             if breaks:
@@ -1421,6 +1430,26 @@ def _collect_assigned(node, names: list) -> None:
         pass
     for child in gast.iter_child_nodes(node):
         _collect_assigned(child, names)
+
+
+def _updated_in_place(stmts) -> set:
+    """Names whose object a statement list may change in place: `a[i] = v`, `a += v`, `a.append(v)`."""
+    names = set()
+    for stmt in stmts:
+        for node in gast.walk(stmt):
+            base = None
+            if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
+                base = node.value
+            elif isinstance(node, gast.AugAssign):
+                base = node.target
+            elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                    node.func.attr in P.MUTATING_METHODS:
+                base = node.func.value
+            while isinstance(base, gast.Subscript):
+                base = base.value
+            if isinstance(base, gast.Name):
+                names.add(base.id)
+    return names
 
 
 def _assigned_names(fn_node) -> set:

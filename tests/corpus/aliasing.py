@@ -150,3 +150,18 @@ def copied_lists_and_shared_dicts(x):
     e = d
     e["k"] = np.sin(x)
     return np.sum(ys[2] * xs[1]) + len(xs) + len(zs) + np.sum(d["k"] * x)
+
+
+@case(lambda rng: (rng.normal(size=3),), tags=("alias", "setitem", "for_range", "while"), autograd_ok=False)
+def alias_made_before_a_loop(x):
+    v = np.zeros(3)
+    u = v           # updated through `u` inside the loop: `v` is carried with it
+    for i in range(3):
+        u[i] = x[i] ** 2
+    w = x * 1.0
+    z = w
+    k = 0
+    while k < 2:
+        w[k] = w[k] * np.sin(x[2])
+        k += 1
+    return np.sum(v * x) + np.sum(z * u)

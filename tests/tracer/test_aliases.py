@@ -429,11 +429,12 @@ REFUSALS = {
     "loop": ("""
         def f(x):
             v = x * 1.0
-            acc = v
+            u = v
             for i in range(2):
-                acc[i] = acc[i] + x[i]
-            return np.sum(v)
-    """, False, "6:9", "acc[i] = acc[i] + x[i]", "^^^^^^", ("`acc` may be another name for `v`", ":5:5")),
+                u[0] = u[0] * 2.0
+                v = v + 1.0        # the names part on the first iteration
+            return np.sum(v * x) + np.sum(u)
+    """, False, "6:9", "u[0] = u[0] * 2.0", "^^^^", ("`u` may be another name for `v`", ":5:5")),
     "loop_over_rows": ("""
         def f(X):
             Y = X * 1.0
