@@ -1,17 +1,11 @@
-"""Python aliasing while lowering: which SSA values may share one Python object (names, views,
-container items, branch and loop merges, call results), so that an in-place update either rebinds
-every name of the object or is refused with a located error that names the alias.
-
-The IR is values, not references: `u = v; u[0] = 1.0` makes a new value for `u`. An update
-through a plain other name of a value the function made is followed (all names are rebound to the
-new value); one that would reach a view, a container holding the object, a name bound in a branch
-or loop, the caller's arguments or a global is refused (`+=`, which is an in-place update only for
-arrays, lists and dicts, is refused when it runs, on such objects only).
-"""
+"""Python aliasing while lowering: which SSA values may share one Python object, so that an
+in-place update either rebinds every name of the object or is refused with a located error that
+names the alias (a view, a container, a branch or loop, an argument, a global, a helper)."""
 from __future__ import annotations
 
 import dataclasses
 
+from ..runtime import primitives as P
 from .errors import TraceError, error_at
 from .ir import Literal, Op, Value
 
@@ -53,7 +47,12 @@ class ParamMutation:
 
 
 class Aliases:
-    """The alias graph of one function being lowered (`lw` is its `Lowerer`)."""
+    """The alias graph of one function being lowered (`lw` is its `Lowerer`).
+
+    The IR has values, not objects: `u = v; u[0] = 1.0` makes a new value for `u`. An update
+    through a plain other name is followed (every name is rebound to the new value); one that
+    would reach anything else sharing the object is refused. `+=` updates in place only arrays,
+    lists and dicts, so where it cannot be followed it is refused when it runs, on those only."""
 
     def __init__(self, lw):
         self.lw = lw
@@ -113,7 +112,7 @@ class Aliases:
                     arg = region.args[k + (first if region is op.regions[-1] else 0)]
                     self._link(arg, op.regions[-1].yields[k], "merge", op)
         elif kind == "call":
-            shared = self.lw.tracer.__dict__.get("returns_alias", {}).get(op.params.get("callee"))
+            shared = self.lw.tracer.returns_alias.get(op.params.get("callee"))
             for i, x in enumerate(ops):
                 if shared is None or i in shared:
                     self._link(res[0], x, "call", op)
@@ -249,7 +248,8 @@ class Aliases:
                 self._refuse(problem, item, node, kind)
 
     def _problem(self, value: Value, name: str, group: list, down: bool, stop: set):
-        """(message, hint, is_param_index) for an update of `value` seen elsewhere, else None."""
+        """((message, hint), parameter index or None) for an update of `value` that something
+        other than `group` would see, else None."""
         reached = self.reach(value, down, stop)
         params = self.lw.fn.body.args
         for n, v in self.lw.env.items():
@@ -306,7 +306,6 @@ class Aliases:
         (message, hint), param = problem
         error = error_at(TraceError, self.lw.info, node, message, hint)
         if kind == "augassign":   # an in-place update only when the object is an array, list or dict
-            from ..runtime import primitives as P
             self.lw.apply(P.refuse_in_place, [value, Literal(str(error))], node)
         elif param is not None:   # a helper may be called with a temporary: decided at the call
             self.param_mutations.append(ParamMutation(param, error))
@@ -316,7 +315,6 @@ class Aliases:
     def rebind(self, others: tuple, old, new, kind: str, node) -> None:
         """Bind the other names of an object updated in place to its new value (`+=` updates in
         place only arrays, lists and dicts: other objects keep their value)."""
-        from ..runtime import primitives as P
         same, maybe = others
         if same:
             value = self.lw.apply(P.if_mutable, [old, new, old], node) if kind == "augassign" else new
@@ -330,7 +328,7 @@ class Aliases:
     def check_call(self, callee_name: str, operands: list, node) -> None:
         """A user function that changes its parameters in place, called here: refuse when the
         argument is an object this function names (the change would not reach it)."""
-        for m in self.lw.tracer.__dict__.get("param_mutations", {}).get(callee_name, ()):
+        for m in self.lw.tracer.param_mutations.get(callee_name, ()):
             if m.index >= len(operands) or not isinstance(operands[m.index], Value):
                 continue
             arg = operands[m.index]
@@ -355,6 +353,5 @@ class Aliases:
 
     def finish(self, result) -> None:
         """At the end of the function: publish what its callers need."""
-        tracer = self.lw.tracer.__dict__
-        tracer.setdefault("returns_alias", {})[self.lw.fn.name] = self.returned_params(result)
-        tracer.setdefault("param_mutations", {})[self.lw.fn.name] = list(self.param_mutations)
+        self.lw.tracer.returns_alias[self.lw.fn.name] = self.returned_params(result)
+        self.lw.tracer.param_mutations[self.lw.fn.name] = list(self.param_mutations)

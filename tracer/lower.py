@@ -85,6 +85,10 @@ class Tracer:
         self.functions: dict[str, Function] = {}
         self.cache: dict = {}
         self.counts: dict[str, int] = {}
+        # alias tracking (tracer/aliases.py), by IR function name: the parameter positions its
+        # result may share memory with, and its in-place updates of parameters
+        self.returns_alias: dict[str, set] = {}
+        self.param_mutations: dict[str, list] = {}
 
     def unique_name(self, base: str) -> str:
         n = self.counts.get(base, 0) + 1
@@ -147,7 +151,7 @@ def trace_module(fn, constants: dict | None = None) -> Module:
                               "its first argument, or write a function taking the data it needs")
     tracer = Tracer()
     entry = tracer.function_for(fn, {k: Literal(v) for k, v in (constants or {}).items()})
-    for mutation in tracer.__dict__.get("param_mutations", {}).get(entry.name, ()):
+    for mutation in tracer.param_mutations.get(entry.name, ()):
         raise mutation.error   # the caller of the entry function holds its arguments
     return Module(tracer.functions, entry.name)
 
