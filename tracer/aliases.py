@@ -238,14 +238,43 @@ class Aliases:
             self._refuse(problem, value, node, kind)
         return [n for n in group if n != name], maybe
 
-    def before_item_update(self, container, node, what: str, kind: str) -> None:
+    def before_item_update(self, container, node, what: str, kind: str, item=None) -> None:
         """`a[i][j] = v`, `a[i].append(v)`, `a[i] += v`: the item `a[i]` changes in place. Refuse
-        when it may be an object that something else names (`a = [v]`)."""
+        when it may be an object that something else names (`a = [v]`). `item`: the item's value,
+        which a refused `+=` checks when it runs (a number is rebound, not changed)."""
         stop = {id(v) for v in [container] if isinstance(v, Value)}
         for item in self.element_candidates(container):
             problem = self._problem(item, what, [], True, stop)
             if problem is not None:
                 self._refuse(problem, item, node, kind)
+        outside = self._outside_source(container)
+        if outside is not None:   # items wengert cannot list: the caller's, or a global's
+            index, label = outside
+            message = (f"`{what}` may be an item of `{label}`, " + ("an argument" if index is not None else
+                       "an object from outside the function") + "; changing it in place would change the "
+                       "caller's object, and wengert does not pass such a change back")
+            hint = "copy the item first (`item = container[i].copy()`), change the copy and put it back"
+            self._refuse(((message, hint), index), item if item is not None else container, node, kind)
+
+    def _outside_source(self, container):
+        """(parameter index or None, name) when `container` is, or copies the items of, an argument
+        or a global."""
+        seen, todo = set(), [container]
+        params = self.lw.fn.body.args
+        globals_ = {id(v) for v in self.lw.globals_cache.values()}
+        while todo:
+            c = todo.pop()
+            if not isinstance(c, Value) or id(c) in seen:
+                continue
+            seen.add(id(c))
+            if any(c is p for p in params):
+                i = next(i for i, p in enumerate(params) if p is c)
+                return i, c.name
+            if id(c) in globals_:
+                return None, c.name
+            todo += [link.other for link in self.links.get(id(c), ())
+                     if link.kind in ("version", "merge", "shallow") or (link.kind == "view" and not link.down)]
+        return None
 
     def _problem(self, value: Value, name: str, group: list, down: bool, stop: set):
         """((message, hint), parameter index or None) for an update of `value` that something

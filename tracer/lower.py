@@ -467,7 +467,7 @@ class Lowerer:
             old = self.apply(P.getitem, [base, *index], target)
             value = self.operand(self.expr(s.value), s)
             # `a[i] += v` updates the item a[i] in place first when it is an array
-            self.aliases.before_item_update(base, s, _source(target), "augassign")
+            self.aliases.before_item_update(base, s, _source(target), "augassign", old)
             new = self.apply(prim, [old, value], s)
             self.update_in_place(target.value, base, self.apply(P.setitem, [base, new, *index], s), s, "setitem")
         else:

@@ -510,3 +510,27 @@ def test_helper_changing_a_temporary_is_followed():
             return np.sum(y * x)
     """)
     check_everywhere(f, X3)
+
+
+def test_an_item_of_a_copied_argument_list_is_refused():
+    text, filename = refusal("""
+        def f(xs):
+            ys = list(xs)
+            ys[0][1] = 5.0
+            return np.sum(xs[0])
+    """, ([X3.copy(), X3 * 2.0],))
+    assert_points_at(text, filename, "4:5", "ys[0][1] = 5.0", "^^^^^^^^")
+    assert "`ys[0]` may be an item of `xs`, an argument" in text
+
+
+def test_a_helper_updating_an_item_of_a_temporary_list_is_followed():
+    f, _ = load("""
+        def bump(acc, x):
+            acc[0] += np.sum(x ** 2)
+            return acc
+
+        def f(x):
+            a = bump([0.5, 1.0], x)
+            return a[0] * a[1]
+    """)
+    check_everywhere(f, X3)
