@@ -992,7 +992,7 @@ def _add_any(a, b):
 def _or_zeros(g, like):
     """A cotangent read from a container may be None (zero): make it a real zero shaped like
     `like` (for a container, its structure with None items)."""
-    if g is not None:
+    if g is not None or like is None:   # the tangent of a zero (None) item is zero too
         return g
     if isinstance(like, (list, tuple, dict)):
         return _zero_cotangent(like)
@@ -1088,6 +1088,24 @@ einsum_scatter = primitive("einsum_scatter", _einsum_scatter, params={"spec": No
                            shape_rule=lambda ts, cs, ps: T.ArrayType(
                                _float_dtype(ts[0]) if isinstance(ts[0], T.ArrayType) else "f64", ts[1].shape),
                            doc="zeros like x with g where einsum's repeated indices read")
+
+
+def _keep_written(gv, x, *index):
+    """gv (a cotangent read at x[index]) with zeros where `x[index] = value` did not write: with
+    repeated integer indices only the last write of an element lands, as in NumPy."""
+    key = _index(index)
+    if not isinstance(x, np.ndarray) or all(isinstance(k, (int, np.integer, slice, type(None), type(Ellipsis)))
+                                            for k in (key if isinstance(key, tuple) else (key,))):
+        return gv   # a basic index (or a list/dict key) writes each element once
+    shape = np.shape(x[key])
+    ids = np.arange(int(np.prod(shape)), dtype=np.intp).reshape(shape)
+    scratch = np.full(np.shape(x), -1, np.intp)
+    scratch[key] = ids   # the same assignment order as the update itself
+    return np.where(scratch[key] == ids, gv, np.zeros_like(gv))
+
+
+keep_written = primitive("keep_written", _keep_written, arity=None, linear=True, shape_rule=_same_as(0),
+                         doc="gv zeroed where x[index] = value wrote nothing (an element written again later)")
 repeat_like = primitive("repeat_like", _repeat_like, arity=2, linear=True,
                         doc="g summed to each item's shape: the adjoint of builtins.sum over xs")
 dict_from_values = primitive("dict_from_values", _dict_from_values, arity=2, linear=True, shape_rule=_same_as(0),
@@ -1135,6 +1153,34 @@ for _name, _fn in scalar.FUNCTIONS.items():
     if lookup_callable(_fn) is None:
         stands_for(PRIMITIVES[_name], [_fn], "x, y, /" if PRIMITIVES[_name].arity == 2 else "x, /",
                    "x y" if PRIMITIVES[_name].arity == 2 else "x")
+
+
+# in-place updates through other names (the tracer's alias tracking)
+_MUTABLE = (np.ndarray, list, dict)
+
+
+def _refuse_in_place(x, message):
+    """`+=` changes arrays, lists and dicts in place: refuse one the tracer saw shared."""
+    if isinstance(x, _MUTABLE):
+        from .errors import WengertError
+        raise WengertError(message)
+
+
+def _if_mutable_rule(types, consts, params):
+    probe, a, b = types
+    if isinstance(probe, (T.ArrayType, T.ListType, T.DictType)):
+        return a
+    if isinstance(probe, (T.ScalarType, T.TupleType)):
+        return b
+    return T.join(a, b)
+
+
+refuse_in_place = primitive("refuse_in_place", _refuse_in_place, arity=2, effect=True, differentiable=False,
+                            results=0, doc="raise `message` when x is an array, list or dict")
+if_mutable = primitive("if_mutable", lambda probe, a, b: a if isinstance(probe, _MUTABLE) else b, arity=3,
+                       linear=True, shape_rule=_if_mutable_rule,
+                       doc="a when probe is an array, list or dict (changed in place by `+=`), else b")
+
 
 # ---------------------------------------------------------------------------------------------
 # Operators of the Python grammar

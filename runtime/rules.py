@@ -550,10 +550,23 @@ defvjp(P.PRIMITIVES["hstack"], lambda g, out, seq: ops.unconcatenate(g, seq, mod
 defvjp(P.PRIMITIVES["vstack"], lambda g, out, seq: ops.unconcatenate(g, seq, mode="vstack"))
 defvjp(P.stack, lambda g, out, seq, axis=0: ops.unstack(g, axis=axis))
 VARIADIC_VJP["getitem"] = lambda i: (lambda g, out, x, *index: ops.getitem_grad(g, x, *index)) if i == 0 else None
+def _written_cotangent(g, x, *index):
+    """The cotangent that `x[index] = value` passes to value: g read at index, zero where a
+    repeated integer index writes again later (NumPy keeps the last write)."""
+    read = ops.getitem(g, *index)
+    basic = all(isinstance(getattr(k, "value", k), (int, slice, type(None), type(Ellipsis))) for k in index)
+    return read if basic else ops.keep_written(read, x, *index)
+
+
 VARIADIC_VJP["setitem"] = lambda i: {
     0: lambda g, out, x, value, *index: ops.setitem(g, 0.0, *index),
-    1: lambda g, out, x, value, *index: unbroadcast(ops.getitem(g, *index), value),
+    1: lambda g, out, x, value, *index: unbroadcast(_written_cotangent(g, x, *index), value),
 }.get(i)
+defvjp(P.if_mutable, None, lambda g, out, probe, a, b: ops.if_mutable(probe, g, ops.zero_cotangent(a)),
+       lambda g, out, probe, a, b: ops.if_mutable(probe, ops.zero_cotangent(b), g))
+# masking is its own adjoint
+VARIADIC_VJP["keep_written"] = lambda i: (lambda g, out, gv, x, *index: ops.keep_written(g, x, *index)) \
+    if i == 0 else None
 VARIADIC_VJP["tuple"] = VARIADIC_VJP["list"] = \
     lambda i: lambda g, out, *xs: ops.or_zeros(ops.getitem(g, i), xs[i])
 VARIADIC_VJP["dict"] = lambda i: lambda g, out, *xs, keys: ops.or_zeros(ops.getitem(g, keys[i]), xs[i])
@@ -566,7 +579,8 @@ defvjp(P.list_append, lambda g, out, xs, v: ops.getitem(g, slice(None, -1)),
        lambda g, out, xs, v: ops.or_zeros(ops.getitem(g, -1), v))
 defvjp(P.list_extend, lambda g, out, xs, vs: ops.getitem(g, ops.slice(None, ops.len(xs), None)),
        lambda g, out, xs, vs: ops.getitem(g, ops.slice(ops.len(xs), None, None)))
-defvjp(P.list_pop, lambda g, out, xs, index=-1: ops.list_insert(g[0], index, g[1]))
+# the list after the pop may be unused (`return ls.pop()`): its cotangent is None then
+defvjp(P.list_pop, lambda g, out, xs, index=-1: ops.list_insert(ops.or_zeros(g[0], out[0]), index, g[1]))
 defvjp(P.dict_values, lambda g, out, d: ops.dict_from_values(d, g))
 defvjp(P.dict_items, lambda g, out, d: ops.dict_from_values(d, ops.unzip(g, d, position=1)))
 defvjp(P.reversed_, lambda g, out, xs: ops.reversed(g))
@@ -727,8 +741,8 @@ LINEAR_IN = {
     "diag": (0,), "concatenate": (0,), "stack": (0,), "hstack": (0,), "vstack": (0,), "getitem": (0,),
     "setitem": (0, 1), "to_tuple": (0,), "to_list": (0,), "reversed": (0,), "list_append": (0, 1),
     "list_extend": (0, 1), "dict_values": (0,), "getitem_grad": (0,), "or_zeros": (0,),
-    "unstack": (0,), "unconcatenate": (0,), "repeat_like": (0,), "add_any": (0, 1), "list_insert": (0, 2),
-    "einsum_scatter": (0,),
+    "unstack": (0,), "unconcatenate": (0,), "keep_written": (0,), "repeat_like": (0,), "add_any": (0, 1),
+    "list_insert": (0, 2), "if_mutable": (1, 2), "einsum_scatter": (0,),
     "tuple": "all", "list": "all", "dict": "all", "pack_like": "rest", "dict_from_values": (1,), "unzip": (0,),
 }
 for _name, _positions in LINEAR_IN.items():

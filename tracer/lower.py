@@ -18,6 +18,7 @@ import gast
 import numpy as np
 
 from ..runtime import primitives as P
+from .aliases import Aliases
 from .capture import Captured, capture
 from .desugar import BREAK_FLAG, RETURN_FLAG, has_break, restructure
 from .errors import SourceInfo, TraceError, UnsupportedSyntaxError, error_at
@@ -84,6 +85,10 @@ class Tracer:
         self.functions: dict[str, Function] = {}
         self.cache: dict = {}
         self.counts: dict[str, int] = {}
+        # alias tracking (tracer/aliases.py), by IR function name: the parameter positions its
+        # result may share memory with, and its in-place updates of parameters
+        self.returns_alias: dict[str, set] = {}
+        self.param_mutations: dict[str, list] = {}
 
     def unique_name(self, base: str) -> str:
         n = self.counts.get(base, 0) + 1
@@ -146,6 +151,8 @@ def trace_module(fn, constants: dict | None = None) -> Module:
                               "its first argument, or write a function taking the data it needs")
     tracer = Tracer()
     entry = tracer.function_for(fn, {k: Literal(v) for k, v in (constants or {}).items()})
+    for mutation in tracer.param_mutations.get(entry.name, ()):
+        raise mutation.error   # the caller of the entry function holds its arguments
     return Module(tracer.functions, entry.name)
 
 
@@ -203,6 +210,7 @@ class Lowerer:
         self.declared_global: set = set()
         self.captures: list[str] = []
         self.first_carries: set = set()   # ids of loop carries of names unbound before their loop
+        self.aliases = Aliases(self)
 
     # -- errors ---------------------------------------------------------------------------------
     def unsupported(self, node, what: str, hint: str = ""):
@@ -224,7 +232,9 @@ class Lowerer:
     def emit(self, kind: str, operands: list, node, params: dict | None = None, nresults: int = 1,
              regions: list | None = None, hints: list | None = None) -> list:
         results = [self.new_value(h) for h in (hints if hints is not None else [None] * nresults)]
-        self.region.ops.append(Op(kind, list(operands), results, params or {}, regions or [], self.loc(node)))
+        op = Op(kind, list(operands), results, params or {}, regions or [], self.loc(node))
+        self.region.ops.append(op)
+        self.aliases.record(op)
         return results
 
     def apply(self, prim: P.Primitive, operands: list, node, params: dict | None = None):
@@ -321,6 +331,7 @@ class Lowerer:
         end = self.block(body)
         value = end.value if end is not None else Literal(None)
         self.fn.body.yields = [self.operand(value, node)]
+        self.aliases.finish(self.fn.body.yields[0])
         self._name_temps(self.fn.body)
 
     def check_whole_function(self) -> None:
@@ -443,13 +454,22 @@ class Lowerer:
         target = s.target
         if isinstance(target, gast.Name):
             old = self.load_name(target.id, target)
-            self.assign(target, self.apply(prim, [self.operand(old, s), self.operand(self.expr(s.value), s)], s), s)
+            value = self.operand(self.expr(s.value), s)
+            others = self.aliases.before_update(target.id, s, "augassign")
+            if prim is P.add and self.aliases.is_list(old):
+                prim = P.list_extend   # `xs += ys` extends the list xs in place
+            new = self.apply(prim, [self.operand(old, s), value], s)
+            self.assign(target, new, s)
+            self.aliases.rebind(others, old, new, "augassign", s)
         elif isinstance(target, gast.Subscript):
             base = self.operand(self.expr(target.value), target)
             index = self.index(target.slice)
             old = self.apply(P.getitem, [base, *index], target)
-            new = self.apply(prim, [old, self.operand(self.expr(s.value), s)], s)
-            self.assign(target.value, self.apply(P.setitem, [base, new, *index], s), s)
+            value = self.operand(self.expr(s.value), s)
+            # `a[i] += v` updates the item a[i] in place first when it is an array
+            self.aliases.before_item_update(base, s, _source(target), "augassign", old)
+            new = self.apply(prim, [old, value], s)
+            self.update_in_place(target.value, base, self.apply(P.setitem, [base, new, *index], s), s, "setitem")
         else:
             raise self.unsupported(target, f"augmented assignment to {_describe(target)}",
                                    "assign to a local variable instead")
@@ -472,12 +492,26 @@ class Lowerer:
         elif isinstance(target, gast.Subscript):
             base = self.operand(self.expr(target.value), target)
             index = self.index(target.slice)
-            self.assign(target.value, self.apply(P.setitem, [base, self.operand(value, stmt), *index], target), stmt)
+            new = self.apply(P.setitem, [base, self.operand(value, stmt), *index], target)
+            self.update_in_place(target.value, base, new, target, "setitem")
         elif isinstance(target, gast.Attribute):
             raise self.unsupported(target, f"assigning to the attribute `.{target.attr}`",
                                    "keep the value in a local variable or return it")
         else:
             raise self.unsupported(target, f"assignment to {_describe(target)}")
+
+    def update_in_place(self, target, old, new, node, kind: str) -> None:
+        """The object `target` (a name, or an item `a[i]`) was `old` and is changed in place to `new`
+        (`kind`: "setitem" or "method"): rebind it and every other name of the object, or refuse."""
+        if isinstance(target, gast.Name):
+            others = self.aliases.before_update(target.id, node, kind)
+            self.assign(target, new, node)
+            self.aliases.rebind(others, old, new, kind, node)
+            return
+        if isinstance(target, gast.Subscript):   # a[i][j] = v: the item a[i] changes in place
+            container = self.operand(self.expr(target.value), target)
+            self.aliases.before_item_update(container, node, _source(target), "setitem")
+        self.assign(target, new, node)
 
     def assign_starred(self, target, star: int, value, stmt) -> None:
         """`a, *rest, z = xs`: items by index, the starred name gets a list of the middle."""
@@ -606,12 +640,16 @@ class Lowerer:
     def stmt_While(self, s):
         return self.loop("while", s, None)
 
-    def loop(self, kind: str, s, iterable) -> None:
+    def loop(self, kind: str, s, iterable, extra: tuple = (), split: bool = False) -> None:
+        """`extra`: names the body rebinds through another name of an object it updates in place
+        (`u = v; u[0] = 1.0` rebinds `v`), found on a first try: carried too. Other names of an
+        object the body updates in place are carried on its loop argument, unless `split` (the
+        body rebinds one of them to something else)."""
         breaks = has_break(s.body)
         saved_break = self.env.get("break")
         if breaks:
             self.env["break"] = Literal(False)
-        assigned = _assigned_in(s.body) + ([] if kind == "while" else _target_names(s.target))
+        assigned = _assigned_in(s.body) + ([] if kind == "while" else _target_names(s.target)) + list(extra)
         if breaks:
             assigned.append("break")
         carried = []
@@ -621,6 +659,8 @@ class Lowerer:
                 raise self.error(s, f"`{name}` refers to a function or module before this loop and is "
                                     "reassigned inside it", "use another name inside the loop")
             carried.append(name)
+        shared = {} if split else self.aliases.loop_groups(carried, _updated_in_place(s.body))
+        carried += [n for n in shared if n not in carried]
         inits = [self.env.get(n, Literal(UNDEF)) for n in carried]
         before = dict(self.env)
         outer = self.region
@@ -630,12 +670,16 @@ class Lowerer:
             if with_item:
                 hint = s.target.id if isinstance(s.target, gast.Name) else None
                 region.args.append(self.new_value(hint))
+                self.aliases.loop_item(region.args[0], iterable, s)
             for name, init in zip(carried, inits):
                 arg = Value(self.namer.fresh(name))
                 region.args.append(arg)
+                self.aliases.carry(arg, init, s)
                 self.env[name] = arg
                 if self.unbound(init):
                     self.first_carries.add(id(arg))
+            for name, leader in shared.items():   # one object, one argument
+                self.env[name] = self.env[leader]
             return region
 
         params = {}
@@ -654,6 +698,15 @@ class Lowerer:
         end = self.block(s.body)
         if end is not None:
             raise self.error(s, "internal: a loop body returned")
+        rebound = [n for n, v in self.env.items() if n in before and n not in carried and before[n] is not v]
+        parted = any(self.env.get(n) is not self.env.get(leader) for n, leader in shared.items())
+        if rebound or parted:   # lower the loop again, carrying them, or the names apart
+            self.region, self.env = outer, before
+            if saved_break is None:
+                self.env.pop("break", None)
+            else:
+                self.env["break"] = saved_break
+            return self.loop(kind, s, iterable, extra + tuple(rebound), split or parted)
         statics = self.static_carries(s, carried, inits, regions + [body], 1 if kind == "for" else 0)
         body.yields = [self.env.get(n, Literal(UNDEF)) for n in carried]
         regions.append(body)
@@ -665,6 +718,8 @@ class Lowerer:
         results = self.emit(kind, operands, s, params, regions=regions, hints=carried or [])
         for name, result in zip(carried, results):
             self.env[name] = result
+        for name, leader in shared.items():
+            self.env[name] = self.env[leader]
         self.env.update(statics)
         if s.orelse:
             if breaks:
@@ -1022,7 +1077,7 @@ class Lowerer:
                 new_list, item = result
             else:
                 new_list, item = result, Literal(None)
-            self.assign(target, new_list, node)
+            self.update_in_place(target, receiver, new_list, node, "method")
             return item
         binding = P.METHODS.get(name)
         if binding is None:
@@ -1039,7 +1094,10 @@ class Lowerer:
         elif binding.prim is P.transpose and params.get("axes") is not None and len(params["axes"]) == 1 \
                 and isinstance(params["axes"][0], tuple):
             params["axes"] = params["axes"][0]
-        return self.apply(binding.prim, operands, node, params)
+        result = self.apply(binding.prim, operands, node, params)
+        if name == "flatten":
+            self.aliases.forget(result)   # a copy, where .ravel() may be a view
+        return result
 
     def split(self, binding: P.Binding, args: list, kwargs: dict, node, label: str):
         """Map a call onto a primitive: operands, and params that must be known while tracing.
@@ -1095,7 +1153,10 @@ class Lowerer:
             operands, params = self.split(binding, args, kwargs, node, label)
             if binding.prim is P.reshape and len(operands) == 2:
                 pass
-            return self.apply(binding.prim, operands, node, params)
+            result = self.apply(binding.prim, operands, node, params)
+            if callee is np.array:
+                self.aliases.forget(result)   # a copy, where np.asarray may return its argument
+            return result
         if is_user_function(callee):
             return self.call_user(callee, args, kwargs, node)
         if isinstance(callee, type) and issubclass(callee, BaseException) and all(
@@ -1150,6 +1211,7 @@ class Lowerer:
             else:
                 operands.append(value)
         callee = self.tracer.function_for(fn, statics, node)
+        self.aliases.check_call(callee.name, operands, node)
         (result,) = self.emit("call", operands, node, {"callee": callee.name})
         return result
 
@@ -1208,6 +1270,7 @@ class Lowerer:
             ir_fn.captures = tuple(capture_values)
         captured = [capture_values[n] for n in ir_fn.captures]
         operands = captured + [self.operand(values[p], node) for p in params if not isinstance(values[p], Static)]
+        self.aliases.check_call(ir_fn.name, operands, node)
         (result,) = self.emit("call", operands, node, {"callee": ir_fn.name})
         return result
 
@@ -1373,6 +1436,26 @@ def _collect_assigned(node, names: list) -> None:
         _collect_assigned(child, names)
 
 
+def _updated_in_place(stmts) -> set:
+    """Names whose object a statement list may change in place: `a[i] = v`, `a += v`, `a.append(v)`."""
+    names = set()
+    for stmt in stmts:
+        for node in gast.walk(stmt):
+            base = None
+            if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
+                base = node.value
+            elif isinstance(node, gast.AugAssign):
+                base = node.target
+            elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                    node.func.attr in P.MUTATING_METHODS:
+                base = node.func.value
+            while isinstance(base, gast.Subscript):
+                base = base.value
+            if isinstance(base, gast.Name):
+                names.add(base.id)
+    return names
+
+
 def _assigned_names(fn_node) -> set:
     args = fn_node.args
     names = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
@@ -1425,6 +1508,14 @@ def _dotted(node) -> str:
     if isinstance(node, gast.Attribute):
         return f"{_dotted(node.value)}.{node.attr}"
     return type(node).__name__
+
+
+def _source(node) -> str:
+    """The source text of an expression, for messages."""
+    try:
+        return gast.unparse(node).strip()
+    except Exception:  # noqa: BLE001 - a message falls back to the node's kind
+        return _describe(node)
 
 
 def _describe(node) -> str:

@@ -89,6 +89,10 @@ TAGS = frozenset({
     "dict_items",
     "augassign",        # += -= *= /= on names
     "augassign_subscript",  # a[i] += v
+    # aliasing (aliasing.py)
+    "alias",            # another name for an object updated in place
+    "setitem_repeated",  # repeated fancy indices or masks in an update (the last write wins)
+    "list_pop",         # xs.pop(), xs.pop(i)
     # models (models.py)
     "model",
     "ode",
@@ -180,4 +184,4 @@ def get(name):
         raise KeyError(f"no corpus case named {name!r}") from None
 
 
-from . import straight, indexing, control, loops, calls, containers, models, misc  # noqa: E402,F401
+from . import straight, indexing, control, loops, calls, containers, models, misc, aliasing  # noqa: E402,F401
