@@ -196,8 +196,12 @@ class GradFunction(_Transform):
     def traceable(self, args: tuple, kwargs: dict):
         """Checked like a call: a gradient of a non-scalar function is refused, not summed."""
         compiled, values = self.compiled(args, kwargs)
-        _check_scalar(compiled, self.fn, None if _not_scalar(compiled.output_type) else self.fn(*args, **kwargs),
-                      *self.refusal)
+        if _not_scalar(compiled.output_type):
+            _check_scalar(compiled, self.fn, None, *self.refusal)
+        elif not (isinstance(compiled.output_type, T.ScalarType) or
+                  isinstance(compiled.output_type, T.ArrayType) and compiled.output_type.shape == ()):
+            # the type is not known: the generated code's value says (NumPy semantics, no user code run)
+            _check_scalar(compiled, self.fn, compiled.fn(*values, 1.0)[0], *self.refusal)
         return super().traceable(args, kwargs)
 
     #: what a non-scalar output is refused with: (the transform, what to use instead)
