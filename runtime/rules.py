@@ -74,9 +74,12 @@ def _axes(axis, ndim: int) -> tuple:
 
 
 def _expand(g, x, axis, keepdims):
-    """A reduction's cotangent `g` broadcast back to the shape of its operand `x`."""
+    """A reduction's cotangent `g` broadcast back to the shape of its operand `x`. Without x's
+    rank the axes stay as written: `np.expand_dims` reads them against g's rank plus their count,
+    which is x's rank, so the run time resolves them as the reduction did."""
     if axis is not None and not keepdims:
-        g = ops.expand_dims(g, axis=_axes(axis, _ndim(x)))
+        n = ops.ndim(x)
+        g = ops.expand_dims(g, axis=_axes(axis, n) if isinstance(n, int) else axis)
     return ops.broadcast_to(g, shape(x))
 
 
