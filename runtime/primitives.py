@@ -154,13 +154,18 @@ def lookup_callable(fn: Any) -> Binding | None:
 
 def _dummy(t: T.Type, const: Any) -> Any:
     """A stand-in for an operand: its value when known, else an array of its shape (whose data
-    does not matter to a shape). A scalar of unknown value has no stand-in: it may be a size."""
+    does not matter to a shape), or a tuple or list of those. A scalar of unknown value has no
+    stand-in: it may be a size."""
     if const is not NOVALUE:
         return const
     if isinstance(t, T.ArrayType):
         if not t.known:
             raise ValueError("unknown shape")
         return np.broadcast_to(np.ones((), t.np_dtype), t.shape)
+    if isinstance(t, T.TupleType):
+        return tuple(_dummy(e, NOVALUE) for e in t.elems)
+    if isinstance(t, T.ListType) and t.length is not None:
+        return [_dummy(t.elem, NOVALUE)] * t.length
     raise ValueError("no stand-in")
 
 
@@ -337,7 +342,11 @@ def _getitem_rule(types, consts, params):
             return target.elem
         if isinstance(target, (T.ListType, T.OpaqueType)) and len(index) == 1 and (
                 isinstance(consts[1], slice) or index[0] == T.OpaqueType("slice")):
-            return target   # a slice of a list is a list of the same items
+            if isinstance(target, T.ListType):   # a slice of a list is a list of the same items
+                n = target.length
+                length = len(range(n)[consts[1]]) if n is not None and isinstance(consts[1], slice) else None
+                return T.ListType(target.elem, length)
+            return target
         if isinstance(target, T.DictType):
             return target.field(consts[1]) if len(index) == 1 and consts[1] is not NOVALUE else target.value
         return T.UNKNOWN
@@ -415,28 +424,57 @@ def _dict_value(t: T.Type) -> T.Type:
     return t.value if isinstance(t, T.DictType) else T.UNKNOWN
 
 
-def _sequence_rule(types, consts, params, impl, stacking: bool):
-    """concatenate/stack: evaluated when the items are known; for a list of unknown length with
-    a known item type, the joined axis has an unknown size."""
+def _sequence_rule(types, consts, params, impl, mode: str):
+    """concatenate/stack/hstack/vstack: evaluated on stand-ins when every item's shape is known;
+    else, from the items' joined type, the rank and the sizes off the joined axis (stacking: the
+    list's length, when known, is the new axis)."""
     (t,) = types
-    if isinstance(t, T.ListType) and isinstance(t.elem, T.ArrayType) and t.elem.shape is not None:
-        shape, axis = list(t.elem.shape), params.get("axis", 0)
-        if stacking:
-            shape.insert(axis % (len(shape) + 1), None)
-        else:
-            shape[axis % len(shape)] = None
-        return T.ArrayType(t.elem.dtype, tuple(shape))
-    if isinstance(t, T.TupleType):
-        return evaluate_rule([t], consts, params, lambda seq, **p: impl(
-            [np.broadcast_to(np.ones((), e.np_dtype), e.shape) for e in t.elems], **p))
-    return T.UNKNOWN
+    if isinstance(t, (T.TupleType, T.ListType)):
+        try:
+            return evaluate_rule([t], consts, params, impl)
+        except ValueError as exc:
+            if "stand-in" not in str(exc) and "unknown shape" not in str(exc):
+                raise
+    elem = T.join_all(list(t.elems)) if isinstance(t, T.TupleType) else t.elem if isinstance(t, T.ListType) else None
+    if not isinstance(elem, T.ArrayType) or elem.shape is None:
+        return T.UNKNOWN
+    shape, axis = list(elem.shape), params.get("axis", 0)
+    if mode == "stack":
+        shape.insert(axis % (len(shape) + 1), _length(t))
+    elif mode == "vstack" and len(shape) < 2:
+        shape = [_length(t), *(shape or [1])]
+    elif mode == "vstack" or (mode == "hstack" and len(shape) == 1):
+        shape[0] = None
+    elif mode == "hstack":
+        if not shape:
+            return T.ArrayType(elem.dtype, (_length(t),))
+        shape[1] = None
+    else:
+        shape[axis % len(shape)] = None
+    return T.ArrayType(elem.dtype, tuple(shape))
 
 
 def _append_rule(types, consts, params):
     xs, v = types
     if not isinstance(xs, T.ListType):
         return T.UNKNOWN
-    return T.ListType(v if xs.elem == T.UNKNOWN else T.join(xs.elem, v))
+    return T.ListType(v if xs.elem == T.UNKNOWN else T.join(xs.elem, v), _plus(xs.length, 1))
+
+
+def _plus(length: int | None, n: int | None) -> int | None:
+    return None if length is None or n is None else length + n
+
+
+def _length(t: T.Type) -> int | None:
+    """The number of items of a list or tuple type, when known."""
+    return len(t.elems) if isinstance(t, T.TupleType) else t.length if isinstance(t, T.ListType) else None
+
+
+def _extend_rule(types, consts, params):
+    xs, vs = types
+    if not isinstance(xs, T.ListType):
+        return T.UNKNOWN
+    return T.ListType(T.join(xs.elem, _item_type(vs)), _plus(xs.length, _length(vs)))
 
 
 def _seq_rule(types, consts, params):
@@ -765,15 +803,17 @@ stands_for(broadcast_to, [np.broadcast_to], "x, shape", "x shape")
 sum_to = primitive("sum_to", _sum_to, arity=2, linear=True, shape_rule=_to_shape_rule,
                    doc="sum x down to a shape: the adjoint of broadcast_to")
 concatenate = primitive("concatenate", _concatenate, params={"axis": 0}, linear=True,
-                        shape_rule=lambda ts, cs, ps: _sequence_rule(ts, cs, ps, _concatenate, stacking=False),
+                        shape_rule=lambda ts, cs, ps: _sequence_rule(ts, cs, ps, _concatenate, "concatenate"),
                         doc="operand: a list or tuple of arrays")
 stands_for(concatenate, [np.concatenate], "seq, axis=0", "seq", "axis")
 stack = primitive("stack", _stack, params={"axis": 0}, linear=True,
-                  shape_rule=lambda ts, cs, ps: _sequence_rule(ts, cs, ps, _stack, stacking=True))
+                  shape_rule=lambda ts, cs, ps: _sequence_rule(ts, cs, ps, _stack, "stack"))
 stands_for(stack, [np.stack], "seq, axis=0", "seq", "axis")
 for _name, _fn in [("hstack", np.hstack), ("vstack", np.vstack)]:
-    _p = primitive(_name, (lambda fn: lambda seq: fn(list(seq)))(_fn), linear=True,
-                   shape_rule=_evaluating((lambda fn: lambda seq: fn(list(seq)))(_fn)))
+    _impl = (lambda fn: lambda seq: fn(list(seq)))(_fn)
+    _p = primitive(_name, _impl, linear=True,
+                   shape_rule=(lambda impl, mode: lambda ts, cs, ps: _sequence_rule(ts, cs, ps, impl, mode))(
+                       _impl, _name))
     stands_for(_p, [_fn], "seq, /", "seq")
 getitem = primitive("getitem", _getitem, arity=None, linear=True, shape_rule=_getitem_rule,
                     doc="x[i]; several index operands make a tuple index")
@@ -863,7 +903,8 @@ range_ = primitive("range", builtins.range, arity=None, differentiable=False,
                    shape_rule=_fixed(T.OpaqueType("range")))
 stands_for(range_, [builtins.range], "*bounds", "bounds")
 enumerate_ = primitive("enumerate", lambda xs, start=0: builtins.list(builtins.enumerate(xs, start)), arity=2,
-                       shape_rule=lambda ts, cs, ps: T.ListType(T.TupleType((T.ScalarType("int"), _item_type(ts[0])))),
+                       shape_rule=lambda ts, cs, ps: T.ListType(T.TupleType((T.ScalarType("int"), _item_type(ts[0]))),
+                                                                _length(ts[0])),
                        doc="a list of (index, item) pairs")
 stands_for(enumerate_, [builtins.enumerate], "xs, start=0", "xs start")
 zip_ = primitive("zip", lambda *xs: builtins.list(builtins.zip(*xs)), arity=None,
@@ -871,7 +912,8 @@ zip_ = primitive("zip", lambda *xs: builtins.list(builtins.zip(*xs)), arity=None
                  doc="a list of tuples")
 stands_for(zip_, [builtins.zip], "*xs", "xs")
 reversed_ = primitive("reversed", lambda xs: builtins.list(builtins.reversed(xs)),
-                      shape_rule=lambda ts, cs, ps: T.ListType(_item_type(ts[0])), doc="a list, last item first")
+                      shape_rule=lambda ts, cs, ps: T.ListType(_item_type(ts[0]), _length(ts[0])),
+                      doc="a list, last item first")
 stands_for(reversed_, [builtins.reversed], "xs, /", "xs")
 py_sum = primitive("py_sum", lambda xs, start=0: builtins.sum(xs, start), arity=2,
                    shape_rule=lambda ts, cs, ps: elementwise_rule(operator.add)([ts[1], _item_type(ts[0])], cs, {}),
@@ -889,13 +931,14 @@ stands_for(py_slice, [builtins.slice], "start, stop=None, step=None, /", "start 
 make_tuple = primitive("tuple", lambda *xs: xs, arity=None, linear=True,
                        shape_rule=lambda ts, cs, ps: T.TupleType(tuple(ts)))
 make_list = primitive("list", lambda *xs: builtins.list(xs), arity=None, linear=True,
-                      shape_rule=lambda ts, cs, ps: T.ListType(T.join_all(ts)))
+                      shape_rule=lambda ts, cs, ps: T.ListType(T.join_all(ts), len(ts)))
 make_dict = primitive("dict", _make_dict, params={"keys": ()}, arity=None, linear=True,
                       shape_rule=lambda ts, cs, ps: T.record(tuple(zip(ps["keys"], ts))))
 to_tuple = primitive("to_tuple", builtins.tuple, linear=True, shape_rule=_seq_rule, doc="builtins.tuple(xs)")
 stands_for(to_tuple, [builtins.tuple], "xs, /", "xs")
 to_list = primitive("to_list", builtins.list, linear=True,
-                    shape_rule=lambda ts, cs, ps: T.ListType(_item_type(ts[0])), doc="builtins.list(xs)")
+                    shape_rule=lambda ts, cs, ps: T.ListType(_item_type(ts[0]), _length(ts[0])),
+                    doc="builtins.list(xs)")
 stands_for(to_list, [builtins.list], "xs, /", "xs")
 unpack = primitive("unpack", _unpack, params={"n": 0}, linear=True, results=None,
                    shape_rule=lambda ts, cs, ps: list(ts[0].elems) if isinstance(ts[0], T.TupleType)
@@ -904,9 +947,10 @@ unpack = primitive("unpack", _unpack, params={"n": 0}, linear=True, results=None
 list_append = primitive("list_append", _list_append, arity=2, linear=True,
                         shape_rule=_append_rule,
                         doc="xs + [v]: the list after xs.append(v)")
-list_extend = primitive("list_extend", _list_extend, arity=2, linear=True, shape_rule=_same_as(0))
+list_extend = primitive("list_extend", _list_extend, arity=2, linear=True, shape_rule=_extend_rule)
 list_pop = primitive("list_pop", _list_pop, arity=2, linear=True, results=2,
-                     shape_rule=lambda ts, cs, ps: [ts[0], ts[0].elem], doc="the list after xs.pop(i), and the item")
+                     shape_rule=lambda ts, cs, ps: [T.ListType(ts[0].elem, _plus(ts[0].length, -1)), ts[0].elem],
+                     doc="the list after xs.pop(i), and the item")
 dict_items = primitive("dict_items", lambda d: builtins.list(d.items()), linear=True,
                        shape_rule=lambda ts, cs, ps: T.ListType(T.TupleType((T.UNKNOWN, _dict_value(ts[0])))),
                        doc="a list of (key, value) pairs")
@@ -1065,7 +1109,8 @@ unconcatenate = primitive("unconcatenate", _unconcatenate, params={"axis": 0, "m
 unstack = primitive("unstack", _unstack, params={"axis": 0}, linear=True, doc="list(np.moveaxis(g, axis, 0))")
 pack_like = primitive("pack_like", _pack_like, arity=None, linear=True, shape_rule=_same_as(0),
                       doc="a cotangent shaped like sequence x from its items' cotangents")
-list_insert = primitive("list_insert", _list_insert, arity=3, linear=True, shape_rule=_same_as(0))
+list_insert = primitive("list_insert", _list_insert, arity=3, linear=True,
+                        shape_rule=lambda ts, cs, ps: T.ListType(T.join(ts[0].elem, ts[2]), _plus(ts[0].length, 1)))
 unzip = primitive("unzip", _unzip, params={"position": 0}, arity=2, linear=True,
                   doc="item `position` of each pair: the adjoint of zip/enumerate")
 
