@@ -178,7 +178,8 @@ def _broadcast_dims(shapes: list) -> tuple | None:
         dims = [s[len(s) - rank + i] for s in shapes if len(s) - rank + i >= 0]
         known = {d for d in dims if d is not None and d != 1}
         if len(known) > 1:
-            raise ValueError(f"shapes {shapes} do not broadcast")
+            raise T.IncompatibleShapes("operands could not be broadcast together with shapes "
+                                       + " ".join(T.shape_text(s) for s in shapes))
         if known:
             out.append(known.pop())
         elif any(d is None for d in dims):
@@ -253,6 +254,10 @@ def _matmul_rule(types, consts, params):
         raise ValueError("matmul of a scalar")
     left = sa if len(sa) > 1 else (1,) + sa
     right = sb if len(sb) > 1 else sb + (1,)
+    if None not in (left[-1], right[-2]) and left[-1] != right[-2]:
+        raise T.IncompatibleShapes(
+            "matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+            f"(n?,k),(k,m?)->(n?,m?) (size {right[-2]} is different from {left[-1]})")
     batch = _broadcast_dims([left[:-2], right[:-2]])
     shape = batch + (left[-2], right[-1])
     if len(sa) == 1:
@@ -282,7 +287,13 @@ def _einsum_rule(types, consts, params):
         return evaluate_rule(types, consts, params, lambda *a, spec: np.einsum(spec, *a))
     sizes: dict = {}
     for name, t in zip(names, types):
+        if t.shape is not None and len(name) != len(t.shape):
+            raise T.IncompatibleShapes(f"einstein sum subscripts string {name!r} does not fit an operand of "
+                                       f"shape {T.shape_text(t.shape)}")
         for letter, dim in zip(name, t.shape):
+            if None not in (dim, sizes.get(letter)) and 1 not in (dim, sizes[letter]) and dim != sizes[letter]:
+                raise T.IncompatibleShapes(f"size of label {letter!r} ({dim}) does not match previous terms "
+                                           f"({sizes[letter]})")
             sizes[letter] = dim if sizes.get(letter) in (None, 1) else sizes[letter]
     if not _:
         output = "".join(sorted(c for c in set(inputs) - {","} if inputs.count(c) == 1))
@@ -305,7 +316,7 @@ def _basic_index_shape(shape, index: list, consts: list):
             kinds.append(c)
         elif (isinstance(c, int) and not isinstance(c, bool)) or (
                 c is NOVALUE and isinstance(t, T.ScalarType) and t.kind == "int"):
-            kinds.append("int")
+            kinds.append(("int", None if c is NOVALUE else c))
         elif c is NOVALUE and isinstance(t, T.OpaqueType) and t.kind == "slice":
             kinds.append("slice?")
         else:
@@ -324,7 +335,9 @@ def _basic_index_shape(shape, index: list, consts: list):
             continue
         dim = shape[axis]
         axis += 1
-        if k == "int":
+        if isinstance(k, tuple):   # an int: the axis goes
+            if k[1] is not None and dim is not None and not -dim <= k[1] < dim:
+                raise T.IncompatibleShapes(f"index {k[1]} is out of bounds for axis {axis - 1} with size {dim}")
             continue
         if k == "slice?":
             out.append(None)
@@ -752,6 +765,9 @@ def _transpose_rule(types, consts, params):
     if not isinstance(t, T.ArrayType) or t.shape is None:
         return T.UNKNOWN
     axes = params.get("axes")
+    if axes is not None and sorted(a % len(t.shape) if -len(t.shape) <= a < len(t.shape) else None
+                                   for a in axes) != list(range(len(t.shape))):
+        raise T.IncompatibleShapes("axes don't match array")
     order = range(len(t.shape))[::-1] if axes is None else [a % len(t.shape) for a in axes]
     return T.ArrayType(t.dtype, tuple(t.shape[a] for a in order))
 

@@ -21,6 +21,19 @@ DTYPE_BY_SHORT = {short: np.dtype(long) for long, short in DTYPE_NAMES.items()}
 SCALAR_KINDS = ("float", "int", "bool", "complex", "str", "none")
 
 
+class IncompatibleShapes(ValueError):
+    """A shape rule's finding that NumPy rejects its operands for their shapes alone (the
+    message is NumPy's, shapes written with `?` where a size is not known)."""
+
+
+def shape_text(shape: tuple | None) -> str:
+    """A shape as NumPy prints it: `(3,)`, `(2, 3)`; unknown sizes as `?`."""
+    if shape is None:
+        return "(*)"
+    dims = ["?" if d is None else str(d) for d in shape]
+    return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
+
+
 class Type:
     """Base of all types; subclasses are frozen dataclasses compared by value."""
 

@@ -5,11 +5,32 @@ point (types only widen, towards `?`), calls join the types of every call site.
 """
 from __future__ import annotations
 
+import linecache
+import re
+
+import numpy as np
+
 from ..runtime import primitives as P
 from ..runtime import types as T
+from .errors import TraceError
 from .ir import UNDEF, Literal, Module, Op, Region
 
 MAX_ROUNDS = 6
+
+#: primitives NumPy rejects for the shapes of their operands alone: an op of these whose types
+#: say it must fail is refused while tracing, with NumPy's message, at the user's line
+SHAPE_CHECKED = frozenset({
+    "add", "sub", "mul", "div", "floordiv", "mod", "pow", "maximum", "minimum", "arctan2", "hypot",
+    "logaddexp", "lt", "le", "gt", "ge", "eq", "ne", "where", "clip", "matmul", "dot", "inner", "outer",
+    "tensordot", "einsum", "concatenate", "stack", "hstack", "vstack", "reshape", "getitem", "broadcast_to",
+    "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze"})
+
+
+SEQUENCE_OPS = frozenset({"concatenate", "stack", "hstack", "vstack"})
+
+
+class ShapeMismatchError(TraceError):
+    """An operation whose operands' shapes (from the example arguments) NumPy rejects."""
 
 
 def specialise(module: Module, arg_types: list) -> Module:
@@ -46,6 +67,8 @@ class _Inference:
         self.active: set[str] = set()
         self.current: list = []
         self.returns: dict[str, T.Type] = {}   # functions inferred so far, and their return types
+        self.list_items: dict = {}   # id of a `list` op's result -> its items' types (the list type joins them)
+        self.conditional = 0   # > 0 inside a branch: it may never run, so a shape mismatch there is not refused
 
     def function(self, name: str, arg_types: list) -> T.Type:
         """The return type of `name` called with `arg_types`; a recursive call sees the return
@@ -84,7 +107,11 @@ class _Inference:
     def op(self, op: Op) -> None:
         ins = [type_of_operand(x) for x in op.operands]
         if op.kind == "if":
-            a, b = (self.region(r) for r in op.regions)
+            self.conditional += 1
+            try:
+                a, b = (self.region(r) for r in op.regions)
+            finally:
+                self.conditional -= 1
             out = [T.join(x, y) for x, y in zip(a, b)]
         elif op.kind in ("for", "while"):
             out = self.loop(op, ins)
@@ -99,9 +126,18 @@ class _Inference:
             out = [T.NEVER] * len(op.results)   # not reached yet (recursion) or reads undef
         else:
             prim = P.PRIMITIVES[op.kind]
-            out = prim.infer(ins, [_const(x) for x in op.operands], {**prim.params, **op.params})
+            consts, params = [_const(x) for x in op.operands], {**prim.params, **op.params}
+            if op.kind in SEQUENCE_OPS and id(op.operands[0]) in self.list_items:
+                ins = [T.TupleType(self.list_items[id(op.operands[0])])]   # each item's own shape
+            out = prim.infer(ins, consts, params)
+            if op.kind in SHAPE_CHECKED and not self.conditional and all(t == T.UNKNOWN for t in out):
+                problem = _shape_problem(prim, ins, consts, params)
+                if problem is not None:
+                    raise self.mismatch(op, ins, problem)
         for value, t in zip(op.results, out):
             value.type = t if isinstance(t, T.Type) else T.UNKNOWN
+        if op.kind == "list":
+            self.list_items[id(op.results[0])] = ins
 
     def loop(self, op: Op, ins: list) -> list:
         lead = 1 if op.kind == "for" else 0
@@ -126,3 +162,57 @@ class _Inference:
                 a.type = t
             self.region(region)
         return carried
+
+    def mismatch(self, op: Op, ins: list, problem: str) -> ShapeMismatchError:
+        """The located refusal of `op`, whose operands of types `ins` NumPy rejects with `problem`."""
+        described = ", ".join(_describe(x, t) for x, t in zip(op.operands, ins))
+        message = f"`{op.kind}` of {described}: {problem.strip()}"
+        hint = ("the shapes come from the arguments the function is called with: check them, or reshape or "
+                "transpose the operands so that NumPy accepts them")
+        if op.loc is None:
+            return ShapeMismatchError(message, self.current[-1].source, hint=hint)
+        path = self.current[-1].source.rsplit(":", 1)[0]
+        text = linecache.getline(path, op.loc.line).rstrip("\n")
+        stripped = text.lstrip()
+        caret = " " * max(op.loc.col - 1 - (len(text) - len(stripped)), 0) + "^"
+        return ShapeMismatchError(message, f"{path}:{op.loc.line}:{op.loc.col}", stripped,
+                                  caret if stripped else "", hint)
+
+
+def _describe(x, t: T.Type) -> str:
+    """An operand for a message: `w: f64[3]` (a user's variable), `f64[3]` (a temporary), `2`."""
+    if isinstance(x, Literal):
+        return repr(x.value)
+    temporary = re.fullmatch(r"(t|\d+)(\.\d+)*", x.name) is not None
+    return t.text() if temporary else f"{x.name.split('.')[0]}: {t.text()}"
+
+
+def _stand_in(t: T.Type, const):
+    """An operand NumPy can check shapes on: `P._dummy`, and for a float of unknown value any float
+    (an int may be a size: none)."""
+    if const is P.NOVALUE and isinstance(t, T.ScalarType) and t.kind in ("float", "complex", "bool"):
+        return {"float": 1.0, "complex": 1j, "bool": True}[t.kind]
+    return P._dummy(t, const)
+
+
+def _shape_problem(prim: P.Primitive, ins: list, consts: list, params: dict) -> str | None:
+    """What NumPy says about operands of types `ins`, when it rejects them whatever their data;
+    None when it accepts them or that cannot be told from the types."""
+    try:
+        stand_ins = [_stand_in(t, c) for t, c in zip(ins, consts)]
+    except ValueError:   # some size is not known: only the shape rule can tell
+        try:
+            prim.shape_rule(ins, consts, params)
+        except T.IncompatibleShapes as exc:
+            return str(exc)
+        except Exception:   # the rule cannot decide
+            return None
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            prim.impl(*stand_ins, **params)
+    except (ValueError, IndexError) as exc:
+        return str(exc)
+    except Exception:   # not about shapes (a dtype the stand-ins do not have ...): leave it to run time
+        return None
+    return None
