@@ -1,10 +1,12 @@
 """Specialise a module to argument types: give every value a type (`f64[3,4]`, `int`, `?` ...).
 
 A forward abstract interpretation: primitives use their shape rules, loops iterate to a fixed
-point (types only widen, towards `?`), calls join the types of every call site.
+point (types only widen, towards `?`), and each function is typed once per signature (the
+argument types of its calls: `h` and its copy `h.2`), up to MAX_SPECIALISATIONS of them.
 """
 from __future__ import annotations
 
+import copy
 import linecache
 import re
 
@@ -13,9 +15,12 @@ import numpy as np
 from ..runtime import primitives as P
 from ..runtime import types as T
 from .errors import TraceError
-from .ir import UNDEF, Literal, Module, Op, Region
+from .ir import UNDEF, Function, Literal, Module, Op, Region, walk
 
 MAX_ROUNDS = 6
+#: signatures of one function typed apart; calls with further ones share one copy typed with the
+#: join of their argument types (recursion on ever smaller arrays ends there)
+MAX_SPECIALISATIONS = 8
 
 #: primitives NumPy rejects for the shapes of their operands alone: an op of these whose types
 #: say it must fail is refused while tracing, with NumPy's message, at the user's line
@@ -35,12 +40,30 @@ class ShapeMismatchError(TraceError):
 
 def specialise(module: Module, arg_types: list) -> Module:
     """Type every value of `module`, the entry's parameters taking `arg_types`."""
-    _Inference(module).function(module.entry, list(arg_types))
+    inference = _Inference(module)
+    inference.specs[(module.entry, tuple(arg_types))] = module.entry
+    inference.copies[module.entry] = [module.entry]
+    inference.function(module.entry, list(arg_types))
+    reached = _reachable(module)
+    for name in [n for n in module.functions if n not in reached]:   # typed for a loop's early guesses
+        del module.functions[name]
     for fn in module.functions.values():   # functions never reached get unknown types
         for v in _values(fn.body):
             if v.type is None:
                 v.type = T.UNKNOWN
     return module
+
+
+def _reachable(module: Module) -> set:
+    """The functions the entry calls, directly or not, and the entry."""
+    seen, todo = {module.entry}, [module.entry]
+    while todo:
+        for op in walk(module.functions[todo.pop()].body):
+            callee = op.params.get("callee") if op.kind == "call" else None
+            if callee is not None and callee not in seen and callee in module.functions:
+                seen.add(callee)
+                todo.append(callee)
+    return seen
 
 
 def _values(region: Region):
@@ -69,6 +92,41 @@ class _Inference:
         self.returns: dict[str, T.Type] = {}   # functions inferred so far, and their return types
         self.list_items: dict = {}   # id of a `list` op's result -> its items' types (the list type joins them)
         self.conditional = 0   # > 0 inside a branch: it may never run, so a shape mismatch there is not refused
+        self.specs: dict = {}    # (function as traced, argument types) -> the copy typed with them
+        self.copies: dict = {}   # function as traced -> its copies (itself first)
+        self.origin: dict = {}   # copy -> the function as traced
+
+    def specialisation(self, base: str, types: tuple) -> str:
+        """The copy of function `base` typed for arguments `types`: `base` itself for its first
+        signature, a new copy for each further one, and past MAX_SPECIALISATIONS one shared copy."""
+        key = (base, types)
+        if key in self.specs:
+            return self.specs[key]
+        copies = self.copies.setdefault(base, [])
+        if len(copies) > MAX_SPECIALISATIONS:
+            name = copies[-1]   # the shared copy: function() joins the types
+        else:
+            name = base if not copies else self.copy_of(base)
+            copies.append(name)
+        self.specs[key] = name
+        return name
+
+    def copy_of(self, base: str) -> str:
+        fn = self.module.functions[base]
+        n = 2
+        while f"{base}.{n}" in self.module.functions:
+            n += 1
+        name = f"{base}.{n}"
+        self.module.functions[name] = Function(name, copy.deepcopy(fn.body), fn.env, fn.source, fn.arg_names,
+                                               fn.captures)
+        self.origin[name] = base
+        return name
+
+    def call(self, op: Op, ins: list) -> T.Type:
+        base = op.params["callee"]
+        base = self.origin.get(base, base)
+        op.params["callee"] = self.specialisation(base, tuple(ins))
+        return self.function(op.params["callee"], ins)
 
     def function(self, name: str, arg_types: list) -> T.Type:
         """The return type of `name` called with `arg_types`; a recursive call sees the return
@@ -116,7 +174,7 @@ class _Inference:
         elif op.kind in ("for", "while"):
             out = self.loop(op, ins)
         elif op.kind == "call":
-            out = [self.function(op.params["callee"], ins)]
+            out = [self.call(op, ins)]
         elif op.kind == "global":
             env = self.current[-1].env
             out = [T.type_of(env[op.params["name"]]) if op.params["name"] in env else T.UNKNOWN]
