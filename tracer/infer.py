@@ -14,6 +14,7 @@ import numpy as np
 
 from ..runtime import primitives as P
 from ..runtime import types as T
+from .cleanup import substitute
 from .errors import TraceError
 from .ir import UNDEF, Function, Literal, Module, Op, Region, walk
 
@@ -92,6 +93,8 @@ class _Inference:
         self.returns: dict[str, T.Type] = {}   # functions inferred so far, and their return types
         self.list_items: dict = {}   # id of a `list` op's result -> its items' types (the list type joins them)
         self.conditional = 0   # > 0 inside a branch: it may never run, so a shape mismatch there is not refused
+        self.range_lengths: dict = {}   # id of a `range` of constants -> its length
+        self.depth = 0   # loops entered
         self.specs: dict = {}    # (function as traced, argument types) -> the copy typed with them
         self.copies: dict = {}   # function as traced -> its copies (itself first)
         self.origin: dict = {}   # copy -> the function as traced
@@ -164,7 +167,9 @@ class _Inference:
 
     def op(self, op: Op) -> None:
         ins = [type_of_operand(x) for x in op.operands]
-        if op.kind == "if":
+        if op.kind == "if" and isinstance(op.operands[0], Literal):   # the other branch never runs
+            out = self.region(op.regions[0 if op.operands[0].value else 1])
+        elif op.kind == "if":
             self.conditional += 1
             try:
                 a, b = (self.region(r) for r in op.regions)
@@ -172,7 +177,11 @@ class _Inference:
                 self.conditional -= 1
             out = [T.join(x, y) for x, y in zip(a, b)]
         elif op.kind in ("for", "while"):
-            out = self.loop(op, ins)
+            self.depth += 1
+            try:
+                out = self.loop(op, ins)
+            finally:
+                self.depth -= 1
         elif op.kind == "call":
             out = [self.call(op, ins)]
         elif op.kind == "global":
@@ -196,30 +205,71 @@ class _Inference:
             value.type = t if isinstance(t, T.Type) else T.UNKNOWN
         if op.kind == "list":
             self.list_items[id(op.results[0])] = ins
+        elif op.kind == "range" and all(isinstance(x, Literal) for x in op.operands):
+            self.range_lengths[id(op.results[0])] = len(range(*[x.value for x in op.operands]))
 
     def loop(self, op: Op, ins: list) -> list:
-        lead = 1 if op.kind == "for" else 0
-        carried = ins[lead:]
+        """The loop's result types. Carries widen to a fixed point, except that a carry whose
+        type changes in the first iteration only (`acc = 0.0; acc = acc + x`) keeps the type the
+        later iterations agree on: the body is typed for both and each value gets the join."""
+        carried = ins[1:] if op.kind == "for" else ins
         item = [P._item_type(ins[0])] if op.kind == "for" else []
+        runs = max(self.trip_count(op, ins) or 0, 0) if op.kind == "for" else 0
+        out = self.iteration(op, item, carried)
+        if out == carried:
+            return self.settled(op, carried, runs)
+        if not any(o.kind == "call" for o in walk(op.regions[-1])):   # a call's copy has one signature
+            first = {id(v): v.type for region in op.regions for v in _values(region)}
+            later = self.iteration(op, item, out)
+            if later == out:
+                for region in op.regions:
+                    for v in _values(region):
+                        v.type = T.join(first.get(id(v), T.NEVER), v.type)
+                return self.settled(op, out if runs > 0 else [T.join(c, o) for c, o in zip(carried, out)], runs)
+            out = [T.join(o, x) for o, x in zip(out, later)]
         for _ in range(MAX_ROUNDS):
-            for region in op.regions:
-                args = region.args
-                types = (item + carried) if (op.kind == "for") else carried
-                for a, t in zip(args, types):
-                    a.type = t
-            if op.kind == "while":
-                self.region(op.regions[0])
-            out = self.region(op.regions[-1])
             widened = [T.join(c, o) for c, o in zip(carried, out)]
             if widened == carried:
-                return carried
+                return self.settled(op, carried, runs)
             carried = widened
+            out = self.iteration(op, item, carried)
         carried = [T.UNKNOWN] * len(carried)
-        for region in op.regions:
-            for a, t in zip(region.args[lead if region is op.regions[-1] else 0:], carried):
-                a.type = t
-            self.region(region)
+        self.iteration(op, item, carried)
         return carried
+
+    def iteration(self, op: Op, item: list, carried: list) -> list:
+        """Type one iteration of a loop entered with carries of types `carried`: its next carries."""
+        for region in op.regions:
+            for a, t in zip(region.args, item + carried if region is op.regions[-1] else carried):
+                a.type = t
+        if op.kind == "while":
+            self.region(op.regions[0])
+        return self.region(op.regions[-1])
+
+    def settled(self, op: Op, carried: list, runs: int) -> list:
+        """A loop that runs at least once ends with what its body yields: a carry it always sets
+        to one constant (`returned = True` of a loop that always returns) is that constant after it."""
+        if runs > 0:
+            for result, y in zip(op.results, op.regions[-1].yields):
+                if isinstance(y, Literal) and y.value is not UNDEF:
+                    substitute(self.current[-1].body, result, y)
+        return carried
+
+    def trip_count(self, op: Op, ins: list) -> int | None:
+        """How many times a `for` loop runs, when that is known while tracing."""
+        iterable = op.operands[0]
+        if id(iterable) in self.range_lengths:
+            return self.range_lengths[id(iterable)]
+        if self.depth:   # a loop's carried types are guesses until its fixed point
+            return None
+        t = ins[0]
+        if isinstance(t, T.TupleType):
+            return len(t.elems)
+        if isinstance(t, T.ListType):
+            return t.length
+        if isinstance(t, T.ArrayType) and t.shape:
+            return t.shape[0]
+        return None
 
     def mismatch(self, op: Op, ins: list, problem: str) -> ShapeMismatchError:
         """The located refusal of `op`, whose operands of types `ins` NumPy rejects with `problem`."""
