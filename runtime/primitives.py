@@ -230,8 +230,8 @@ def _reduction_rule(dtype: Callable | None = None) -> Callable:
         if not isinstance(t, T.ArrayType):
             return T.UNKNOWN
         out_dtype = dtype(t) if dtype else t.dtype
-        if t.shape is None:
-            return T.ArrayType(out_dtype, None)
+        if t.shape is None:   # whatever the rank, a full reduction is a scalar
+            return T.ArrayType(out_dtype, () if params.get("axis") is None and not params.get("keepdims") else None)
         axis, keep = params.get("axis"), params.get("keepdims", False)
         rank = len(t.shape)
         axes = range(rank) if axis is None else [a % rank for a in (axis if isinstance(axis, tuple) else (axis,))]

@@ -95,6 +95,7 @@ class _Inference:
         self.conditional = 0   # > 0 inside a branch: it may never run, so a shape mismatch there is not refused
         self.range_lengths: dict = {}   # id of a `range` of constants -> its length
         self.depth = 0   # loops entered
+        self.guessed = False   # a recursive call was typed with its return type so far
         self.specs: dict = {}    # (function as traced, argument types) -> the copy typed with them
         self.copies: dict = {}   # function as traced -> its copies (itself first)
         self.origin: dict = {}   # copy -> the function as traced
@@ -139,6 +140,7 @@ class _Inference:
         if name in self.returns or name in self.active:
             joined = [T.join(a, b) for a, b in zip(old, arg_types)]
             if joined == old or name in self.active:
+                self.guessed |= name in self.active
                 return self.returns.get(name, T.NEVER)
             arg_types = joined
         for p, t in zip(fn.params, arg_types):
@@ -248,11 +250,31 @@ class _Inference:
 
     def settled(self, op: Op, carried: list, runs: int) -> list:
         """A loop that runs at least once ends with what its body yields: a carry it always sets
-        to one constant (`returned = True` of a loop that always returns) is that constant after it."""
+        to one constant (`returned = True` of a loop that always returns) is that constant after it.
+        A list the body grows by the same count on every path ends `runs` times that longer."""
+        if runs and "exit" not in op.params and op.kind == "for":
+            carried = self.grown_lists(op, carried, runs)
         if runs > 0:
             for result, y in zip(op.results, op.regions[-1].yields):
                 if isinstance(y, Literal) and y.value is not UNDEF:
                     substitute(self.current[-1].body, result, y)
+        return carried
+
+    def grown_lists(self, op: Op, carried: list, runs: int) -> list:
+        inits = [type_of_operand(x) for x in op.operands[1:]]
+        growing = [i for i, (c, t) in enumerate(zip(carried, inits))
+                   if isinstance(c, T.ListType) and c.length is None and isinstance(t, T.ListType)
+                   and t.length is not None]
+        if not growing:
+            return carried
+        item = [P._item_type(type_of_operand(op.operands[0]))]
+        probe = [T.ListType(c.elem, inits[i].length) if i in growing else c for i, c in enumerate(carried)]
+        out = self.iteration(op, item, probe)
+        self.iteration(op, item, carried)   # the body's types are those of every iteration again
+        carried = list(carried)
+        for i in growing:
+            if isinstance(out[i], T.ListType) and out[i].length is not None:
+                carried[i] = T.ListType(carried[i].elem, inits[i].length + runs * (out[i].length - inits[i].length))
         return carried
 
     def trip_count(self, op: Op, ins: list) -> int | None:
@@ -260,7 +282,8 @@ class _Inference:
         iterable = op.operands[0]
         if id(iterable) in self.range_lengths:
             return self.range_lengths[id(iterable)]
-        if self.depth:   # a loop's carried types are guesses until its fixed point
+        if self.depth > 1 or self.guessed:   # a type that may still widen: inside another loop until its
+            # fixed point, and anywhere once a recursive call was typed with its result so far
             return None
         t = ins[0]
         if isinstance(t, T.TupleType):
