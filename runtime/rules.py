@@ -63,7 +63,9 @@ def unbroadcast(g, x):
 def _ndim(x) -> int:
     n = ops.ndim(x)
     if not isinstance(n, int):
-        raise TypeError("this rule needs the rank of its operand while tracing")
+        raise TypeError("its gradient depends on the number of axes of its operands, which differs between the "
+                        "paths into this line; give the value the same number of axes on every path (e.g. start "
+                        "an accumulator as np.zeros_like(x), or reshape it)")
     return n
 
 

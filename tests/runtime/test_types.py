@@ -6,7 +6,8 @@ from wengert.runtime import types as T
 
 TEXTS = ["f64[3,4]", "f32[]", "i64[5]", "bool[3]", "f64[?,3]", "f64[*]", "float", "int", "bool", "complex",
          "str", "none", "?", "never", "range", "slice", "iter", "dtype", "object", "tuple<f64[3], int>",
-         "tuple<>", "list<f64[3]>", "list<f64[3]>[2]", "list<never>[0]", "list<never>", "dict<f64[2]>", "dict<'w': f64[3,2], 'b': f64[2]>", "dict<>",
+         "tuple<>", "list<f64[3]>", "list<f64[3]>[2]", "list<never>[0]", "list<never>",
+         "dict<f64[2]>", "dict<'w': f64[3,2], 'b': f64[2]>", "dict<>",
          "dict<0: int, -1: float>", "tuple<list<f64[]>, dict<'a': tuple<int, int>>>"]
 
 
