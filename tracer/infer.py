@@ -220,15 +220,19 @@ class _Inference:
         out = self.iteration(op, item, carried)
         if out == carried:
             return self.settled(op, carried, runs)
-        if not any(o.kind == "call" for o in walk(op.regions[-1])):   # a call's copy has one signature
-            first = {id(v): v.type for region in op.regions for v in _values(region)}
-            later = self.iteration(op, item, out)
-            if later == out:
-                for region in op.regions:
-                    for v in _values(region):
-                        v.type = T.join(first.get(id(v), T.NEVER), v.type)
+        first = {id(v): v.type for region in op.regions for v in _values(region)}
+        later = self.iteration(op, item, out)
+        if [_any_length(t) for t in later] == [_any_length(t) for t in out]:   # lists may grow on
+            out = later = [T.join(o, x) for o, x in zip(out, later)]
+            for region in op.regions:
+                for v in _values(region):
+                    v.type = T.join(first.get(id(v), T.NEVER), v.type)
+            if all(self.specs.get((self.origin.get(c.params["callee"], c.params["callee"]),
+                                   tuple(type_of_operand(x) for x in c.operands))) == c.params["callee"]
+                   for region in op.regions for c in walk(region) if c.kind == "call"):
                 return self.settled(op, out if runs > 0 else [T.join(c, o) for c, o in zip(carried, out)], runs)
-            out = [T.join(o, x) for o, x in zip(out, later)]
+            # a call's copy is typed for one signature: one that differs in the first iteration widens
+        out = [T.join(o, x) for o, x in zip(out, later)]
         for _ in range(MAX_ROUNDS):
             widened = [T.join(c, o) for c, o in zip(carried, out)]
             if widened == carried:
@@ -269,8 +273,14 @@ class _Inference:
             return carried
         item = [P._item_type(type_of_operand(op.operands[0]))]
         probe = [T.ListType(c.elem, inits[i].length) if i in growing else c for i, c in enumerate(carried)]
+        values = [v for region in op.regions for v in _values(region)]
+        kept = [v.type for v in values]
+        calls = [(c, c.params["callee"]) for region in op.regions for c in walk(region) if c.kind == "call"]
         out = self.iteration(op, item, probe)
-        self.iteration(op, item, carried)   # the body's types are those of every iteration again
+        for v, t in zip(values, kept):   # the body's types are those of every iteration again
+            v.type = t
+        for c, callee in calls:
+            c.params["callee"] = callee
         carried = list(carried)
         for i in growing:
             if isinstance(out[i], T.ListType) and out[i].length is not None:
@@ -308,6 +318,10 @@ class _Inference:
         caret = " " * max(op.loc.col - 1 - (len(text) - len(stripped)), 0) + "^"
         return ShapeMismatchError(message, f"{path}:{op.loc.line}:{op.loc.col}", stripped,
                                   caret if stripped else "", hint)
+
+
+def _any_length(t: T.Type) -> T.Type:
+    return T.ListType(t.elem) if isinstance(t, T.ListType) else t
 
 
 def _describe(x, t: T.Type) -> str:

@@ -100,9 +100,26 @@ def example_args(name: str, rng) -> tuple:
         "joined_stacks": lambda: (rng.normal(size=(2, 3)), rng.normal(size=(2, 3))),
         "transposed_by_axes": lambda: (rng.normal(size=(3, 2, 2)),),
         "return_in_loop_then_stack": lambda: (rng.normal(size=3),),
+        "accumulated_helper_results": lambda: (rng.normal(size=(3, 3)), [rng.normal(size=3) for _ in range(2)]),
     }[name]()
 
 
 NAMES = ["recurrent_cell", "appended_then_stacked", "descent_for", "descent_while", "float_accumulator",
          "loop_of_n", "float_accumulator_of_n", "helper_of_two_ranks", "joined_tuple", "joined_stacks",
          "transposed_by_axes", "return_in_loop_then_stack"]
+
+
+def _cell(W, h, x):
+    return np.tanh(W @ h + x)
+
+
+def accumulated_helper_results(W, xs):
+    total = 0.0
+    rows = []
+    for x in xs:
+        total = total + _cell(W, np.ones(3), x)
+        rows.append(_cell(W, total, x))
+    return np.sum(np.sum(np.outer(total, total), axis=0)) + np.sum(np.stack(rows) @ W)
+
+
+NAMES.append("accumulated_helper_results")

@@ -43,7 +43,7 @@ def test_forward_mode_matches_reverse_mode(name):
 
 @pytest.mark.parametrize("name", ["recurrent_cell", "descent_for", "descent_while", "float_accumulator",
                                   "loop_of_n", "float_accumulator_of_n", "helper_of_two_ranks", "joined_tuple",
-                                  "joined_stacks", "return_in_loop_then_stack"])
+                                  "joined_stacks", "return_in_loop_then_stack", "accumulated_helper_results"])
 def test_hessian_matches_autograd(name):
     f, twin = _program(name)
     args = S.example_args(name, np.random.default_rng(0))

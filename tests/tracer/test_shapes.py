@@ -44,6 +44,9 @@ EXPECTED = {
     "joined_stacks": {"h": "f64[2,6]", "v": "f64[4,3]"},
     "transposed_by_axes": {"0": "f64[2,3,2]"},
     "return_in_loop_then_stack": {"return.3": "f64[]"},
+    # a helper called with the carry starting as 0.0 is typed for both signatures
+    "accumulated_helper_results": {"total": "f64[*]", "total.2": "f64[3]", "rows.3": "list<f64[3]>[2]",
+                                   "_cell/h": "f64[3]"},
 }
 
 
@@ -54,7 +57,8 @@ def test_inferred_types(name):
 
 
 @pytest.mark.parametrize("name", [n for n in S.NAMES if n not in ("float_accumulator", "float_accumulator_of_n",
-                                                                  "return_in_loop_then_stack")])
+                                                                  "return_in_loop_then_stack",
+                                                                  "accumulated_helper_results")])
 def test_no_unknown_shape_where_the_program_keeps_it(name):
     got = types(name)
     assert [k for k, t in got.items() if "?" in t or "*" in t] == []
