@@ -217,9 +217,9 @@ class _Inference:
         carried = ins[1:] if op.kind == "for" else ins
         item = [P._item_type(ins[0])] if op.kind == "for" else []
         runs = max(self.trip_count(op, ins) or 0, 0) if op.kind == "for" else 0
-        out = self.iteration(op, item, carried)
-        if out == carried:
-            return self.settled(op, carried, runs)
+        out = self.iteration(op, item, carried, certain=runs > 0)
+        if out == carried or (runs == 1 and "exit" not in op.params):   # (one iteration: these types are all)
+            return self.settled(op, out, runs)
         first = {id(v): v.type for region in op.regions for v in _values(region)}
         later = self.iteration(op, item, out)
         if [_any_length(t) for t in later] == [_any_length(t) for t in out]:   # lists may grow on
@@ -243,14 +243,20 @@ class _Inference:
         self.iteration(op, item, carried)
         return carried
 
-    def iteration(self, op: Op, item: list, carried: list) -> list:
-        """Type one iteration of a loop entered with carries of types `carried`: its next carries."""
+    def iteration(self, op: Op, item: list, carried: list, certain: bool = False) -> list:
+        """Type one iteration of a loop entered with carries of types `carried`: its next carries.
+        Unless it is `certain` to run with these (the first iteration of a loop known to run), a
+        shape mismatch in it is left to run time."""
         for region in op.regions:
             for a, t in zip(region.args, item + carried if region is op.regions[-1] else carried):
                 a.type = t
-        if op.kind == "while":
-            self.region(op.regions[0])
-        return self.region(op.regions[-1])
+        self.conditional += not certain
+        try:
+            if op.kind == "while":
+                self.region(op.regions[0])
+            return self.region(op.regions[-1])
+        finally:
+            self.conditional -= not certain
 
     def settled(self, op: Op, carried: list, runs: int) -> list:
         """A loop that runs at least once ends with what its body yields: a carry it always sets

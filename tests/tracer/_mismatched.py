@@ -49,3 +49,16 @@ def in_a_branch(a, b):
     if np.sum(a) > 100.0:   # never taken with the example arguments: NumPy would not complain
         return np.sum(a * b)
     return np.sum(a)
+
+
+def only_once(x, A):
+    for i in range(1):   # a second step would multiply a 4-vector by A, but there is none
+        x = A @ x
+    return np.sum(x)
+
+
+def maybe_never(a, b, n):
+    s = 0.0
+    for i in range(n):   # n may be 0
+        s = s + np.sum(a * b)
+    return s + np.sum(a)

@@ -124,3 +124,9 @@ def test_mismatched_shapes_are_refused_at_the_users_line(fn, args, expression, m
 def test_a_mismatch_on_a_branch_that_may_not_run_is_left_to_run_time():
     a, b = np.ones(3), np.ones(4)
     assert wengert.grad(M.in_a_branch)(a, b) == pytest.approx(np.ones(3))
+    assert wengert.grad(M.maybe_never)(a, b, 0) == pytest.approx(np.ones(3))
+
+
+def test_a_loop_step_that_never_runs_is_not_refused():
+    x, A = np.array([1.0, 2.0, 3.0]), np.arange(12.0).reshape(4, 3)
+    assert wengert.grad(M.only_once)(x, A) == pytest.approx(A.sum(axis=0))
