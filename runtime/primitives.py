@@ -462,6 +462,10 @@ def _sequence_rule(types, consts, params, impl, mode: str):
         if not shape:
             return T.ArrayType(elem.dtype, (_length(t),))
         shape[1] = None
+    elif mode == "column_stack" and len(shape) < 2:   # each item a column
+        shape = [*(shape or [1]), _length(t)]
+    elif mode == "column_stack":
+        shape[1] = None
     else:
         shape[axis % len(shape)] = None
     return T.ArrayType(elem.dtype, tuple(shape))
@@ -825,7 +829,7 @@ stands_for(concatenate, [np.concatenate], "seq, axis=0", "seq", "axis")
 stack = primitive("stack", _stack, params={"axis": 0}, linear=True,
                   shape_rule=lambda ts, cs, ps: _sequence_rule(ts, cs, ps, _stack, "stack"))
 stands_for(stack, [np.stack], "seq, axis=0", "seq", "axis")
-for _name, _fn in [("hstack", np.hstack), ("vstack", np.vstack)]:
+for _name, _fn in [("hstack", np.hstack), ("vstack", np.vstack), ("column_stack", np.column_stack)]:
     _impl = (lambda fn: lambda seq: fn(list(seq)))(_fn)
     _p = primitive(_name, _impl, linear=True,
                    shape_rule=(lambda impl, mode: lambda ts, cs, ps: _sequence_rule(ts, cs, ps, impl, mode))(
@@ -1046,10 +1050,12 @@ def _getitem_grad(g, x, *index):
 
 def _unconcatenate(g, seq, axis=0, mode="concatenate"):
     """Split g into pieces shaped like the arrays of `seq` it was made from (the adjoint of
-    np.concatenate / np.hstack / np.vstack)."""
+    np.concatenate / np.hstack / np.vstack / np.column_stack)."""
     pieces = [np.asarray(x) for x in seq]
     if mode == "vstack":
         sizes, axis = [np.atleast_2d(p).shape[0] for p in pieces], 0
+    elif mode == "column_stack":
+        sizes, axis = [1 if p.ndim < 2 else p.shape[1] for p in pieces], 1
     elif mode == "hstack":
         axis = 0 if pieces[0].ndim <= 1 else 1
         sizes = [np.atleast_1d(p).shape[axis] for p in pieces]

@@ -368,6 +368,7 @@ defvjp(P.diag, lambda g, out, x, k=0: ops.diag(g, k=k))   # square matrices: dia
 defvjp(P.concatenate, lambda g, out, seq, axis=0: ops.unconcatenate(g, seq, axis=axis, mode="concatenate"))
 defvjp(P.PRIMITIVES["hstack"], lambda g, out, seq: ops.unconcatenate(g, seq, mode="hstack"))
 defvjp(P.PRIMITIVES["vstack"], lambda g, out, seq: ops.unconcatenate(g, seq, mode="vstack"))
+defvjp(P.PRIMITIVES["column_stack"], lambda g, out, seq: ops.unconcatenate(g, seq, mode="column_stack"))
 defvjp(P.stack, lambda g, out, seq, axis=0: ops.unstack(g, axis=axis))
 VARIADIC_VJP["getitem"] = lambda i: (lambda g, out, x, *index: ops.getitem_grad(g, x, *index)) if i == 0 else None
 VARIADIC_VJP["setitem"] = lambda i: {
@@ -394,7 +395,9 @@ defvjp(P.py_sum, lambda g, out, xs, start=0: ops.repeat_like(g, xs), lambda g, o
 defvjp(P.or_zeros, lambda g, out, x, like: g)
 defvjp(P.add_any, lambda g, out, x, y: g, lambda g, out, x, y: g)
 VARIADIC_VJP["getitem_grad"] = lambda i: (lambda g, out, gy, x, *index: ops.getitem(g, *index)) if i == 0 else None
-defvjp(P.unconcatenate, lambda g, out, gy, seq, axis=0, mode="concatenate": ops.concatenate(g, axis=axis))
+# the pieces join back the way they were split (vstack of 1-D pieces stacks them, it does not concatenate)
+defvjp(P.unconcatenate, lambda g, out, gy, seq, axis=0, mode="concatenate":
+       ops.concatenate(g, axis=axis) if mode == "concatenate" else P.bind(P.PRIMITIVES[mode], g))
 defvjp(P.unstack, lambda g, out, gy, axis=0: ops.stack(g, axis=axis))
 defvjp(P.repeat_like, lambda g, out, gy, xs: ops.py_sum(g, 0))
 defvjp(P.dict_from_values, None, lambda g, out, d, values: ops.dict_values(g))
@@ -524,7 +527,8 @@ LINEAR_IN = {
     "sum": (0,), "mean": (0,), "cumsum": (0,), "trace": (0,), "transpose": (0,), "swapaxes": (0,),
     "moveaxis": (0,), "reshape": (0,), "ravel": (0,), "expand_dims": (0,), "squeeze": (0,),
     "broadcast_to": (0,), "sum_to": (0,), "flip": (0,), "roll": (0,), "tril": (0,), "triu": (0,),
-    "diag": (0,), "concatenate": (0,), "stack": (0,), "hstack": (0,), "vstack": (0,), "getitem": (0,),
+    "diag": (0,), "concatenate": (0,), "stack": (0,), "hstack": (0,), "vstack": (0,), "column_stack": (0,),
+    "getitem": (0,),
     "setitem": (0, 1), "to_tuple": (0,), "to_list": (0,), "reversed": (0,), "list_append": (0, 1),
     "list_extend": (0, 1), "dict_values": (0,), "getitem_grad": (0,), "or_zeros": (0,),
     "unstack": (0,), "unconcatenate": (0,), "repeat_like": (0,), "add_any": (0, 1), "list_insert": (0, 2),

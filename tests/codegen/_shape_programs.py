@@ -67,7 +67,9 @@ def joined_tuple(x):
 def joined_stacks(a, b):
     h = np.hstack([a, b])
     v = np.vstack([a, b])
-    return np.sum(np.sum(h, axis=1) ** 2) + np.sum(np.sum(v, axis=0) ** 2) + np.sum(h[:, :3] @ v.T)
+    c = np.column_stack([a[0], b[1], a[1]])
+    return np.sum(np.sum(h, axis=1) ** 2) + np.sum(np.sum(v, axis=0) ** 2) + np.sum(h[:, :3] @ v.T) + \
+        np.sum(np.sum(c, axis=1) ** 3)
 
 
 def transposed_by_axes(t):

@@ -41,7 +41,7 @@ EXPECTED = {
     "float_accumulator_of_n": {"acc.1": "f64[2,2,3]", "acc.2": "f64[*]"},
     "helper_of_two_ranks": {"_double/a": "f64[3,3]", "_double.2/a": "f64[3]", "2": "f64[3]", "5": "f64[3]"},
     "joined_tuple": {"3": "f64[3]", "7": "f64[2,3]"},
-    "joined_stacks": {"h": "f64[2,6]", "v": "f64[4,3]"},
+    "joined_stacks": {"h": "f64[2,6]", "v": "f64[4,3]", "c": "f64[3,3]"},
     "transposed_by_axes": {"0": "f64[2,3,2]"},
     "return_in_loop_then_stack": {"return.3": "f64[]"},
     # a helper called with the carry starting as 0.0 is typed for both signatures
