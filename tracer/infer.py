@@ -313,6 +313,8 @@ class _Inference:
     def mismatch(self, op: Op, ins: list, problem: str) -> ShapeMismatchError:
         """The located refusal of `op`, whose operands of types `ins` NumPy rejects with `problem`."""
         described = ", ".join(_describe(x, t) for x, t in zip(op.operands, ins))
+        if op.kind in SEQUENCE_OPS and id(op.operands[0]) in self.list_items:   # `[a, b]` as written
+            described = "[" + ", ".join(t.text() for t in self.list_items[id(op.operands[0])]) + "]"
         message = f"`{op.kind}` of {described}: {problem.strip()}"
         hint = ("the shapes come from the arguments the function is called with: check them, or reshape or "
                 "transpose the operands so that NumPy accepts them")
