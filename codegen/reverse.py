@@ -269,8 +269,8 @@ class _Reverse(DerivativePass):
                     raise NotDifferentiableError(f"{self.where(op)}: {exc}") from None
                 except TypeError as exc:   # a rule that needs a rank or shape the types do not give
                     raise NotDifferentiableError(
-                        f"{self.where(op)}: cannot differentiate `{op.kind}` here: {exc} (the shape of "
-                        f"{', '.join(_describe(o) for o in op.operands)} is not known)") from None
+                        f"{self.where(op)}: cannot differentiate `{op.kind}` of "
+                        f"{', '.join(_describe(o) for o in op.operands)} here: {exc}") from None
                 self.accumulate(bar, x, ct, builder)
 
     def adjoint_if(self, op: Op, primal: Region, bar: dict, target: Region) -> None:

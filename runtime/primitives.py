@@ -155,13 +155,18 @@ def lookup_callable(fn: Any) -> Binding | None:
 
 def _dummy(t: T.Type, const: Any) -> Any:
     """A stand-in for an operand: its value when known, else an array of its shape (whose data
-    does not matter to a shape). A scalar of unknown value has no stand-in: it may be a size."""
+    does not matter to a shape), or a tuple or list of those. A scalar of unknown value has no
+    stand-in: it may be a size."""
     if const is not NOVALUE:
         return const
     if isinstance(t, T.ArrayType):
         if not t.known:
             raise ValueError("unknown shape")
         return np.broadcast_to(np.ones((), t.np_dtype), t.shape)
+    if isinstance(t, T.TupleType):
+        return tuple(_dummy(e, NOVALUE) for e in t.elems)
+    if isinstance(t, T.ListType) and t.length is not None:
+        return [_dummy(t.elem, NOVALUE)] * t.length
     raise ValueError("no stand-in")
 
 
@@ -174,7 +179,8 @@ def _broadcast_dims(shapes: list) -> tuple | None:
         dims = [s[len(s) - rank + i] for s in shapes if len(s) - rank + i >= 0]
         known = {d for d in dims if d is not None and d != 1}
         if len(known) > 1:
-            raise ValueError(f"shapes {shapes} do not broadcast")
+            raise T.IncompatibleShapes("operands could not be broadcast together with shapes "
+                                       + " ".join(T.shape_text(s) for s in shapes))
         if known:
             out.append(known.pop())
         elif any(d is None for d in dims):
@@ -225,8 +231,8 @@ def _reduction_rule(dtype: Callable | None = None) -> Callable:
         if not isinstance(t, T.ArrayType):
             return T.UNKNOWN
         out_dtype = dtype(t) if dtype else t.dtype
-        if t.shape is None:
-            return T.ArrayType(out_dtype, None)
+        if t.shape is None:   # whatever the rank, a full reduction is a scalar
+            return T.ArrayType(out_dtype, () if params.get("axis") is None and not params.get("keepdims") else None)
         axis, keep = params.get("axis"), params.get("keepdims", False)
         rank = len(t.shape)
         axes = range(rank) if axis is None else [a % rank for a in (axis if isinstance(axis, tuple) else (axis,))]
@@ -249,6 +255,10 @@ def _matmul_rule(types, consts, params):
         raise ValueError("matmul of a scalar")
     left = sa if len(sa) > 1 else (1,) + sa
     right = sb if len(sb) > 1 else sb + (1,)
+    if None not in (left[-1], right[-2]) and left[-1] != right[-2]:
+        raise T.IncompatibleShapes(
+            "matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+            f"(n?,k),(k,m?)->(n?,m?) (size {right[-2]} is different from {left[-1]})")
     batch = _broadcast_dims([left[:-2], right[:-2]])
     shape = batch + (left[-2], right[-1])
     if len(sa) == 1:
@@ -278,7 +288,13 @@ def _einsum_rule(types, consts, params):
         return evaluate_rule(types, consts, params, lambda *a, spec: np.einsum(spec, *a))
     sizes: dict = {}
     for name, t in zip(names, types):
+        if t.shape is not None and len(name) != len(t.shape):
+            raise T.IncompatibleShapes(f"einstein sum subscripts string {name!r} does not fit an operand of "
+                                       f"shape {T.shape_text(t.shape)}")
         for letter, dim in zip(name, t.shape):
+            if None not in (dim, sizes.get(letter)) and 1 not in (dim, sizes[letter]) and dim != sizes[letter]:
+                raise T.IncompatibleShapes(f"size of label {letter!r} ({dim}) does not match previous terms "
+                                           f"({sizes[letter]})")
             sizes[letter] = dim if sizes.get(letter) in (None, 1) else sizes[letter]
     if not _:
         output = "".join(sorted(c for c in set(inputs) - {","} if inputs.count(c) == 1))
@@ -301,7 +317,7 @@ def _basic_index_shape(shape, index: list, consts: list):
             kinds.append(c)
         elif (isinstance(c, int) and not isinstance(c, bool)) or (
                 c is NOVALUE and isinstance(t, T.ScalarType) and t.kind == "int"):
-            kinds.append("int")
+            kinds.append(("int", None if c is NOVALUE else c))
         elif c is NOVALUE and isinstance(t, T.OpaqueType) and t.kind == "slice":
             kinds.append("slice?")
         else:
@@ -320,7 +336,9 @@ def _basic_index_shape(shape, index: list, consts: list):
             continue
         dim = shape[axis]
         axis += 1
-        if k == "int":
+        if isinstance(k, tuple):   # an int: the axis goes
+            if k[1] is not None and dim is not None and not -dim <= k[1] < dim:
+                raise T.IncompatibleShapes(f"index {k[1]} is out of bounds for axis {axis - 1} with size {dim}")
             continue
         if k == "slice?":
             out.append(None)
@@ -338,7 +356,11 @@ def _getitem_rule(types, consts, params):
             return target.elem
         if isinstance(target, (T.ListType, T.OpaqueType)) and len(index) == 1 and (
                 isinstance(consts[1], slice) or index[0] == T.OpaqueType("slice")):
-            return target   # a slice of a list is a list of the same items
+            if isinstance(target, T.ListType):   # a slice of a list is a list of the same items
+                n = target.length
+                length = len(range(n)[consts[1]]) if n is not None and isinstance(consts[1], slice) else None
+                return T.ListType(target.elem, length)
+            return target
         if isinstance(target, T.DictType):
             return target.field(consts[1]) if len(index) == 1 and consts[1] is not NOVALUE else target.value
         return T.UNKNOWN
@@ -416,28 +438,61 @@ def _dict_value(t: T.Type) -> T.Type:
     return t.value if isinstance(t, T.DictType) else T.UNKNOWN
 
 
-def _sequence_rule(types, consts, params, impl, stacking: bool):
-    """concatenate/stack: evaluated when the items are known; for a list of unknown length with
-    a known item type, the joined axis has an unknown size."""
+def _sequence_rule(types, consts, params, impl, mode: str):
+    """concatenate/stack/hstack/vstack: evaluated on stand-ins when every item's shape is known;
+    else, from the items' joined type, the rank and the sizes off the joined axis (stacking: the
+    list's length, when known, is the new axis)."""
     (t,) = types
-    if isinstance(t, T.ListType) and isinstance(t.elem, T.ArrayType) and t.elem.shape is not None:
-        shape, axis = list(t.elem.shape), params.get("axis", 0)
-        if stacking:
-            shape.insert(axis % (len(shape) + 1), None)
-        else:
-            shape[axis % len(shape)] = None
-        return T.ArrayType(t.elem.dtype, tuple(shape))
-    if isinstance(t, T.TupleType):
-        return evaluate_rule([t], consts, params, lambda seq, **p: impl(
-            [np.broadcast_to(np.ones((), e.np_dtype), e.shape) for e in t.elems], **p))
-    return T.UNKNOWN
+    if isinstance(t, (T.TupleType, T.ListType)):
+        try:
+            return evaluate_rule([t], consts, params, impl)
+        except ValueError as exc:
+            if "stand-in" not in str(exc) and "unknown shape" not in str(exc):
+                raise
+    elem = T.join_all(list(t.elems)) if isinstance(t, T.TupleType) else t.elem if isinstance(t, T.ListType) else None
+    if not isinstance(elem, T.ArrayType) or elem.shape is None:
+        return T.UNKNOWN
+    shape, axis = list(elem.shape), params.get("axis", 0)
+    if mode == "stack":
+        shape.insert(axis % (len(shape) + 1), _length(t))
+    elif mode == "vstack" and len(shape) < 2:
+        shape = [_length(t), *(shape or [1])]
+    elif mode == "vstack" or (mode == "hstack" and len(shape) == 1):
+        shape[0] = None
+    elif mode == "hstack":
+        if not shape:
+            return T.ArrayType(elem.dtype, (_length(t),))
+        shape[1] = None
+    elif mode == "column_stack" and len(shape) < 2:   # each item a column
+        shape = [*(shape or [1]), _length(t)]
+    elif mode == "column_stack":
+        shape[1] = None
+    else:
+        shape[axis % len(shape)] = None
+    return T.ArrayType(elem.dtype, tuple(shape))
 
 
 def _append_rule(types, consts, params):
     xs, v = types
     if not isinstance(xs, T.ListType):
         return T.UNKNOWN
-    return T.ListType(v if xs.elem == T.UNKNOWN else T.join(xs.elem, v))
+    return T.ListType(v if xs.elem == T.UNKNOWN else T.join(xs.elem, v), _plus(xs.length, 1))
+
+
+def _plus(length: int | None, n: int | None) -> int | None:
+    return None if length is None or n is None else length + n
+
+
+def _length(t: T.Type) -> int | None:
+    """The number of items of a list or tuple type, when known."""
+    return len(t.elems) if isinstance(t, T.TupleType) else t.length if isinstance(t, T.ListType) else None
+
+
+def _extend_rule(types, consts, params):
+    xs, vs = types
+    if not isinstance(xs, T.ListType):
+        return T.UNKNOWN
+    return T.ListType(T.join(xs.elem, _item_type(vs)), _plus(xs.length, _length(vs)))
 
 
 def _seq_rule(types, consts, params):
@@ -751,6 +806,9 @@ def _transpose_rule(types, consts, params):
     if not isinstance(t, T.ArrayType) or t.shape is None:
         return T.UNKNOWN
     axes = params.get("axes")
+    if axes is not None and sorted(a % len(t.shape) if -len(t.shape) <= a < len(t.shape) else None
+                                   for a in axes) != list(range(len(t.shape))):
+        raise T.IncompatibleShapes("axes don't match array")
     order = range(len(t.shape))[::-1] if axes is None else [a % len(t.shape) for a in axes]
     return T.ArrayType(t.dtype, tuple(t.shape[a] for a in order))
 
@@ -802,15 +860,17 @@ stands_for(broadcast_to, [np.broadcast_to], "x, shape", "x shape")
 sum_to = primitive("sum_to", _sum_to, arity=2, linear=True, shape_rule=_to_shape_rule,
                    doc="sum x down to a shape: the adjoint of broadcast_to")
 concatenate = primitive("concatenate", _concatenate, params={"axis": 0}, linear=True,
-                        shape_rule=lambda ts, cs, ps: _sequence_rule(ts, cs, ps, _concatenate, stacking=False),
+                        shape_rule=lambda ts, cs, ps: _sequence_rule(ts, cs, ps, _concatenate, "concatenate"),
                         doc="operand: a list or tuple of arrays")
 stands_for(concatenate, [np.concatenate], "seq, axis=0", "seq", "axis")
 stack = primitive("stack", _stack, params={"axis": 0}, linear=True,
-                  shape_rule=lambda ts, cs, ps: _sequence_rule(ts, cs, ps, _stack, stacking=True))
+                  shape_rule=lambda ts, cs, ps: _sequence_rule(ts, cs, ps, _stack, "stack"))
 stands_for(stack, [np.stack], "seq, axis=0", "seq", "axis")
-for _name, _fn in [("hstack", np.hstack), ("vstack", np.vstack)]:
-    _p = primitive(_name, (lambda fn: lambda seq: fn(list(seq)))(_fn), linear=True,
-                   shape_rule=_evaluating((lambda fn: lambda seq: fn(list(seq)))(_fn)))
+for _name, _fn in [("hstack", np.hstack), ("vstack", np.vstack), ("column_stack", np.column_stack)]:
+    _impl = (lambda fn: lambda seq: fn(list(seq)))(_fn)
+    _p = primitive(_name, _impl, linear=True,
+                   shape_rule=(lambda impl, mode: lambda ts, cs, ps: _sequence_rule(ts, cs, ps, impl, mode))(
+                       _impl, _name))
     stands_for(_p, [_fn], "seq, /", "seq")
 getitem = primitive("getitem", _getitem, arity=None, linear=True, shape_rule=_getitem_rule,
                     doc="x[i]; several index operands make a tuple index")
@@ -900,7 +960,8 @@ range_ = primitive("range", builtins.range, arity=None, differentiable=False,
                    shape_rule=_fixed(T.OpaqueType("range")))
 stands_for(range_, [builtins.range], "*bounds", "bounds")
 enumerate_ = primitive("enumerate", lambda xs, start=0: builtins.list(builtins.enumerate(xs, start)), arity=2,
-                       shape_rule=lambda ts, cs, ps: T.ListType(T.TupleType((T.ScalarType("int"), _item_type(ts[0])))),
+                       shape_rule=lambda ts, cs, ps: T.ListType(T.TupleType((T.ScalarType("int"), _item_type(ts[0]))),
+                                                                _length(ts[0])),
                        doc="a list of (index, item) pairs")
 stands_for(enumerate_, [builtins.enumerate], "xs, start=0", "xs start")
 zip_ = primitive("zip", lambda *xs: builtins.list(builtins.zip(*xs)), arity=None,
@@ -908,7 +969,8 @@ zip_ = primitive("zip", lambda *xs: builtins.list(builtins.zip(*xs)), arity=None
                  doc="a list of tuples")
 stands_for(zip_, [builtins.zip], "*xs", "xs")
 reversed_ = primitive("reversed", lambda xs: builtins.list(builtins.reversed(xs)),
-                      shape_rule=lambda ts, cs, ps: T.ListType(_item_type(ts[0])), doc="a list, last item first")
+                      shape_rule=lambda ts, cs, ps: T.ListType(_item_type(ts[0]), _length(ts[0])),
+                      doc="a list, last item first")
 stands_for(reversed_, [builtins.reversed], "xs, /", "xs")
 py_sum = primitive("py_sum", lambda xs, start=0: builtins.sum(xs, start), arity=2,
                    shape_rule=lambda ts, cs, ps: elementwise_rule(operator.add)([ts[1], _item_type(ts[0])], cs, {}),
@@ -926,13 +988,14 @@ stands_for(py_slice, [builtins.slice], "start, stop=None, step=None, /", "start 
 make_tuple = primitive("tuple", lambda *xs: xs, arity=None, linear=True,
                        shape_rule=lambda ts, cs, ps: T.TupleType(tuple(ts)))
 make_list = primitive("list", lambda *xs: builtins.list(xs), arity=None, linear=True,
-                      shape_rule=lambda ts, cs, ps: T.ListType(T.join_all(ts)))
+                      shape_rule=lambda ts, cs, ps: T.ListType(T.join_all(ts), len(ts)))
 make_dict = primitive("dict", _make_dict, params={"keys": ()}, arity=None, linear=True,
                       shape_rule=lambda ts, cs, ps: T.record(tuple(zip(ps["keys"], ts))))
 to_tuple = primitive("to_tuple", builtins.tuple, linear=True, shape_rule=_seq_rule, doc="builtins.tuple(xs)")
 stands_for(to_tuple, [builtins.tuple], "xs, /", "xs")
 to_list = primitive("to_list", builtins.list, linear=True,
-                    shape_rule=lambda ts, cs, ps: T.ListType(_item_type(ts[0])), doc="builtins.list(xs)")
+                    shape_rule=lambda ts, cs, ps: T.ListType(_item_type(ts[0]), _length(ts[0])),
+                    doc="builtins.list(xs)")
 stands_for(to_list, [builtins.list], "xs, /", "xs")
 unpack = primitive("unpack", _unpack, params={"n": 0}, linear=True, results=None,
                    shape_rule=lambda ts, cs, ps: list(ts[0].elems) if isinstance(ts[0], T.TupleType)
@@ -941,9 +1004,10 @@ unpack = primitive("unpack", _unpack, params={"n": 0}, linear=True, results=None
 list_append = primitive("list_append", _list_append, arity=2, linear=True,
                         shape_rule=_append_rule,
                         doc="xs + [v]: the list after xs.append(v)")
-list_extend = primitive("list_extend", _list_extend, arity=2, linear=True, shape_rule=_same_as(0))
+list_extend = primitive("list_extend", _list_extend, arity=2, linear=True, shape_rule=_extend_rule)
 list_pop = primitive("list_pop", _list_pop, arity=2, linear=True, results=2,
-                     shape_rule=lambda ts, cs, ps: [ts[0], ts[0].elem], doc="the list after xs.pop(i), and the item")
+                     shape_rule=lambda ts, cs, ps: [T.ListType(ts[0].elem, _plus(ts[0].length, -1)), ts[0].elem],
+                     doc="the list after xs.pop(i), and the item")
 dict_items = primitive("dict_items", lambda d: builtins.list(d.items()), linear=True,
                        shape_rule=lambda ts, cs, ps: T.ListType(T.TupleType((T.UNKNOWN, _dict_value(ts[0])))),
                        doc="a list of (key, value) pairs")
@@ -1023,10 +1087,12 @@ def _getitem_grad(g, x, *index):
 
 def _unconcatenate(g, seq, axis=0, mode="concatenate"):
     """Split g into pieces shaped like the arrays of `seq` it was made from (the adjoint of
-    np.concatenate / np.hstack / np.vstack)."""
+    np.concatenate / np.hstack / np.vstack / np.column_stack)."""
     pieces = [np.asarray(x) for x in seq]
     if mode == "vstack":
         sizes, axis = [np.atleast_2d(p).shape[0] for p in pieces], 0
+    elif mode == "column_stack":
+        sizes, axis = [1 if p.ndim < 2 else p.shape[1] for p in pieces], 1
     elif mode == "hstack":
         axis = 0 if pieces[0].ndim <= 1 else 1
         sizes = [np.atleast_1d(p).shape[axis] for p in pieces]
@@ -1136,7 +1202,8 @@ unconcatenate = primitive("unconcatenate", _unconcatenate, params={"axis": 0, "m
 unstack = primitive("unstack", _unstack, params={"axis": 0}, linear=True, doc="list(np.moveaxis(g, axis, 0))")
 pack_like = primitive("pack_like", _pack_like, arity=None, linear=True, shape_rule=_same_as(0),
                       doc="a cotangent shaped like sequence x from its items' cotangents")
-list_insert = primitive("list_insert", _list_insert, arity=3, linear=True, shape_rule=_same_as(0))
+list_insert = primitive("list_insert", _list_insert, arity=3, linear=True,
+                        shape_rule=lambda ts, cs, ps: T.ListType(T.join(ts[0].elem, ts[2]), _plus(ts[0].length, 1)))
 unzip = primitive("unzip", _unzip, params={"position": 0}, arity=2, linear=True,
                   doc="item `position` of each pair: the adjoint of zip/enumerate")
 

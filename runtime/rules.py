@@ -65,7 +65,9 @@ def unbroadcast(g, x):
 def _ndim(x) -> int:
     n = ops.ndim(x)
     if not isinstance(n, int):
-        raise TypeError("this rule needs the rank of its operand while tracing")
+        raise TypeError("its gradient depends on the number of axes of its operands, which differs between the "
+                        "paths into this line; give the value the same number of axes on every path (e.g. start "
+                        "an accumulator as np.zeros_like(x), or reshape it)")
     return n
 
 
@@ -76,9 +78,12 @@ def _axes(axis, ndim: int) -> tuple:
 
 
 def _expand(g, x, axis, keepdims):
-    """A reduction's cotangent `g` broadcast back to the shape of its operand `x`."""
+    """A reduction's cotangent `g` broadcast back to the shape of its operand `x`. Without x's
+    rank the axes stay as written: `np.expand_dims` reads them against g's rank plus their count,
+    which is x's rank, so the run time resolves them as the reduction did."""
     if axis is not None and not keepdims:
-        g = ops.expand_dims(g, axis=_axes(axis, _ndim(x)))
+        n = ops.ndim(x)
+        g = ops.expand_dims(g, axis=_axes(axis, n) if isinstance(n, int) else axis)
     return ops.broadcast_to(g, shape(x))
 
 
@@ -548,6 +553,7 @@ defvjp(P.diag, lambda g, out, x, k=0: ops.diag(g, k=k))   # square matrices: dia
 defvjp(P.concatenate, lambda g, out, seq, axis=0: ops.unconcatenate(g, seq, axis=axis, mode="concatenate"))
 defvjp(P.PRIMITIVES["hstack"], lambda g, out, seq: ops.unconcatenate(g, seq, mode="hstack"))
 defvjp(P.PRIMITIVES["vstack"], lambda g, out, seq: ops.unconcatenate(g, seq, mode="vstack"))
+defvjp(P.PRIMITIVES["column_stack"], lambda g, out, seq: ops.unconcatenate(g, seq, mode="column_stack"))
 defvjp(P.stack, lambda g, out, seq, axis=0: ops.unstack(g, axis=axis))
 VARIADIC_VJP["getitem"] = lambda i: (lambda g, out, x, *index: ops.getitem_grad(g, x, *index)) if i == 0 else None
 def _written_cotangent(g, x, *index):
@@ -595,7 +601,11 @@ def _item_of_cotangent(g, gy, x, index):
     """g[index], where g is a cotangent of x: of a container, its item may be None (a zero)."""
     item = ops.getitem(g, *index)
     return ops.or_zeros(item, gy) if _is_container(x) else item
-defvjp(P.unconcatenate, lambda g, out, gy, seq, axis=0, mode="concatenate": ops.concatenate(g, axis=axis))
+
+
+# the pieces join back the way they were split (vstack of 1-D pieces stacks them, it does not concatenate)
+defvjp(P.unconcatenate, lambda g, out, gy, seq, axis=0, mode="concatenate":
+       ops.concatenate(g, axis=axis) if mode == "concatenate" else P.bind(P.PRIMITIVES[mode], g))
 defvjp(P.unstack, lambda g, out, gy, axis=0: ops.stack(g, axis=axis))
 defvjp(P.repeat_like, lambda g, out, gy, xs: ops.py_sum(g, 0))
 defvjp(P.dict_from_values, None, lambda g, out, d, values: ops.dict_values(g))
@@ -738,7 +748,8 @@ LINEAR_IN = {
     "sum": (0,), "mean": (0,), "cumsum": (0,), "trace": (0,), "transpose": (0,), "swapaxes": (0,),
     "moveaxis": (0,), "reshape": (0,), "ravel": (0,), "expand_dims": (0,), "squeeze": (0,),
     "broadcast_to": (0,), "sum_to": (0,), "flip": (0,), "roll": (0,), "tril": (0,), "triu": (0,),
-    "diag": (0,), "concatenate": (0,), "stack": (0,), "hstack": (0,), "vstack": (0,), "getitem": (0,),
+    "diag": (0,), "concatenate": (0,), "stack": (0,), "hstack": (0,), "vstack": (0,), "column_stack": (0,),
+    "getitem": (0,),
     "setitem": (0, 1), "to_tuple": (0,), "to_list": (0,), "reversed": (0,), "list_append": (0, 1),
     "list_extend": (0, 1), "dict_values": (0,), "getitem_grad": (0,), "or_zeros": (0,),
     "unstack": (0,), "unconcatenate": (0,), "keep_written": (0,), "repeat_like": (0,), "add_any": (0, 1),

@@ -21,6 +21,19 @@ DTYPE_BY_SHORT = {short: np.dtype(long) for long, short in DTYPE_NAMES.items()}
 SCALAR_KINDS = ("float", "int", "bool", "complex", "str", "none")
 
 
+class IncompatibleShapes(ValueError):
+    """A shape rule's finding that NumPy rejects its operands for their shapes alone (the
+    message is NumPy's, shapes written with `?` where a size is not known)."""
+
+
+def shape_text(shape: tuple | None) -> str:
+    """A shape as NumPy prints it: `(3,)`, `(2, 3)`; unknown sizes as `?`."""
+    if shape is None:
+        return "(*)"
+    dims = ["?" if d is None else str(d) for d in shape]
+    return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
+
+
 class Type:
     """Base of all types; subclasses are frozen dataclasses compared by value."""
 
@@ -88,11 +101,13 @@ class TupleType(Type):
 
 @dataclasses.dataclass(frozen=True)
 class ListType(Type):
-    """A Python list; `elem` is the join of its element types."""
+    """A Python list; `elem` is the join of its element types. `length` is its number of items
+    when every path gives the same: `list<f64[3]>[2]` (what `np.stack` of it gives, f64[2,3])."""
     elem: Type
+    length: int | None = None
 
     def text(self) -> str:
-        return f"list<{self.elem.text()}>"
+        return f"list<{self.elem.text()}>" + ("" if self.length is None else f"[{self.length}]")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -160,7 +175,7 @@ def type_of(value: Any) -> Type:
     if isinstance(value, tuple):
         return TupleType(tuple(type_of(v) for v in value))
     if isinstance(value, list):
-        return ListType(join_all([type_of(v) for v in value]))
+        return ListType(join_all([type_of(v) for v in value]), len(value))
     if isinstance(value, dict):
         if all(isinstance(k, (str, int)) for k in value):
             return record(tuple((k, type_of(v)) for k, v in value.items()))
@@ -201,7 +216,7 @@ def join(a: Type, b: Type) -> Type:
     if isinstance(a, TupleType) and isinstance(b, TupleType) and len(a.elems) == len(b.elems):
         return TupleType(tuple(join(x, y) for x, y in zip(a.elems, b.elems)))
     if isinstance(a, ListType) and isinstance(b, ListType):
-        return ListType(join(a.elem, b.elem))
+        return ListType(join(a.elem, b.elem), a.length if a.length == b.length else None)
     if isinstance(a, DictType) and isinstance(b, DictType):
         if a.fields is not None and b.fields is not None and [k for k, _ in a.fields] == [k for k, _ in b.fields]:
             return record(tuple((k, join(x, y)) for (k, x), (_, y) in zip(a.fields, b.fields)))
@@ -295,7 +310,15 @@ class _TypeParser:
             if len(elems) != 1:
                 raise ValueError(f"{word}<...> takes one element type, got {len(elems)} in {self.text!r}")
             (elem,) = elems
-            return ListType(elem) if word == "list" else DictType(elem)
+            if word == "dict":
+                return DictType(elem)
+            length = None
+            if self._peek() == "[":
+                end = self.text.find("]", self.pos)
+                if end < 0 or not self.text[self.pos + 1:end].isdigit():
+                    raise ValueError(f"bad list length in type {self.text!r}")
+                length, self.pos = int(self.text[self.pos + 1:end]), end + 1
+            return ListType(elem, length)
         if word == "never":
             return NEVER
         if word in SCALAR_KINDS:

@@ -1,25 +1,70 @@
 """Specialise a module to argument types: give every value a type (`f64[3,4]`, `int`, `?` ...).
 
 A forward abstract interpretation: primitives use their shape rules, loops iterate to a fixed
-point (types only widen, towards `?`), calls join the types of every call site.
+point (types only widen, towards `?`), and each function is typed once per signature (the
+argument types of its calls: `h` and its copy `h.2`), up to MAX_SPECIALISATIONS of them.
 """
 from __future__ import annotations
 
+import copy
+import linecache
+import re
+
+import numpy as np
+
 from ..runtime import primitives as P
 from ..runtime import types as T
-from .ir import UNDEF, Literal, Module, Op, Region
+from .cleanup import substitute
+from .errors import TraceError
+from .ir import UNDEF, Function, Literal, Module, Op, Region, walk
 
 MAX_ROUNDS = 6
+#: signatures of one function typed apart; calls with further ones share one copy typed with the
+#: join of their argument types (recursion on ever smaller arrays ends there)
+MAX_SPECIALISATIONS = 8
+
+#: primitives NumPy rejects for the shapes of their operands alone: an op of these whose types
+#: say it must fail is refused while tracing, with NumPy's message, at the user's line
+SHAPE_CHECKED = frozenset({
+    "add", "sub", "mul", "div", "floordiv", "mod", "pow", "maximum", "minimum", "arctan2", "hypot",
+    "logaddexp", "lt", "le", "gt", "ge", "eq", "ne", "where", "clip", "matmul", "dot", "inner", "outer",
+    "tensordot", "einsum", "concatenate", "stack", "hstack", "vstack", "reshape", "getitem", "broadcast_to",
+    "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze"})
+
+
+SEQUENCE_OPS = frozenset({"concatenate", "stack", "hstack", "vstack"})
+
+
+class ShapeMismatchError(TraceError):
+    """An operation whose operands' shapes (from the example arguments) NumPy rejects."""
 
 
 def specialise(module: Module, arg_types: list) -> Module:
     """Type every value of `module`, the entry's parameters taking `arg_types`."""
-    _Inference(module).function(module.entry, list(arg_types))
+    inference = _Inference(module)
+    inference.specs[(module.entry, tuple(arg_types))] = module.entry
+    inference.copies[module.entry] = [module.entry]
+    inference.function(module.entry, list(arg_types))
+    reached = _reachable(module)
+    for name in [n for n in module.functions if n not in reached]:   # typed for a loop's early guesses
+        del module.functions[name]
     for fn in module.functions.values():   # functions never reached get unknown types
         for v in _values(fn.body):
             if v.type is None:
                 v.type = T.UNKNOWN
     return module
+
+
+def _reachable(module: Module) -> set:
+    """The functions the entry calls, directly or not, and the entry."""
+    seen, todo = {module.entry}, [module.entry]
+    while todo:
+        for op in walk(module.functions[todo.pop()].body):
+            callee = op.params.get("callee") if op.kind == "call" else None
+            if callee is not None and callee not in seen and callee in module.functions:
+                seen.add(callee)
+                todo.append(callee)
+    return seen
 
 
 def _values(region: Region):
@@ -46,6 +91,46 @@ class _Inference:
         self.active: set[str] = set()
         self.current: list = []
         self.returns: dict[str, T.Type] = {}   # functions inferred so far, and their return types
+        self.list_items: dict = {}   # id of a `list` op's result -> its items' types (the list type joins them)
+        self.conditional = 0   # > 0 inside a branch: it may never run, so a shape mismatch there is not refused
+        self.range_lengths: dict = {}   # id of a `range` of constants -> its length
+        self.depth = 0   # loops entered
+        self.guessed = False   # a recursive call was typed with its return type so far
+        self.specs: dict = {}    # (function as traced, argument types) -> the copy typed with them
+        self.copies: dict = {}   # function as traced -> its copies (itself first)
+        self.origin: dict = {}   # copy -> the function as traced
+
+    def specialisation(self, base: str, types: tuple) -> str:
+        """The copy of function `base` typed for arguments `types`: `base` itself for its first
+        signature, a new copy for each further one, and past MAX_SPECIALISATIONS one shared copy."""
+        key = (base, types)
+        if key in self.specs:
+            return self.specs[key]
+        copies = self.copies.setdefault(base, [])
+        if len(copies) > MAX_SPECIALISATIONS:
+            name = copies[-1]   # the shared copy: function() joins the types
+        else:
+            name = base if not copies else self.copy_of(base)
+            copies.append(name)
+        self.specs[key] = name
+        return name
+
+    def copy_of(self, base: str) -> str:
+        fn = self.module.functions[base]
+        n = 2
+        while f"{base}.{n}" in self.module.functions:
+            n += 1
+        name = f"{base}.{n}"
+        self.module.functions[name] = Function(name, copy.deepcopy(fn.body), fn.env, fn.source, fn.arg_names,
+                                               fn.captures)
+        self.origin[name] = base
+        return name
+
+    def call(self, op: Op, ins: list) -> T.Type:
+        base = op.params["callee"]
+        base = self.origin.get(base, base)
+        op.params["callee"] = self.specialisation(base, tuple(ins))
+        return self.function(op.params["callee"], ins)
 
     def function(self, name: str, arg_types: list) -> T.Type:
         """The return type of `name` called with `arg_types`; a recursive call sees the return
@@ -55,6 +140,7 @@ class _Inference:
         if name in self.returns or name in self.active:
             joined = [T.join(a, b) for a, b in zip(old, arg_types)]
             if joined == old or name in self.active:
+                self.guessed |= name in self.active
                 return self.returns.get(name, T.NEVER)
             arg_types = joined
         for p, t in zip(fn.params, arg_types):
@@ -83,13 +169,23 @@ class _Inference:
 
     def op(self, op: Op) -> None:
         ins = [type_of_operand(x) for x in op.operands]
-        if op.kind == "if":
-            a, b = (self.region(r) for r in op.regions)
+        if op.kind == "if" and isinstance(op.operands[0], Literal):   # the other branch never runs
+            out = self.region(op.regions[0 if op.operands[0].value else 1])
+        elif op.kind == "if":
+            self.conditional += 1
+            try:
+                a, b = (self.region(r) for r in op.regions)
+            finally:
+                self.conditional -= 1
             out = [T.join(x, y) for x, y in zip(a, b)]
         elif op.kind in ("for", "while"):
-            out = self.loop(op, ins)
+            self.depth += 1
+            try:
+                out = self.loop(op, ins)
+            finally:
+                self.depth -= 1
         elif op.kind == "call":
-            out = [self.function(op.params["callee"], ins)]
+            out = [self.call(op, ins)]
         elif op.kind == "global":
             env = self.current[-1].env
             out = [T.type_of(env[op.params["name"]]) if op.params["name"] in env else T.UNKNOWN]
@@ -99,30 +195,177 @@ class _Inference:
             out = [T.NEVER] * len(op.results)   # not reached yet (recursion) or reads undef
         else:
             prim = P.PRIMITIVES[op.kind]
-            out = prim.infer(ins, [_const(x) for x in op.operands], {**prim.params, **op.params})
+            consts, params = [_const(x) for x in op.operands], {**prim.params, **op.params}
+            if op.kind in SEQUENCE_OPS and id(op.operands[0]) in self.list_items:
+                ins = [T.TupleType(self.list_items[id(op.operands[0])])]   # each item's own shape
+            out = prim.infer(ins, consts, params)
+            if op.kind in SHAPE_CHECKED and not self.conditional and all(t == T.UNKNOWN for t in out):
+                problem = _shape_problem(prim, ins, consts, params)
+                if problem is not None:
+                    raise self.mismatch(op, ins, problem)
         for value, t in zip(op.results, out):
             value.type = t if isinstance(t, T.Type) else T.UNKNOWN
+        if op.kind == "list":
+            self.list_items[id(op.results[0])] = ins
+        elif op.kind == "range" and all(isinstance(x, Literal) for x in op.operands):
+            self.range_lengths[id(op.results[0])] = len(range(*[x.value for x in op.operands]))
 
     def loop(self, op: Op, ins: list) -> list:
-        lead = 1 if op.kind == "for" else 0
-        carried = ins[lead:]
+        """The loop's result types. Carries widen to a fixed point, except that a carry whose
+        type changes in the first iteration only (`acc = 0.0; acc = acc + x`) keeps the type the
+        later iterations agree on: the body is typed for both and each value gets the join."""
+        carried = ins[1:] if op.kind == "for" else ins
         item = [P._item_type(ins[0])] if op.kind == "for" else []
-        for _ in range(MAX_ROUNDS):
+        runs = max(self.trip_count(op, ins) or 0, 0) if op.kind == "for" else 0
+        out = self.iteration(op, item, carried, certain=runs > 0)
+        if out == carried or (runs == 1 and "exit" not in op.params):   # (one iteration: these types are all)
+            return self.settled(op, out, runs)
+        first = {id(v): v.type for region in op.regions for v in _values(region)}
+        later = self.iteration(op, item, out)
+        if [_any_length(t) for t in later] == [_any_length(t) for t in out]:   # lists may grow on
+            out = later = [T.join(o, x) for o, x in zip(out, later)]
             for region in op.regions:
-                args = region.args
-                types = (item + carried) if (op.kind == "for") else carried
-                for a, t in zip(args, types):
-                    a.type = t
-            if op.kind == "while":
-                self.region(op.regions[0])
-            out = self.region(op.regions[-1])
+                for v in _values(region):
+                    v.type = T.join(first.get(id(v), T.NEVER), v.type)
+            if all(self.specs.get((self.origin.get(c.params["callee"], c.params["callee"]),
+                                   tuple(type_of_operand(x) for x in c.operands))) == c.params["callee"]
+                   for region in op.regions for c in walk(region) if c.kind == "call"):
+                return self.settled(op, out if runs > 0 else [T.join(c, o) for c, o in zip(carried, out)], runs)
+            # a call's copy is typed for one signature: one that differs in the first iteration widens
+        out = [T.join(o, x) for o, x in zip(out, later)]
+        for _ in range(MAX_ROUNDS):
             widened = [T.join(c, o) for c, o in zip(carried, out)]
             if widened == carried:
-                return carried
+                return self.settled(op, carried, runs)
             carried = widened
+            out = self.iteration(op, item, carried)
         carried = [T.UNKNOWN] * len(carried)
-        for region in op.regions:
-            for a, t in zip(region.args[lead if region is op.regions[-1] else 0:], carried):
-                a.type = t
-            self.region(region)
+        self.iteration(op, item, carried)
         return carried
+
+    def iteration(self, op: Op, item: list, carried: list, certain: bool = False) -> list:
+        """Type one iteration of a loop entered with carries of types `carried`: its next carries.
+        Unless it is `certain` to run with these (the first iteration of a loop known to run), a
+        shape mismatch in it is left to run time."""
+        for region in op.regions:
+            for a, t in zip(region.args, item + carried if region is op.regions[-1] else carried):
+                a.type = t
+        self.conditional += not certain
+        try:
+            if op.kind == "while":
+                self.region(op.regions[0])
+            return self.region(op.regions[-1])
+        finally:
+            self.conditional -= not certain
+
+    def settled(self, op: Op, carried: list, runs: int) -> list:
+        """A loop that runs at least once ends with what its body yields: a carry it always sets
+        to one constant (`returned = True` of a loop that always returns) is that constant after it.
+        A list the body grows by the same count on every path ends `runs` times that longer."""
+        if runs and "exit" not in op.params and op.kind == "for":
+            carried = self.grown_lists(op, carried, runs)
+        if runs > 0:
+            for result, y in zip(op.results, op.regions[-1].yields):
+                if isinstance(y, Literal) and y.value is not UNDEF:
+                    substitute(self.current[-1].body, result, y)
+        return carried
+
+    def grown_lists(self, op: Op, carried: list, runs: int) -> list:
+        inits = [type_of_operand(x) for x in op.operands[1:]]
+        growing = [i for i, (c, t) in enumerate(zip(carried, inits))
+                   if isinstance(c, T.ListType) and c.length is None and isinstance(t, T.ListType)
+                   and t.length is not None]
+        if not growing:
+            return carried
+        item = [P._item_type(type_of_operand(op.operands[0]))]
+        probe = [T.ListType(c.elem, inits[i].length) if i in growing else c for i, c in enumerate(carried)]
+        values = [v for region in op.regions for v in _values(region)]
+        kept = [v.type for v in values]
+        calls = [(c, c.params["callee"]) for region in op.regions for c in walk(region) if c.kind == "call"]
+        out = self.iteration(op, item, probe)
+        for v, t in zip(values, kept):   # the body's types are those of every iteration again
+            v.type = t
+        for c, callee in calls:
+            c.params["callee"] = callee
+        carried = list(carried)
+        for i in growing:
+            if isinstance(out[i], T.ListType) and out[i].length is not None:
+                carried[i] = T.ListType(carried[i].elem, inits[i].length + runs * (out[i].length - inits[i].length))
+        return carried
+
+    def trip_count(self, op: Op, ins: list) -> int | None:
+        """How many times a `for` loop runs, when that is known while tracing."""
+        iterable = op.operands[0]
+        if id(iterable) in self.range_lengths:
+            return self.range_lengths[id(iterable)]
+        if self.depth > 1 or self.guessed:   # a type that may still widen: inside another loop until its
+            # fixed point, and anywhere once a recursive call was typed with its result so far
+            return None
+        t = ins[0]
+        if isinstance(t, T.TupleType):
+            return len(t.elems)
+        if isinstance(t, T.ListType):
+            return t.length
+        if isinstance(t, T.ArrayType) and t.shape:
+            return t.shape[0]
+        return None
+
+    def mismatch(self, op: Op, ins: list, problem: str) -> ShapeMismatchError:
+        """The located refusal of `op`, whose operands of types `ins` NumPy rejects with `problem`."""
+        described = ", ".join(_describe(x, t) for x, t in zip(op.operands, ins))
+        if op.kind in SEQUENCE_OPS and id(op.operands[0]) in self.list_items:   # `[a, b]` as written
+            described = "[" + ", ".join(t.text() for t in self.list_items[id(op.operands[0])]) + "]"
+        message = f"`{op.kind}` of {described}: {problem.strip()}"
+        hint = ("the shapes come from the arguments the function is called with: check them, or reshape or "
+                "transpose the operands so that NumPy accepts them")
+        if op.loc is None:
+            return ShapeMismatchError(message, self.current[-1].source, hint=hint)
+        path = self.current[-1].source.rsplit(":", 1)[0]
+        text = linecache.getline(path, op.loc.line).rstrip("\n")
+        stripped = text.lstrip()
+        caret = " " * max(op.loc.col - 1 - (len(text) - len(stripped)), 0) + "^"
+        return ShapeMismatchError(message, f"{path}:{op.loc.line}:{op.loc.col}", stripped,
+                                  caret if stripped else "", hint)
+
+
+def _any_length(t: T.Type) -> T.Type:
+    return T.ListType(t.elem) if isinstance(t, T.ListType) else t
+
+
+def _describe(x, t: T.Type) -> str:
+    """An operand for a message: `w: f64[3]` (a user's variable), `f64[3]` (a temporary), `2`."""
+    if isinstance(x, Literal):
+        return repr(x.value)
+    temporary = re.fullmatch(r"(t|\d+)(\.\d+)*", x.name) is not None
+    return t.text() if temporary else f"{x.name.split('.')[0]}: {t.text()}"
+
+
+def _stand_in(t: T.Type, const):
+    """An operand NumPy can check shapes on: `P._dummy`, and for a float of unknown value any float
+    (an int may be a size: none)."""
+    if const is P.NOVALUE and isinstance(t, T.ScalarType) and t.kind in ("float", "complex", "bool"):
+        return {"float": 1.0, "complex": 1j, "bool": True}[t.kind]
+    return P._dummy(t, const)
+
+
+def _shape_problem(prim: P.Primitive, ins: list, consts: list, params: dict) -> str | None:
+    """What NumPy says about operands of types `ins`, when it rejects them whatever their data;
+    None when it accepts them or that cannot be told from the types."""
+    try:
+        stand_ins = [_stand_in(t, c) for t, c in zip(ins, consts)]
+    except ValueError:   # some size is not known: only the shape rule can tell
+        try:
+            prim.shape_rule(ins, consts, params)
+        except T.IncompatibleShapes as exc:
+            return str(exc)
+        except Exception:   # the rule cannot decide
+            return None
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            prim.impl(*stand_ins, **params)
+    except (ValueError, IndexError) as exc:
+        return str(exc)
+    except Exception:   # not about shapes (a dtype the stand-ins do not have ...): leave it to run time
+        return None
+    return None

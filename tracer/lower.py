@@ -1121,6 +1121,10 @@ class Lowerer:
                                    "wengert ignores no argument silently; drop it or compute it separately")
         params = {}
         for name, value in raw.items():
+            if isinstance(value, tuple) and any(isinstance(v, (Value, Literal, Static)) for v in value):
+                # a `*axes` parameter: each item must be known, like a single parameter
+                value = Literal(tuple(v.value for v in value)) if all(isinstance(v, Literal) for v in value) \
+                    else next(v for v in value if not isinstance(v, Literal))
             if isinstance(value, Static):
                 value = _static_param(value.obj)
             elif isinstance(value, Literal):

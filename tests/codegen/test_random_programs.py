@@ -123,8 +123,8 @@ def check(program: Program, seed: int, stats: collections.Counter) -> None:
 # delete the marker and the option here, so the random programs cover the construct again.
 AVOID_KNOWN_BUGS = {
     "aliases": True,               # fixed: test_loop_reading_its_own_initial_value
-    "tuple_concatenate": False,    # test_concatenate_of_a_tuple_has_a_shape
-    "constant_conditions": False,  # test_unreachable_code_after_a_loop_that_always_returns
+    "tuple_concatenate": True,     # fixed: test_concatenate_of_a_tuple_has_a_shape
+    "constant_conditions": True,   # fixed: test_unreachable_code_after_a_loop_that_always_returns
 }
 
 
@@ -187,8 +187,6 @@ def test_loop_reading_its_own_initial_value(source, args, want):
     np.testing.assert_allclose(wengert.grad(f)(*args), want, rtol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="np.concatenate of a tuple (and np.hstack) has an unknown shape, so "
-                                       "rules that need the rank (dot, sum/mean with axis) refuse")
 @pytest.mark.parametrize("expression", [
     "np.dot(np.concatenate((x[1:], x[:1])), x)",
     "np.dot(np.hstack([x[1:], x[:1]]), x)",
@@ -200,8 +198,6 @@ def test_concatenate_of_a_tuple_has_a_shape(expression):
     np.testing.assert_allclose(wengert.grad(f)(x), stable_fd_grad(f, [x], 0), rtol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="code after a loop that always returns is traced with unknown types "
-                                       "(list<never>) and its adjoint raises NotDifferentiableError")
 def test_unreachable_code_after_a_loop_that_always_returns():
     f = _program("def f(x):\n"
                  "    items = []\n"

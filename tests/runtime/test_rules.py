@@ -98,6 +98,9 @@ def cases():
     yield "stack", [[sample((2, 3)), sample((2, 3))]], {"axis": 1}
     yield "hstack", [[sample((3,)), sample((2,))]], {}
     yield "vstack", [[sample((3,)), sample((2, 3))]], {}
+    yield "column_stack", [[sample((3,)), sample((3, 2))]], {}
+    yield "unconcatenate", [sample((2, 3)), [sample((3,)), sample((3,))]], {"mode": "vstack"}
+    yield "unconcatenate", [sample((3, 3)), [sample((3,)), sample((3, 2))]], {"mode": "column_stack"}
     yield "tuple", [sample((2,)), sample(())], {}
     yield "list", [sample((2,)), sample((3,))], {}
     yield "dict", [sample((2,)), sample((3,))], {"keys": ("w", "b")}

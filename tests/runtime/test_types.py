@@ -6,7 +6,8 @@ from wengert.runtime import types as T
 
 TEXTS = ["f64[3,4]", "f32[]", "i64[5]", "bool[3]", "f64[?,3]", "f64[*]", "float", "int", "bool", "complex",
          "str", "none", "?", "never", "range", "slice", "iter", "dtype", "object", "tuple<f64[3], int>",
-         "tuple<>", "list<f64[3]>", "list<never>", "dict<f64[2]>", "dict<'w': f64[3,2], 'b': f64[2]>", "dict<>",
+         "tuple<>", "list<f64[3]>", "list<f64[3]>[2]", "list<never>[0]", "list<never>",
+         "dict<f64[2]>", "dict<'w': f64[3,2], 'b': f64[2]>", "dict<>",
          "dict<0: int, -1: float>", "tuple<list<f64[]>, dict<'a': tuple<int, int>>>"]
 
 
@@ -15,7 +16,7 @@ def test_text_round_trips(text):
     assert T.parse_type(text).text() == text
 
 
-@pytest.mark.parametrize("bad", ["f65[3]", "f64[3", "tuple<int", "flot", "dict<'a' f64[3]>"])
+@pytest.mark.parametrize("bad", ["f65[3]", "f64[3", "tuple<int", "list<int>[x]", "flot", "dict<'a' f64[3]>"])
 def test_bad_type_text_is_rejected(bad):
     with pytest.raises(Exception):
         T.parse_type(bad)
@@ -27,7 +28,8 @@ def test_type_of_values():
     assert T.type_of(1.5) == T.ScalarType("float")
     assert T.type_of(True) == T.ScalarType("bool")
     assert T.type_of((1, np.ones(2))) == T.TupleType((T.ScalarType("int"), T.ArrayType("f64", (2,))))
-    assert T.type_of([]) == T.ListType(T.NEVER)
+    assert T.type_of([]) == T.ListType(T.NEVER, 0)
+    assert T.type_of([np.ones(3), np.ones(3)]) == T.ListType(T.ArrayType("f64", (3,)), 2)
     assert T.type_of({"w": np.ones(2)}).text() == "dict<'w': f64[2]>"
     assert T.type_of(range(3)) == T.OpaqueType("range")
 
@@ -39,6 +41,13 @@ JOINS = [
     ("tuple<int, f64[2]>", "tuple<int, f64[3]>", "tuple<int, f64[?]>"), ("str", "float", "?"),
     ("dict<'w': f64[2]>", "dict<'w': f64[3]>", "dict<'w': f64[?]>"),
 ]
+
+
+def test_join_keeps_a_list_length_only_when_both_agree():
+    three, four = T.ListType(T.ArrayType("f64", (3,)), 3), T.ListType(T.ArrayType("f64", (3,)), 4)
+    assert T.join(three, three).length == 3
+    assert T.join(three, four) == T.ListType(T.ArrayType("f64", (3,)), None)
+    assert T.join(three, four).text() == "list<f64[3]>"
 
 
 @pytest.mark.parametrize("a,b,want", JOINS)
