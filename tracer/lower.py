@@ -19,6 +19,7 @@ import numpy as np
 
 from ..runtime import primitives as P
 from .capture import Captured, capture
+from .entry import entry_function
 from .desugar import BREAK_FLAG, RETURN_FLAG, has_break, restructure
 from .errors import SourceInfo, TraceError, UnsupportedSyntaxError, error_at
 from .ir import UNDEF, Function, Literal, Loc, Module, Op, Region, Value
@@ -103,7 +104,8 @@ class Tracer:
                          source=_source_label(captured), arg_names=())
         self.cache[key] = ir_fn
         self.functions[ir_fn.name] = ir_fn
-        Lowerer(self, captured, ir_fn, fn.__globals__, _closure_of(fn), statics).lower_function()
+        # a decorated function is traced from the source of the one it wraps, in that one's scope
+        Lowerer(self, captured, ir_fn, captured.fn.__globals__, _closure_of(captured.fn), statics).lower_function()
         return ir_fn
 
 
@@ -138,12 +140,13 @@ def trace_module(fn, constants: dict | None = None) -> Module:
     """Capture `fn` and every user function it calls into a `Module` whose entry is `fn`.
     `constants` maps parameter names to values the graph is specialised on (they are not
     parameters of the entry function then)."""
-    if not callable(fn):
-        raise TraceError(f"expected a Python function, got {type(fn).__name__} {fn!r}")
-    if inspect.ismethod(fn):
-        raise TraceError(f"`{fn.__qualname__}` is a bound method, which wengert does not trace",
-                         hint=f"trace the plain function `{fn.__func__.__qualname__}` and pass the object as "
-                              "its first argument, or write a function taking the data it needs")
+    fn = entry_function(fn)
+    if not is_user_function(inspect.unwrap(fn)):
+        module = getattr(fn, "__module__", "") or ""
+        raise TraceError(f"`{module}.{fn.__qualname__}` is a library function, which wengert does not trace "
+                         "(it treats library calls as opaque)",
+                         hint="differentiate your own function; wengert differentiates the NumPy functions it "
+                              "has rules for (np.sin, np.linalg.det ...), called directly or from your code")
     tracer = Tracer()
     entry = tracer.function_for(fn, {k: Literal(v) for k, v in (constants or {}).items()})
     return Module(tracer.functions, entry.name)

@@ -17,26 +17,50 @@ import numpy as np
 from .api import as_type, bind_arguments
 from .codegen.pipeline import Compiled, compile_adjoint, compile_tangent  # noqa: F401 (see COMPILERS)
 from .tracer.capture import register_source
+from .tracer.entry import entry_function, spread_varargs
 from .runtime import types as T
 from .runtime.errors import WengertError
 
 
+def _entry(fn):
+    """`fn` as a Python function with source (a transform stays itself: it writes its own)."""
+    return fn if isinstance(fn, _Transform) else entry_function(fn)
+
+
+def _parameter_list(fn) -> str:
+    return ", ".join(("*" if p.kind is p.VAR_POSITIONAL else "**" if p.kind is p.VAR_KEYWORD else "") + p.name
+                     for p in inspect.signature(fn).parameters.values()) or "none"
+
+
 def _wrt_indices(fn, wrt) -> tuple[list[int], bool]:
     """IR parameter indices for `wrt` (an index, a name, or a tuple of them); and whether the
-    caller asked for a tuple."""
-    names = list(inspect.signature(fn).parameters)
+    caller asked for a tuple. For a function with `*args`, an index past the named parameters is
+    a position among the call's arguments (checked when it is called, see `spread_varargs`)."""
+    fn = _entry(fn)
+    params = list(inspect.signature(fn).parameters.values())
+    names = [p.name for p in params]
+    star = next((i for i, p in enumerate(params) if p.kind is p.VAR_POSITIONAL), None)
     many = isinstance(wrt, (tuple, list))
+    listing = f"the parameters of `{fn.__qualname__}` are {_parameter_list(fn)}"
     out = []
     for w in (wrt if many else (wrt,)):
         if isinstance(w, str):
             if w not in names:
                 raise WengertError(f"`{fn.__qualname__}` has no parameter `{w}` (wrt={wrt!r}); "
-                                   f"its parameters are {', '.join(names)}")
+                                   f"its parameters are {_parameter_list(fn)}")
+            if star is not None and names.index(w) == star:
+                raise WengertError(f"wrt={wrt!r}: `{w}` is the `*{w}` parameter of `{fn.__qualname__}`; name "
+                                   f"the arguments it takes by position, e.g. wrt=({star}, {star + 1})")
             out.append(names.index(w))
-        elif isinstance(w, int) and -len(names) <= w < len(names):
+        elif isinstance(w, int) and not isinstance(w, bool) and star is not None and w >= star:
+            out.append(w)   # a position in `*args`: the call tells whether there is one
+        elif isinstance(w, int) and not isinstance(w, bool) and -len(names) <= w < len(names) and (
+                star is None or w % len(names) < star):
             out.append(w % len(names))
         else:
-            raise WengertError(f"wrt={wrt!r}: expected a parameter index below {len(names)} or a name")
+            count = star if star is not None else len(names)
+            raise WengertError(f"wrt={wrt!r}: expected a parameter index below {count} or a parameter name; "
+                               f"{listing}")
     return out, many
 
 
@@ -54,14 +78,18 @@ class _Transform:
     mode = "adjoint"
 
     def __init__(self, fn, wrt, optimize: bool, verbose: int):
-        functools.update_wrapper(self, fn)
-        self.fn = fn
-        self.wrt, self.many = _wrt_indices(fn, wrt)
+        functools.update_wrapper(self, fn, updated=())
+        self.fn = _entry(fn)
+        self.wrt_asked = wrt
+        self.wrt, self.many = _wrt_indices(self.fn, wrt)
         self.optimize = optimize
         self.verbose = verbose
         self.last: Compiled | None = None
-        parameters = inspect.signature(fn).parameters
+        parameters = inspect.signature(self.fn).parameters
         self.names = list(parameters)
+        #: a function with `*args` is compiled per number of positional arguments: n -> (fn, wrt, names)
+        self.varargs = any(p.kind is p.VAR_POSITIONAL for p in parameters.values())
+        self.spread: dict = {}
         #: calls passing every parameter positionally skip argument binding: key -> (code, positions)
         self.simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters.values())
         self.fast: dict = {}
@@ -74,16 +102,16 @@ class _Transform:
         if fast is not None and fast in self.fast:
             self.last, positions = self.fast[fast]
             return self.last, [args[i] for i in positions]
-        values = bind_arguments(self.fn, args, kwargs)
-        names = self.names
-        constant = [type(v) in (int, bool) and i not in self.wrt for i, v in enumerate(values)]
+        fn, wrt_indices, names = self.entry_for(args)
+        values = bind_arguments(fn, args, kwargs)
+        constant = [type(v) in (int, bool) and i not in wrt_indices for i, v in enumerate(values)]
         dynamic = [v for v, c in zip(values, constant) if not c]
         types = [as_type(v) for v in dynamic]
         constants = {names[i]: v for i, (v, c) in enumerate(zip(values, constant)) if c}
-        key = (self.mode, self.fn, tuple(self.wrt), self.optimize, tuple(types), tuple(sorted(constants.items())))
+        key = (self.mode, fn, tuple(wrt_indices), self.optimize, tuple(types), tuple(sorted(constants.items())))
         if key not in _COMPILED:
-            wrt = [i - sum(constant[:i]) for i in self.wrt]
-            target = self.fn.traceable(args, kwargs) if isinstance(self.fn, _Transform) else self.fn
+            wrt = [i - sum(constant[:i]) for i in wrt_indices]
+            target = fn.traceable(args, kwargs) if isinstance(fn, _Transform) else fn
             _COMPILED[key] = globals()[COMPILERS[self.mode]](target, types, wrt, self.optimize, constants)
             if self.verbose:
                 print(_COMPILED[key].source)
@@ -91,6 +119,16 @@ class _Transform:
         if fast is not None:
             self.fast[fast] = (self.last, [i for i, c in enumerate(constant) if not c])
         return self.last, dynamic
+
+    def entry_for(self, args: tuple) -> tuple:
+        """(the function to trace, the IR indices of `wrt`, its parameter names) for a call with
+        positional `args`: `self.fn`, or for a function with `*args` one parameter per position."""
+        if not self.varargs:
+            return self.fn, self.wrt, self.names
+        if len(args) not in self.spread:
+            fn = spread_varargs(self.fn, len(args))
+            self.spread[len(args)] = (fn, _wrt_indices(fn, self.wrt_asked)[0], list(inspect.signature(fn).parameters))
+        return self.spread[len(args)]
 
     @property
     def source(self) -> str:
