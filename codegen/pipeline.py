@@ -7,6 +7,7 @@ import os
 
 from ..runtime import types as T
 from ..tracer.ir import Module
+from ..tracer.lower import refuse_output
 from ..tracer.pipeline import trace
 from ..tracer.verify import verify
 from .emit import emit_function
@@ -71,6 +72,7 @@ def _compile(fn, arg_types, wrt, optimize, constants, transform, suffix) -> Comp
     names = ", ".join(entry.params[i].name for i in wrt)
     if optimize:   # differentiate the simplest program: items of tuples read directly, no dead code
         run_optimizer(entry)
+    refuse_output(fn, entry.body.yields[0])   # after optimizing: a branch on a shape is folded
     transform(entry, wrt, files)
     verify(flat)
     if optimize:

@@ -1005,10 +1005,34 @@ class Lowerer:
         kwargs = {}
         for kw in node.keywords:
             if kw.arg is None:
-                raise self.unsupported(kw, "`**` unpacking in a call", "pass the keywords explicitly")
-            v = self.expr(kw.value)
-            kwargs[kw.arg] = v
+                items = self.known_entries(self.operand(self.expr(kw.value), kw.value))
+                if items is None or not all(isinstance(k, str) for k in items):
+                    raise self.unsupported(kw, "`**` unpacking of a dict whose keys are not known while tracing",
+                                           "build the dict in this function with constant string keys "
+                                           "(`{\"b\": b}` or `d[\"b\"] = b`), or pass the keywords explicitly")
+                pairs = items.items()
+            else:
+                pairs = [(kw.arg, self.expr(kw.value))]
+            for name, v in pairs:
+                if name in kwargs:
+                    raise self.error(kw, f"the keyword argument `{name}` is given twice")
+                kwargs[name] = v
         return args, kwargs
+
+    def known_entries(self, value):
+        """The entries {key: operand} of a dict built in this function (a dict literal, then
+        items set with constant keys), else None: what `**d` passes."""
+        if not isinstance(value, Value):
+            return None
+        for op in _all_ops(self.fn.body):
+            if value in op.results:
+                if op.kind == "dict":
+                    return dict(zip(op.params["keys"], op.operands))
+                if op.kind == "setitem" and len(op.operands) == 3 and isinstance(op.operands[2], Literal):
+                    base = self.known_entries(op.operands[0])
+                    return None if base is None else {**base, op.operands[2].value: op.operands[1]}
+                return None
+        return None
 
     def method_call(self, receiver, func, node):
         name = func.attr
@@ -1468,3 +1492,28 @@ _EXPRESSION_HINTS = {
     "SetComp": "use a list comprehension",
     "Set": "use a tuple or a list",
 }
+
+
+def refuse_output(fn, output) -> None:
+    """Raise a located `TraceError` when the entry's result `output` (an IR operand) is no value a
+    derivative can be taken of: `None` (a forgotten `return`) or a string."""
+    value = output.value if isinstance(output, Literal) else UNDEF
+    kind = getattr(getattr(output, "type", None), "kind", None)
+    if value is UNDEF and kind in ("none", "str"):
+        value = None if kind == "none" else ""
+    if not (value is None or isinstance(value, (str, bytes))):
+        return
+    captured = capture(inspect.unwrap(fn))
+    returns = [n for n in _own_nodes(captured.node) if isinstance(n, gast.Return)]
+    if value is None:
+        bare = [n for n in returns if n.value is None or isinstance(n.value, gast.Constant) and n.value.value is None]
+        node = bare[-1] if bare else captured.node
+        what = "None" + ("" if bare else " (it has no `return` statement)" if not returns else
+                         " (it reaches its end without a `return`)")
+    else:
+        texts = [n for n in returns if isinstance(n.value, gast.Constant) and isinstance(n.value.value, (str, bytes))]
+        node = (texts or [n for n in returns if n.value is not None] or [captured.node])[-1]
+        what = f"a {type(value).__name__}" + (f" ({value!r:.40})" if isinstance(output, Literal) else "")
+    raise error_at(TraceError, captured.info, node, f"`{captured.fn.__qualname__}` returned {what}; "
+                   "a derivative needs a floating-point output (a float scalar for grad)",
+                   "return the value to differentiate, e.g. `return np.sum(...)`")
