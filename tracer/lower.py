@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import inspect
+import operator
 import os
 import sysconfig
 
@@ -19,6 +20,7 @@ import numpy as np
 
 from ..runtime import primitives as P
 from .capture import Captured, capture
+from . import index_tricks
 from .entry import entry_function
 from .desugar import BREAK_FLAG, RETURN_FLAG, has_break, restructure
 from .errors import SourceInfo, TraceError, UnsupportedSyntaxError, error_at
@@ -885,7 +887,45 @@ class Lowerer:
                 return self.constant(base.obj[P._index(tuple(i.value for i in index))], node, None)
             except Exception as exc:
                 raise self.error(node, f"indexing `{_dotted(node.value)}` failed while tracing: {exc}") from None
+        if isinstance(base, Static):
+            return self.subscript_static(base.obj, index, node)
+        if len(index) == 1 and isinstance(index[0], Literal) and isinstance(index[0].value, tuple) \
+                and index[0].value:   # `x[i]` with a constant tuple `i`: its components
+            index = [Literal(v) for v in index[0].value]
         return self.apply(P.getitem, [self.operand(base, node), *index], node)
+
+    def subscript_static(self, obj, index: list, node):
+        """An object known while tracing indexed with computed values: NumPy's index tricks are
+        concatenations (`np.r_`, `np.c_`) or the index itself (`np.s_`, `np.index_exp`); any other
+        object's `__getitem__` is an opaque call, which no gradient passes through."""
+        if type(obj) is type(np.s_):
+            if len(index) == 1 and not obj.maketuple and not isinstance(node.slice, gast.Tuple):
+                return index[0]
+            return self.apply(P.make_tuple, index, node)
+        if type(obj) in (type(np.r_), type(np.c_)):
+            return self.index_trick(obj is np.c_ or type(obj) is type(np.c_), index, node)
+        key = index[0] if len(index) == 1 and not isinstance(node.slice, gast.Tuple) else \
+            self.apply(P.make_tuple, index, node)
+        return self.pycall(operator.getitem, [Static(obj), key], {}, node, f"{_dotted(node.value)}[...]")
+
+    def index_trick(self, columns: bool, index: list, node):
+        label = "np.c_" if columns else "np.r_"
+        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        pieces = []
+        for part, item in zip(parts, index):
+            if isinstance(item, Literal) and isinstance(item.value, str):
+                raise self.unsupported(part, f"the directive {item.value!r} in `{label}[...]`",
+                                       "call np.concatenate, np.stack or np.reshape with the axis you need")
+            if isinstance(item, Value) and isinstance(part, gast.Slice):
+                raise self.unsupported(part, f"a slice with computed bounds in `{label}[...]`",
+                                       "use np.arange or np.linspace with constant bounds")
+            if isinstance(item, Literal):   # a number or a constant slice: NumPy builds the piece now
+                piece = np.r_[item.value]
+                item = self.constant(piece.reshape(-1, 1) if columns else piece, part, None)
+            helper = index_tricks.c_piece if columns else index_tricks.r_piece
+            pieces.append(self.call_user(helper, [item], {}, part))
+        seq = self.apply(P.make_list, pieces, node)
+        return self.apply(P.concatenate, [seq], node, {"axis": -1 if columns else 0})
 
     def index(self, node) -> list:
         parts = node.elts if isinstance(node, gast.Tuple) else [node]
