@@ -66,7 +66,9 @@ class _Forward(DerivativePass):
         if any(isinstance(x, Value) and dot.get(id(x)) is not None for x in op.operands[1:]) and \
                 not isinstance(type_of_operand(op.results[0]), (T.ScalarType,)):
             raise NotDifferentiableError(f"{self.where(op)}: a traced value goes through `{op.operands[0].name}`, "
-                                         "a call wengert cannot look into")
+                                         f"a call wengert cannot look into (no derivative would flow through it)"
+                                         f"{self.excerpt(op)}\nuse NumPy functions wengert knows, or give the "
+                                         "function a custom gradient")
 
     def tangent_primitive(self, op: Op, region: Region, dot: dict) -> None:
         prim = P.PRIMITIVES.get(op.kind)

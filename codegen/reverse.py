@@ -13,6 +13,7 @@ from ..runtime import primitives as P
 from ..runtime import rules as R
 from ..runtime import types as T
 from ..tracer.cleanup import substitute
+from ..tracer.errors import excerpt
 from ..tracer.infer import type_of_operand
 from ..tracer.ir import UNDEF, Function, Literal, Op, Region, Value
 from .build import Builder, Namer, as_operand, is_temporary, python_value
@@ -136,6 +137,12 @@ class DerivativePass:
         _index_active_loops(fn, varied_values(fn, wrt), self.namer)
         self.varied = varied_values(fn, wrt)
 
+    def excerpt(self, op: Op) -> str:
+        """The user's line under an op, with a caret (empty when the op has no location)."""
+        if op.loc is None:
+            return ""
+        return excerpt(self.files.get(op.loc.file, op.loc.file), op.loc.line, op.loc.col)
+
     def where(self, op: Op) -> str:
         """An op's location as `path:line:col`, like the tracer's errors."""
         if op.loc is None:
@@ -224,8 +231,8 @@ class _Reverse(DerivativePass):
         if carries_floats and any(self.active(x) for x in op.operands[1:]):
             raise NotDifferentiableError(
                 f"{self.where(op)}: a traced value goes through `{op.operands[0].name}`, a call wengert cannot look "
-                "into (no gradient would flow through it); use NumPy functions wengert knows, or give the "
-                "function a custom gradient")
+                f"into (no gradient would flow through it){self.excerpt(op)}\nuse NumPy functions wengert knows, "
+                "or give the function a custom gradient")
 
     def adjoint_primitive(self, op: Op, bar: dict, target: Region) -> None:
         prim = P.PRIMITIVES.get(op.kind)

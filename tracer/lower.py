@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import functools
 import inspect
 import operator
 import os
@@ -762,15 +763,29 @@ class Lowerer:
         return self.apply(prim, [base], node)
 
     def expr_BinOp(self, node):
-        left = self.operand(self.expr(node.left), node.left)
-        right = self.operand(self.expr(node.right), node.right)
-        return self.apply(P.OPERATORS[type(node.op).__name__], [left, right], node)
+        left, right = self.expr(node.left), self.expr(node.right)
+        return self.operator(type(node.op).__name__, [left, right], [node.left, node.right], node)
+
+    def operator(self, name: str, values: list, nodes: list, node):
+        """Python operator `name` on `values`: a primitive on arrays and numbers; on an object
+        known while tracing (not an array or number), the object's own method, computed now when
+        every operand is known, else an opaque call (which no gradient passes through)."""
+        if any(isinstance(v, Static) and not isinstance(v.obj, LocalFunction) for v in values):
+            if all(isinstance(v, (Static, Literal)) for v in values):
+                args = [v.obj if isinstance(v, Static) else v.value for v in values]
+                try:
+                    return self.constant(_PY_OPERATORS[name](*args), node, None)
+                except Exception as exc:
+                    raise self.error(node, f"this operation failed while tracing: {exc!r}") from None
+            return self.pycall(_PY_OPERATORS[name], values, {}, node, f"operator.{_PY_OPERATORS[name].__name__}")
+        operands = [self.operand(v, n) for v, n in zip(values, nodes)]
+        return self.apply(P.OPERATORS[name], operands, node)
 
     def expr_UnaryOp(self, node):
         operand = self.expr(node.operand)
         if isinstance(operand, Static) and isinstance(node.op, gast.Not):
             return Literal(not operand.obj)
-        return self.apply(P.OPERATORS[type(node.op).__name__], [self.operand(operand, node)], node)
+        return self.operator(type(node.op).__name__, [operand], [node.operand], node)
 
     def expr_Compare(self, node):
         left = self.expr(node.left)
@@ -781,7 +796,11 @@ class Lowerer:
         op, right_node = pairs[0]
         right = self.expr(right_node)
         name = type(op).__name__
-        if name in ("In", "NotIn"):
+        if name in ("In", "NotIn") and isinstance(right, Static) and not isinstance(left, (Static, Literal)):
+            result = self.pycall(operator.contains, [right, left], {}, node, "operator.contains")
+            if name == "NotIn":
+                result = self.apply(P.not_, [result], node)
+        elif name in ("In", "NotIn"):
             result = self.apply(P.contains, [self.operand(right, node), self.operand(left, node)], node)
             if name == "NotIn":
                 result = self.apply(P.not_, [result], node)
@@ -791,7 +810,7 @@ class Lowerer:
             same = lobj is robj
             result = Literal(same if name == "Is" else not same)
         else:
-            result = self.apply(P.OPERATORS[name], [self.operand(left, node), self.operand(right, node)], node)
+            result = self.operator(name, [left, right], [node, node], node)
         if len(pairs) == 1:
             return result
         return self.short_circuit(result, lambda: self.compare_chain(right, pairs[1:], node), "and", node)
@@ -1157,6 +1176,10 @@ class Lowerer:
             callee = callee.__wengert_traced__
         if isinstance(callee, LocalFunction):
             return self.call_local(callee, args, kwargs, node)
+        if any(callee is c for c in _NUMBER_FROM_TEXT) and len(args) == 1 and self.formatted_inputs(args[0]):
+            # `float(f"{x}")`: text carries no derivative. An opaque call that also reads the values the
+            # text was formatted from, so that differentiating through it is refused (but capturing is not)
+            return self.pycall(_FromText(callee), [args[0], *self.formatted_inputs(args[0])], kwargs, node, label)
         binding = P.lookup_callable(callee)
         if binding is not None:
             operands, params = self.split(binding, args, kwargs, node, label)
@@ -1165,6 +1188,15 @@ class Lowerer:
             return self.apply(binding.prim, operands, node, params)
         if is_user_function(callee):
             return self.call_user(callee, args, kwargs, node)
+        if isinstance(callee, functools.partial):   # its bound arguments are constants
+            bound = [self.constant(a, node, None) for a in callee.args]
+            keywords = {k: self.constant(v, node, None) for k, v in callee.keywords.items()}
+            return self.call(callee.func, bound + list(args), {**keywords, **kwargs}, node, label)
+        if inspect.ismethod(callee) and is_user_function(callee.__func__):   # obj.method(...): obj is static
+            return self.call_user(callee.__func__, [Static(callee.__self__), *args], kwargs, node)
+        call_method = getattr(type(callee), "__call__", None)
+        if not isinstance(callee, type) and is_user_function(call_method):   # an object with __call__
+            return self.call_user(call_method, [Static(callee), *args], kwargs, node)
         if isinstance(callee, type) and issubclass(callee, BaseException) and all(
                 isinstance(a, Literal) for a in [*args, *kwargs.values()]):
             return Static(callee(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()}))
@@ -1174,6 +1206,20 @@ class Lowerer:
             raise self.unsupported(node, f"`{label}()`, which looks into the running function",
                                    "the graph has no Python frame: name the values you need directly")
         return self.pycall(callee, args, kwargs, node, label)
+
+    def formatted_inputs(self, value) -> list:
+        """The computed values text `value` was formatted from (f-string, str, repr, format), or []."""
+        op = next((o for o in _all_ops(self.fn.body) if value in o.results), None) \
+            if isinstance(value, Value) else None
+        if op is None:
+            return []
+        if op.kind == "fstring":
+            inputs = op.operands
+        elif op.kind == "pycall" and self.fn.env.get(op.operands[0].name) in (str, repr, format):
+            inputs = op.operands[1:]
+        else:
+            return []
+        return [x for x in inputs if isinstance(x, Value) and x.name not in self.fn.env]
 
     def pycall(self, callee, args, kwargs, node, label):
         fn_value = self.global_value(callee, label.replace(" ", ""), node)
@@ -1279,8 +1325,33 @@ class Lowerer:
         return result
 
 
+#: primitives that turn text into a number (as Python's and NumPy's conversions do)
+_NUMBER_FROM_TEXT = (float, int, complex, np.float64, np.float32, np.float16, np.longdouble, np.complex128,
+                     np.asarray, np.array, np.fromstring)
+
+#: Python's operator functions by gast operator name: what an operator on an opaque object calls
+_PY_OPERATORS = {
+    "Add": operator.add, "Sub": operator.sub, "Mult": operator.mul, "Div": operator.truediv,
+    "FloorDiv": operator.floordiv, "Mod": operator.mod, "Pow": operator.pow, "MatMult": operator.matmul,
+    "LShift": operator.lshift, "RShift": operator.rshift, "BitOr": operator.or_, "BitXor": operator.xor,
+    "BitAnd": operator.and_, "USub": operator.neg, "UAdd": operator.pos, "Invert": operator.invert,
+    "Not": operator.not_, "Eq": operator.eq, "NotEq": operator.ne, "Lt": operator.lt, "LtE": operator.le,
+    "Gt": operator.gt, "GtE": operator.ge, "Is": operator.is_, "IsNot": operator.is_not,
+}
+
 # Builtins that read the caller's frame: as opaque `pycall`s they would see the interpreter's.
 _FRAME_BUILTINS = (globals, locals, vars, eval, exec, super)
+
+
+class _FromText:
+    """A conversion of text to a number, called with the values the text was formatted from
+    (which it ignores): they make the call's dependence on them visible to differentiation."""
+
+    def __init__(self, convert):
+        self.convert = convert
+
+    def __call__(self, text, *formatted_from, **kwargs):
+        return self.convert(text, **kwargs)
 
 
 class _Raiser:

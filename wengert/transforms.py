@@ -20,6 +20,7 @@ from .tracer.capture import register_source
 from .tracer.entry import entry_function, spread_varargs
 from .runtime import types as T
 from .runtime.errors import WengertError
+from .runtime.tensor import Tensor
 
 
 def _entry(fn):
@@ -104,6 +105,8 @@ class _Transform:
             return self.last, [args[i] for i in positions]
         fn, wrt_indices, names = self.entry_for(args)
         values = bind_arguments(fn, args, kwargs)
+        for name, value in zip(names, values):
+            check_argument(fn, name, value)
         constant = [type(v) in (int, bool) and i not in wrt_indices for i, v in enumerate(values)]
         dynamic = [v for v, c in zip(values, constant) if not c]
         types = [as_type(v) for v in dynamic]
@@ -171,6 +174,32 @@ def function_around(compiled: Compiled, name: str, params: list, passed: list, r
     namespace = {compiled.fn.__name__: compiled.fn}
     exec(compile(source, filename, "exec"), namespace)
     return namespace[name]
+
+
+def check_argument(fn, name: str, value, path: str = "") -> None:
+    """Refuse, naming the parameter and the type, an argument the generated code cannot take:
+    wengert works on NumPy arrays and Python/NumPy scalars (and tuples, lists and dicts of them)."""
+    where = f"the argument `{name}{path}` of `{fn.__qualname__}`"
+    if isinstance(value, (tuple, list)):
+        for k, item in enumerate(value):
+            check_argument(fn, name, item, f"{path}[{k}]")
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            check_argument(fn, name, item, f"{path}[{key!r}]")
+        return
+    if isinstance(value, Tensor):
+        raise WengertError(f"{where} is a wengert.Tensor; grad, vjp and jvp take NumPy arrays and scalars\n"
+                           "to differentiate code on Tensors, decorate the function with @wengert.function and "
+                           "call .backward() on its result; or pass the Tensor's values, e.g. x.numpy()")
+    if isinstance(value, np.ndarray) and value.dtype.kind not in "biufc":
+        raise WengertError(f"{where} is an array of dtype {value.dtype}; wengert takes arrays of numbers "
+                           "(bool, int, float, complex)\nconvert it, e.g. np.asarray(x, dtype=float)")
+    if isinstance(value, (np.ndarray, np.generic, bool, int, float, complex, str, type(None))):
+        return
+    kind = f"{type(value).__module__}.{type(value).__qualname__}".removeprefix("builtins.")
+    raise WengertError(f"{where} is a {kind}; wengert takes NumPy arrays, Python/NumPy scalars, and tuples, "
+                       "lists and dicts of them\nconvert it, e.g. np.asarray(x)")
 
 
 def _fast_key(args: tuple):
@@ -307,7 +336,22 @@ def jvp(fn, primals: tuple, tangents: tuple):
     if key not in _TANGENT_TRANSFORMS:   # keep the transform: its fast path skips re-binding
         _TANGENT_TRANSFORMS[key] = _TangentTransform(fn, wrt, True, 0)
     compiled, values = _TANGENT_TRANSFORMS[key].compiled(primals, {})
-    return compiled.fn(*values, *[_like(tangents[i], primals[i]) for i in wrt])
+    return compiled.fn(*values, *[_tangent_for(fn, i, tangents[i], primals[i]) for i in wrt])
+
+
+def _tangent_for(fn, i: int, t, p):
+    """Tangent `t` of primal `p` (argument `i` of `fn`) in the primal's dtype, after checking
+    that it has the primal's shape and is no complex tangent of a real primal."""
+    if isinstance(t, Tensor) or not isinstance(t, (np.ndarray, np.generic, bool, int, float, complex)):
+        raise WengertError(f"jvp: the tangent of argument {i} of `{fn.__qualname__}` is a "
+                           f"{type(t).__qualname__}; pass a NumPy array or a scalar shaped like the primal")
+    if np.shape(t) != np.shape(p):
+        raise WengertError(f"jvp: the tangent of argument {i} of `{fn.__qualname__}` has shape {np.shape(t)}, "
+                           f"but the primal has shape {np.shape(p)}; a tangent has its primal's shape")
+    if np.iscomplexobj(t) and not np.iscomplexobj(p):
+        raise WengertError(f"jvp: the tangent of argument {i} of `{fn.__qualname__}` is complex, but the primal "
+                           f"is real ({np.result_type(p)}); pass a real tangent")
+    return _like(t, p)
 
 
 def _like(t, p):

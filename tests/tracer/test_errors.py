@@ -216,7 +216,8 @@ REJECTIONS = [
     Rejection("kwargs_unpacking_in_call", """
         def f(x, options):
             return np.sum(x, **options)
-        """, "**options", "`**` unpacking in a call", "pass the keywords explicitly"),
+        """, "**options", "`**` unpacking of a dict whose keys are not known while tracing",
+        "pass the keywords explicitly"),
     Rejection("attribute_assignment", """
         def f(x, obj):
             obj.x = 1
