@@ -8,7 +8,7 @@ import os
 from ..runtime import types as T
 from ..tracer.ir import Module
 from ..tracer.lower import refuse_output
-from ..tracer.pipeline import trace
+from ..tracer.pipeline import deep_recursion, trace
 from ..tracer.verify import verify
 from .emit import emit_function
 from .inline import NotDifferentiableError, inline_calls
@@ -55,6 +55,11 @@ def compile_tangent(fn, arg_types: list, wrt: list[int], optimize: bool = True,
 
 
 def _compile(fn, arg_types, wrt, optimize, constants, transform, suffix) -> Compiled:
+    with deep_recursion():   # deep user code: every pass and the emitter recurse with its nesting
+        return _compile_deep(fn, arg_types, wrt, optimize, constants, transform, suffix)
+
+
+def _compile_deep(fn, arg_types, wrt, optimize, constants, transform, suffix) -> Compiled:
     module = trace(fn, arg_types, constants)
     files = source_files(module)
     entry = inline_calls(module)

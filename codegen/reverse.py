@@ -204,7 +204,7 @@ class _Reverse(DerivativePass):
                 grads.append(bar.get(id(p)) or self.zeros(p, builder))
             result = builder.apply(P.make_tuple, (out, *grads), {}, hint="result")
         fn.body.args.append(seed)
-        fn.body.yields = [result]
+        fn.body.yields = [as_operand(result)]   # a constant output folds to a plain tuple
 
     # -- regions ------------------------------------------------------------------------------------
     def sweep(self, primal: Region, bar: dict, target: Region, inner: set) -> None:
