@@ -79,7 +79,7 @@ class _Transform:
     mode = "adjoint"
 
     def __init__(self, fn, wrt, optimize: bool, verbose: int):
-        functools.update_wrapper(self, fn, updated=())
+        functools.update_wrapper(self, fn)
         self.fn = _entry(fn)
         self.wrt_asked = wrt
         self.wrt, self.many = _wrt_indices(self.fn, wrt)
