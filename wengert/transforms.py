@@ -115,7 +115,9 @@ class _Transform:
         if key not in _COMPILED:
             wrt = [i - sum(constant[:i]) for i in wrt_indices]
             target = fn.traceable(args, kwargs) if isinstance(fn, _Transform) else fn
-            _COMPILED[key] = globals()[COMPILERS[self.mode]](target, types, wrt, self.optimize, constants)
+            compiled = globals()[COMPILERS[self.mode]](target, types, wrt, self.optimize, constants)
+            check_dicts_not_used_as_arrays(compiled, fn)
+            _COMPILED[key] = compiled
             if self.verbose:
                 print(_COMPILED[key].source)
         self.last = _COMPILED[key]
@@ -200,6 +202,30 @@ def check_argument(fn, name: str, value, path: str = "") -> None:
     kind = f"{type(value).__module__}.{type(value).__qualname__}".removeprefix("builtins.")
     raise WengertError(f"{where} is a {kind}; wengert takes NumPy arrays, Python/NumPy scalars, and tuples, "
                        "lists and dicts of them\nconvert it, e.g. np.asarray(x)")
+
+
+#: operations no dict supports: a dict argument reaching one was meant to be an array
+_ARITHMETIC = {"add", "sub", "mul", "div", "floordiv", "mod", "pow", "matmul", "neg", "pos"}
+
+
+def check_dicts_not_used_as_arrays(compiled: Compiled, fn) -> None:
+    """Refuse, before the code runs, a dict argument that the function computes with as if it
+    were an array (`x * b` with `x` a dict): name the parameter and where it is used."""
+    entry = compiled.module.main
+    dicts = {id(p): p for p in entry.params if isinstance(p.type, T.DictType)}
+    if not dicts:
+        return
+    pending = [entry.body]
+    while pending:
+        region = pending.pop()
+        for op in region.ops:
+            pending += op.regions
+            used = [x for x in op.operands if id(x) in dicts] if op.kind in _ARITHMETIC else []
+            if used:
+                where = f"{op.loc}: " if op.loc is not None else ""
+                raise WengertError(f"{where}the argument `{used[0].name}` of `{fn.__qualname__}` is a dict, used as "
+                                   f"an array (`{op.kind}`)\npass an array, or read the dict's entries "
+                                   f"(`{used[0].name}[\"key\"]`)")
 
 
 def _fast_key(args: tuple):

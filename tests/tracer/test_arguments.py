@@ -64,3 +64,11 @@ def test_jvp_tangent_must_match_its_primal(tangent, fragment):
 def test_jvp_tangent_may_be_an_int_array_for_a_float_primal():
     value, tangent = wengert.jvp(scaled, (np.ones(3), 2.0), (np.array([1, 0, 2]), 0.0))
     assert value == pytest.approx(6.0) and tangent == pytest.approx(6.0)
+
+
+def test_dict_used_as_an_array_is_named_before_running():
+    with pytest.raises(wengert.WengertError) as info:
+        wengert.grad(scaled, wrt=1)({"a": np.ones(3)}, 2.0)
+    message = str(info.value)
+    assert message.startswith(f"test_arguments.py:{scaled.__code__.co_firstlineno + 1}:")
+    assert "the argument `x` of `scaled` is a dict, used as an array (`mul`)" in message
