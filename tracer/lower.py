@@ -15,6 +15,7 @@ import inspect
 import operator
 import os
 import sysconfig
+import types
 
 import gast
 import numpy as np
@@ -1181,6 +1182,9 @@ class Lowerer:
             # text was formatted from, so that differentiating through it is refused (but capturing is not)
             return self.pycall(_FromText(callee), [args[0], *self.formatted_inputs(args[0])], kwargs, node, label)
         binding = P.lookup_callable(callee)
+        if binding is not None and any(_opaque_instance(a) for a in [*args, *kwargs.values()]):
+            # np.multiply(x, obj): the object's own methods run, which no rule describes
+            return self.pycall(callee, args, kwargs, node, label)
         if binding is not None:
             operands, params = self.split(binding, args, kwargs, node, label)
             if binding.prim is P.reshape and len(operands) == 2:
@@ -1391,6 +1395,16 @@ def _local_argument(call, local: LocalFunction):
         if arg is local.node or (isinstance(arg, gast.Name) and arg.id == getattr(local.node, "name", None)):
             return arg
     return call
+
+
+def _opaque_instance(value) -> bool:
+    """A static object that is data of its own kind (an instance of a user class ...): not a
+    class, dtype, module, function, nested function or exception, which calls take as settings."""
+    if not isinstance(value, Static):
+        return False
+    obj = value.obj
+    return not (isinstance(obj, (type, np.dtype, LocalFunction, BaseException, _Raiser, types.ModuleType))
+                or callable(obj))
 
 
 def _specialises(value) -> bool:

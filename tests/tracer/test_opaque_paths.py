@@ -54,6 +54,10 @@ def through_operator(x):
     return np.sum(OPAQUE * x)
 
 
+def through_numpy_function(x):
+    return np.sum(np.multiply(x, OPAQUE))
+
+
 def through_iteration(x):
     s = 0.0
     for q in statistics.quantiles(x, n=4):
@@ -84,6 +88,7 @@ REFUSED = [
     (through_call, 1, "statistics.fmean"),
     (through_subscript, 1, "OPAQUE"),
     (through_operator, 1, "OPAQUE"),
+    (through_numpy_function, 1, "np.multiply"),
     (through_iteration, 2, "statistics.quantiles"),
     (through_context_manager, 2, "cm.__enter__"),
     (through_comparison, 1, "OPAQUE"),
