@@ -55,6 +55,9 @@ SCALAR = {name: f"math.{fn.__name__}" if fn.__module__ == "math" else f"scalar.{
           for name, fn in scalar.FUNCTIONS.items()}
 
 
+#: the deepest expression the emitter writes inline (Python's parser allows 200 parentheses)
+MAX_NESTING = 50
+
 class Emitter:
     def __init__(self, fn: Function, files: dict | None = None):
         self.fn = fn
@@ -69,6 +72,7 @@ class Emitter:
         self.producers = _producers(fn.body)
         self.temporaries: dict[str, str] = {}
         self.inline: dict[int, str] = {}     # folded temporaries: their expression, read once
+        self.nesting: dict[int, int] = {}    # how deep the parentheses of a folded expression go
         self.foldable = _foldable(fn.body, self.uses)
 
     # -- names --------------------------------------------------------------------------------------
@@ -167,9 +171,12 @@ class Emitter:
             return self.if_op(op, depth)
         if op.kind in ("for", "while"):
             return self.loop(op, depth)
+        nesting = 1 + max((self.nesting.get(id(x), 0) for x in op.operands if id(x) in self.inline), default=0)
         args = [self.expr(x) for x in op.operands]
-        if op.results and id(op.results[0]) in self.foldable:
+        # Python's parser takes at most 200 nested parentheses: a deeper expression gets a name
+        if op.results and id(op.results[0]) in self.foldable and nesting <= MAX_NESTING:
             self.inline[id(op.results[0])] = f"({self.expression(op, args)})"   # written where it is read
+            self.nesting[id(op.results[0])] = nesting
             return None
         results = [self.name(r) for r in op.results]
         if op.kind == "setitem":

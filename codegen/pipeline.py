@@ -7,7 +7,8 @@ import os
 
 from ..runtime import types as T
 from ..tracer.ir import Module
-from ..tracer.pipeline import trace
+from ..tracer.lower import refuse_output
+from ..tracer.pipeline import deep_recursion, trace
 from ..tracer.verify import IRVerificationError, verify
 from .emit import emit_function
 from .inline import NotDifferentiableError, inline_calls
@@ -54,6 +55,11 @@ def compile_tangent(fn, arg_types: list, wrt: list[int], optimize: bool = True,
 
 
 def _compile(fn, arg_types, wrt, optimize, constants, transform, suffix) -> Compiled:
+    with deep_recursion():   # deep user code: every pass and the emitter recurse with its nesting
+        return _compile_deep(fn, arg_types, wrt, optimize, constants, transform, suffix)
+
+
+def _compile_deep(fn, arg_types, wrt, optimize, constants, transform, suffix) -> Compiled:
     module = trace(fn, arg_types, constants)
     files = source_files(module)
     entry = inline_calls(module)
@@ -72,6 +78,7 @@ def _compile(fn, arg_types, wrt, optimize, constants, transform, suffix) -> Comp
     if optimize:   # differentiate the simplest program: items of tuples read directly, no dead code
         _stage(lambda: run_optimizer(entry), "optimizing")
         _verify(flat, "optimizing")
+    refuse_output(fn, entry.body.yields[0])   # after optimizing: a branch on a shape is folded
     transform(entry, wrt, files)
     _verify(flat, "reverse mode" if suffix == "adjoint" else "forward mode")
     if optimize:

@@ -13,6 +13,7 @@ from ..runtime import primitives as P
 from ..runtime import rules as R
 from ..runtime import types as T
 from ..tracer.cleanup import substitute
+from ..tracer.errors import excerpt
 from ..tracer.infer import type_of_operand
 from ..tracer.ir import UNDEF, Function, Literal, Op, Region, Value
 from .build import Builder, Namer, as_operand, is_temporary, python_value
@@ -146,11 +147,18 @@ class DerivativePass:
         callee = _global_object(self.fn, op.operands[0])
         if callable(getattr(callee, "traceable", None)):   # a wengert transform
             return (f"{self.where(op)}: a traced value goes through `{op.operands[0].name}`, a wengert transform "
-                    "called inside the function being differentiated; transform the transform instead, e.g. "
-                    "wengert.jacfwd(wengert.jacrev(f)) or wengert.grad(wengert.grad(f)), and index its result")
+                    f"called inside the function being differentiated{self.excerpt(op)}\ntransform the transform "
+                    "instead, e.g. wengert.jacfwd(wengert.jacrev(f)) or wengert.grad(wengert.grad(f)), and index "
+                    "its result")
         return (f"{self.where(op)}: a traced value goes through `{op.operands[0].name}`, a call wengert cannot look "
-                "into (no gradient would flow through it); use NumPy functions wengert knows, or give the "
-                "function a custom gradient")
+                f"into (no gradient would flow through it){self.excerpt(op)}\nuse NumPy functions wengert knows, "
+                "or give the function a custom gradient")
+
+    def excerpt(self, op: Op) -> str:
+        """The user's line under an op, with a caret (empty when the op has no location)."""
+        if op.loc is None:
+            return ""
+        return excerpt(self.files.get(op.loc.file, op.loc.file), op.loc.line, op.loc.col)
 
     def where(self, op: Op) -> str:
         """An op's location as `path:line:col`, like the tracer's errors."""

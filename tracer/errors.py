@@ -76,3 +76,21 @@ def error_at(cls, info: SourceInfo | None, node, message: str, hint: str = "") -
     indent = len(text) - len(stripped)
     caret = " " * (col - indent) + "^" * max(width, 1)
     return cls(message, f"{info.filename}:{line}:{col + 1}", stripped, caret, hint)
+
+
+def excerpt(path: str, line: int, col: int) -> str:
+    """The source line `line` of file `path` (read through linecache, so registered sources work)
+    with a caret under the expression starting at 1-based column `col` (a dotted name, or one
+    character): appended to messages built after tracing, which have a position but no node."""
+    import linecache
+
+    text = linecache.getline(path, line).rstrip("\n")
+    if not text.strip():
+        return ""
+    start = col - 1
+    end = start
+    while end < len(text) and (text[end].isalnum() or text[end] in "_."):
+        end += 1
+    stripped = text.lstrip()
+    indent = len(text) - len(stripped)
+    return f"\n    {stripped}\n    {' ' * (start - indent)}{'^' * max(end - start, 1)}"

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import functools
 import inspect
+import operator
 import os
 import sysconfig
+import types
 
 import gast
 import numpy as np
@@ -20,6 +23,8 @@ import numpy as np
 from ..runtime import primitives as P
 from .aliases import Aliases
 from .capture import Captured, capture
+from . import index_tricks
+from .entry import entry_function
 from .desugar import BREAK_FLAG, RETURN_FLAG, has_break, restructure
 from .errors import SourceInfo, TraceError, UnsupportedSyntaxError, error_at
 from .ir import UNDEF, Function, Literal, Loc, Module, Op, Region, Value
@@ -108,7 +113,8 @@ class Tracer:
                          source=_source_label(captured), arg_names=())
         self.cache[key] = ir_fn
         self.functions[ir_fn.name] = ir_fn
-        Lowerer(self, captured, ir_fn, fn.__globals__, _closure_of(fn), statics).lower_function()
+        # a decorated function is traced from the source of the one it wraps, in that one's scope
+        Lowerer(self, captured, ir_fn, captured.fn.__globals__, _closure_of(captured.fn), statics).lower_function()
         return ir_fn
 
 
@@ -143,12 +149,13 @@ def trace_module(fn, constants: dict | None = None) -> Module:
     """Capture `fn` and every user function it calls into a `Module` whose entry is `fn`.
     `constants` maps parameter names to values the graph is specialised on (they are not
     parameters of the entry function then)."""
-    if not callable(fn):
-        raise TraceError(f"expected a Python function, got {type(fn).__name__} {fn!r}")
-    if inspect.ismethod(fn):
-        raise TraceError(f"`{fn.__qualname__}` is a bound method, which wengert does not trace",
-                         hint=f"trace the plain function `{fn.__func__.__qualname__}` and pass the object as "
-                              "its first argument, or write a function taking the data it needs")
+    fn = entry_function(fn)
+    if not is_user_function(inspect.unwrap(fn)):
+        module = getattr(fn, "__module__", "") or ""
+        raise TraceError(f"`{module}.{fn.__qualname__}` is a library function, which wengert does not trace "
+                         "(it treats library calls as opaque)",
+                         hint="differentiate your own function; wengert differentiates the NumPy functions it "
+                              "has rules for (np.sin, np.linalg.det ...), called directly or from your code")
     tracer = Tracer()
     entry = tracer.function_for(fn, {k: Literal(v) for k, v in (constants or {}).items()})
     for mutation in tracer.param_mutations.get(entry.name, ()):
@@ -812,15 +819,29 @@ class Lowerer:
         return self.apply(prim, [base], node)
 
     def expr_BinOp(self, node):
-        left = self.operand(self.expr(node.left), node.left)
-        right = self.operand(self.expr(node.right), node.right)
-        return self.apply(P.OPERATORS[type(node.op).__name__], [left, right], node)
+        left, right = self.expr(node.left), self.expr(node.right)
+        return self.operator(type(node.op).__name__, [left, right], [node.left, node.right], node)
+
+    def operator(self, name: str, values: list, nodes: list, node):
+        """Python operator `name` on `values`: a primitive on arrays and numbers; on an object
+        known while tracing (not an array or number), the object's own method, computed now when
+        every operand is known, else an opaque call (which no gradient passes through)."""
+        if any(isinstance(v, Static) and not isinstance(v.obj, LocalFunction) for v in values):
+            if all(isinstance(v, (Static, Literal)) for v in values):
+                args = [v.obj if isinstance(v, Static) else v.value for v in values]
+                try:
+                    return self.constant(_PY_OPERATORS[name](*args), node, None)
+                except Exception as exc:
+                    raise self.error(node, f"this operation failed while tracing: {exc!r}") from None
+            return self.pycall(_PY_OPERATORS[name], values, {}, node, f"operator.{_PY_OPERATORS[name].__name__}")
+        operands = [self.operand(v, n) for v, n in zip(values, nodes)]
+        return self.apply(P.OPERATORS[name], operands, node)
 
     def expr_UnaryOp(self, node):
         operand = self.expr(node.operand)
         if isinstance(operand, Static) and isinstance(node.op, gast.Not):
             return Literal(not operand.obj)
-        return self.apply(P.OPERATORS[type(node.op).__name__], [self.operand(operand, node)], node)
+        return self.operator(type(node.op).__name__, [operand], [node.operand], node)
 
     def expr_Compare(self, node):
         left = self.expr(node.left)
@@ -831,7 +852,11 @@ class Lowerer:
         op, right_node = pairs[0]
         right = self.expr(right_node)
         name = type(op).__name__
-        if name in ("In", "NotIn"):
+        if name in ("In", "NotIn") and isinstance(right, Static) and not isinstance(left, (Static, Literal)):
+            result = self.pycall(operator.contains, [right, left], {}, node, "operator.contains")
+            if name == "NotIn":
+                result = self.apply(P.not_, [result], node)
+        elif name in ("In", "NotIn"):
             result = self.apply(P.contains, [self.operand(right, node), self.operand(left, node)], node)
             if name == "NotIn":
                 result = self.apply(P.not_, [result], node)
@@ -841,7 +866,7 @@ class Lowerer:
             same = lobj is robj
             result = Literal(same if name == "Is" else not same)
         else:
-            result = self.apply(P.OPERATORS[name], [self.operand(left, node), self.operand(right, node)], node)
+            result = self.operator(name, [left, right], [node, node], node)
         if len(pairs) == 1:
             return result
         return self.short_circuit(result, lambda: self.compare_chain(right, pairs[1:], node), "and", node)
@@ -937,7 +962,45 @@ class Lowerer:
                 return self.constant(base.obj[P._index(tuple(i.value for i in index))], node, None)
             except Exception as exc:
                 raise self.error(node, f"indexing `{_dotted(node.value)}` failed while tracing: {exc}") from None
+        if isinstance(base, Static):
+            return self.subscript_static(base.obj, index, node)
+        if len(index) == 1 and isinstance(index[0], Literal) and isinstance(index[0].value, tuple) \
+                and index[0].value:   # `x[i]` with a constant tuple `i`: its components
+            index = [Literal(v) for v in index[0].value]
         return self.apply(P.getitem, [self.operand(base, node), *index], node)
+
+    def subscript_static(self, obj, index: list, node):
+        """An object known while tracing indexed with computed values: NumPy's index tricks are
+        concatenations (`np.r_`, `np.c_`) or the index itself (`np.s_`, `np.index_exp`); any other
+        object's `__getitem__` is an opaque call, which no gradient passes through."""
+        if type(obj) is type(np.s_):
+            if len(index) == 1 and not obj.maketuple and not isinstance(node.slice, gast.Tuple):
+                return index[0]
+            return self.apply(P.make_tuple, index, node)
+        if type(obj) in (type(np.r_), type(np.c_)):
+            return self.index_trick(obj is np.c_ or type(obj) is type(np.c_), index, node)
+        key = index[0] if len(index) == 1 and not isinstance(node.slice, gast.Tuple) else \
+            self.apply(P.make_tuple, index, node)
+        return self.pycall(operator.getitem, [Static(obj), key], {}, node, f"{_dotted(node.value)}[...]")
+
+    def index_trick(self, columns: bool, index: list, node):
+        label = "np.c_" if columns else "np.r_"
+        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        pieces = []
+        for part, item in zip(parts, index):
+            if isinstance(item, Literal) and isinstance(item.value, str):
+                raise self.unsupported(part, f"the directive {item.value!r} in `{label}[...]`",
+                                       "call np.concatenate, np.stack or np.reshape with the axis you need")
+            if isinstance(item, Value) and isinstance(part, gast.Slice):
+                raise self.unsupported(part, f"a slice with computed bounds in `{label}[...]`",
+                                       "use np.arange or np.linspace with constant bounds")
+            if isinstance(item, Literal):   # a number or a constant slice: NumPy builds the piece now
+                piece = np.r_[item.value]
+                item = self.constant(piece.reshape(-1, 1) if columns else piece, part, None)
+            helper = index_tricks.c_piece if columns else index_tricks.r_piece
+            pieces.append(self.call_user(helper, [item], {}, part))
+        seq = self.apply(P.make_list, pieces, node)
+        return self.apply(P.concatenate, [seq], node, {"axis": -1 if columns else 0})
 
     def index(self, node) -> list:
         parts = node.elts if isinstance(node, gast.Tuple) else [node]
@@ -1057,10 +1120,34 @@ class Lowerer:
         kwargs = {}
         for kw in node.keywords:
             if kw.arg is None:
-                raise self.unsupported(kw, "`**` unpacking in a call", "pass the keywords explicitly")
-            v = self.expr(kw.value)
-            kwargs[kw.arg] = v
+                items = self.known_entries(self.operand(self.expr(kw.value), kw.value))
+                if items is None or not all(isinstance(k, str) for k in items):
+                    raise self.unsupported(kw, "`**` unpacking of a dict whose keys are not known while tracing",
+                                           "build the dict in this function with constant string keys "
+                                           "(`{\"b\": b}` or `d[\"b\"] = b`), or pass the keywords explicitly")
+                pairs = items.items()
+            else:
+                pairs = [(kw.arg, self.expr(kw.value))]
+            for name, v in pairs:
+                if name in kwargs:
+                    raise self.error(kw, f"the keyword argument `{name}` is given twice")
+                kwargs[name] = v
         return args, kwargs
+
+    def known_entries(self, value):
+        """The entries {key: operand} of a dict built in this function (a dict literal, then
+        items set with constant keys), else None: what `**d` passes."""
+        if not isinstance(value, Value):
+            return None
+        for op in _all_ops(self.fn.body):
+            if value in op.results:
+                if op.kind == "dict":
+                    return dict(zip(op.params["keys"], op.operands))
+                if op.kind == "setitem" and len(op.operands) == 3 and isinstance(op.operands[2], Literal):
+                    base = self.known_entries(op.operands[0])
+                    return None if base is None else {**base, op.operands[2].value: op.operands[1]}
+                return None
+        return None
 
     def method_call(self, receiver, func, node):
         name = func.attr
@@ -1152,7 +1239,14 @@ class Lowerer:
             callee = callee.__wengert_traced__
         if isinstance(callee, LocalFunction):
             return self.call_local(callee, args, kwargs, node)
+        if any(callee is c for c in _NUMBER_FROM_TEXT) and len(args) == 1 and self.formatted_inputs(args[0]):
+            # `float(f"{x}")`: text carries no derivative. An opaque call that also reads the values the
+            # text was formatted from, so that differentiating through it is refused (but capturing is not)
+            return self.pycall(_FromText(callee), [args[0], *self.formatted_inputs(args[0])], kwargs, node, label)
         binding = P.lookup_callable(callee)
+        if binding is not None and any(_opaque_instance(a) for a in [*args, *kwargs.values()]):
+            # np.multiply(x, obj): the object's own methods run, which no rule describes
+            return self.pycall(callee, args, kwargs, node, label)
         if binding is not None:
             operands, params = self.split(binding, args, kwargs, node, label)
             if binding.prim is P.reshape and len(operands) == 2:
@@ -1163,6 +1257,15 @@ class Lowerer:
             return result
         if is_user_function(callee):
             return self.call_user(callee, args, kwargs, node)
+        if isinstance(callee, functools.partial):   # its bound arguments are constants
+            bound = [self.constant(a, node, None) for a in callee.args]
+            keywords = {k: self.constant(v, node, None) for k, v in callee.keywords.items()}
+            return self.call(callee.func, bound + list(args), {**keywords, **kwargs}, node, label)
+        if inspect.ismethod(callee) and is_user_function(callee.__func__):   # obj.method(...): obj is static
+            return self.call_user(callee.__func__, [Static(callee.__self__), *args], kwargs, node)
+        call_method = getattr(type(callee), "__call__", None)
+        if not isinstance(callee, type) and is_user_function(call_method):   # an object with __call__
+            return self.call_user(call_method, [Static(callee), *args], kwargs, node)
         if isinstance(callee, type) and issubclass(callee, BaseException) and all(
                 isinstance(a, Literal) for a in [*args, *kwargs.values()]):
             return Static(callee(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()}))
@@ -1172,6 +1275,20 @@ class Lowerer:
             raise self.unsupported(node, f"`{label}()`, which looks into the running function",
                                    "the graph has no Python frame: name the values you need directly")
         return self.pycall(callee, args, kwargs, node, label)
+
+    def formatted_inputs(self, value) -> list:
+        """The computed values text `value` was formatted from (f-string, str, repr, format), or []."""
+        op = next((o for o in _all_ops(self.fn.body) if value in o.results), None) \
+            if isinstance(value, Value) else None
+        if op is None:
+            return []
+        if op.kind == "fstring":
+            inputs = op.operands
+        elif op.kind == "pycall" and self.fn.env.get(op.operands[0].name) in (str, repr, format):
+            inputs = op.operands[1:]
+        else:
+            return []
+        return [x for x in inputs if isinstance(x, Value) and x.name not in self.fn.env]
 
     def pycall(self, callee, args, kwargs, node, label):
         fn_value = self.global_value(callee, label.replace(" ", ""), node)
@@ -1279,8 +1396,33 @@ class Lowerer:
         return result
 
 
+#: primitives that turn text into a number (as Python's and NumPy's conversions do)
+_NUMBER_FROM_TEXT = (float, int, complex, np.float64, np.float32, np.float16, np.longdouble, np.complex128,
+                     np.asarray, np.array, np.fromstring)
+
+#: Python's operator functions by gast operator name: what an operator on an opaque object calls
+_PY_OPERATORS = {
+    "Add": operator.add, "Sub": operator.sub, "Mult": operator.mul, "Div": operator.truediv,
+    "FloorDiv": operator.floordiv, "Mod": operator.mod, "Pow": operator.pow, "MatMult": operator.matmul,
+    "LShift": operator.lshift, "RShift": operator.rshift, "BitOr": operator.or_, "BitXor": operator.xor,
+    "BitAnd": operator.and_, "USub": operator.neg, "UAdd": operator.pos, "Invert": operator.invert,
+    "Not": operator.not_, "Eq": operator.eq, "NotEq": operator.ne, "Lt": operator.lt, "LtE": operator.le,
+    "Gt": operator.gt, "GtE": operator.ge, "Is": operator.is_, "IsNot": operator.is_not,
+}
+
 # Builtins that read the caller's frame: as opaque `pycall`s they would see the interpreter's.
 _FRAME_BUILTINS = (globals, locals, vars, eval, exec, super)
+
+
+class _FromText:
+    """A conversion of text to a number, called with the values the text was formatted from
+    (which it ignores): they make the call's dependence on them visible to differentiation."""
+
+    def __init__(self, convert):
+        self.convert = convert
+
+    def __call__(self, text, *formatted_from, **kwargs):
+        return self.convert(text, **kwargs)
 
 
 class _Raiser:
@@ -1320,6 +1462,16 @@ def _local_argument(call, local: LocalFunction):
         if arg is local.node or (isinstance(arg, gast.Name) and arg.id == getattr(local.node, "name", None)):
             return arg
     return call
+
+
+def _opaque_instance(value) -> bool:
+    """A static object that is data of its own kind (an instance of a user class ...): not a
+    class, dtype, module, function, nested function or exception, which calls take as settings."""
+    if not isinstance(value, Static):
+        return False
+    obj = value.obj
+    return not (isinstance(obj, (type, np.dtype, LocalFunction, BaseException, _Raiser, types.ModuleType))
+                or callable(obj))
 
 
 def _specialises(value) -> bool:
@@ -1560,3 +1712,28 @@ _EXPRESSION_HINTS = {
     "SetComp": "use a list comprehension",
     "Set": "use a tuple or a list",
 }
+
+
+def refuse_output(fn, output) -> None:
+    """Raise a located `TraceError` when the entry's result `output` (an IR operand) is no value a
+    derivative can be taken of: `None` (a forgotten `return`) or a string."""
+    value = output.value if isinstance(output, Literal) else UNDEF
+    kind = getattr(getattr(output, "type", None), "kind", None)
+    if value is UNDEF and kind in ("none", "str"):
+        value = None if kind == "none" else ""
+    if not (value is None or isinstance(value, (str, bytes))):
+        return
+    captured = capture(inspect.unwrap(fn))
+    returns = [n for n in _own_nodes(captured.node) if isinstance(n, gast.Return)]
+    if value is None:
+        bare = [n for n in returns if n.value is None or isinstance(n.value, gast.Constant) and n.value.value is None]
+        node = bare[-1] if bare else captured.node
+        what = "None" + ("" if bare else " (it has no `return` statement)" if not returns else
+                         " (it reaches its end without a `return`)")
+    else:
+        texts = [n for n in returns if isinstance(n.value, gast.Constant) and isinstance(n.value.value, (str, bytes))]
+        node = (texts or [n for n in returns if n.value is not None] or [captured.node])[-1]
+        what = f"a {type(value).__name__}" + (f" ({value!r:.40})" if isinstance(output, Literal) else "")
+    raise error_at(TraceError, captured.info, node, f"`{captured.fn.__qualname__}` returned {what}; "
+                   "a derivative needs a floating-point output (a float scalar for grad)",
+                   "return the value to differentiate, e.g. `return np.sum(...)`")

@@ -19,26 +19,51 @@ import numpy as np
 from .api import as_type, bind_arguments
 from .codegen.pipeline import Compiled, compile_adjoint, compile_tangent  # noqa: F401 (see COMPILERS)
 from .tracer.capture import register_source
+from .tracer.entry import entry_function, spread_varargs
 from .runtime import types as T
 from .runtime.errors import WengertError
+from .runtime.tensor import Tensor
+
+
+def _entry(fn):
+    """`fn` as a Python function with source (a transform stays itself: it writes its own)."""
+    return fn if isinstance(fn, _Transform) else entry_function(fn)
+
+
+def _parameter_list(fn) -> str:
+    return ", ".join(("*" if p.kind is p.VAR_POSITIONAL else "**" if p.kind is p.VAR_KEYWORD else "") + p.name
+                     for p in inspect.signature(fn).parameters.values()) or "none"
 
 
 def _wrt_indices(fn, wrt) -> tuple[list[int], bool]:
     """IR parameter indices for `wrt` (an index, a name, or a tuple of them); and whether the
-    caller asked for a tuple."""
-    names = list(inspect.signature(fn).parameters)
+    caller asked for a tuple. For a function with `*args`, an index past the named parameters is
+    a position among the call's arguments (checked when it is called, see `spread_varargs`)."""
+    fn = _entry(fn)
+    params = list(inspect.signature(fn).parameters.values())
+    names = [p.name for p in params]
+    star = next((i for i, p in enumerate(params) if p.kind is p.VAR_POSITIONAL), None)
     many = isinstance(wrt, (tuple, list))
+    listing = f"the parameters of `{fn.__qualname__}` are {_parameter_list(fn)}"
     out = []
     for w in (wrt if many else (wrt,)):
         if isinstance(w, str):
             if w not in names:
                 raise WengertError(f"`{fn.__qualname__}` has no parameter `{w}` (wrt={wrt!r}); "
-                                   f"its parameters are {', '.join(names)}")
+                                   f"its parameters are {_parameter_list(fn)}")
+            if star is not None and names.index(w) == star:
+                raise WengertError(f"wrt={wrt!r}: `{w}` is the `*{w}` parameter of `{fn.__qualname__}`; name "
+                                   f"the arguments it takes by position, e.g. wrt=({star}, {star + 1})")
             out.append(names.index(w))
-        elif isinstance(w, int) and -len(names) <= w < len(names):
+        elif isinstance(w, int) and not isinstance(w, bool) and star is not None and w >= star:
+            out.append(w)   # a position in `*args`: the call tells whether there is one
+        elif isinstance(w, int) and not isinstance(w, bool) and -len(names) <= w < len(names) and (
+                star is None or w % len(names) < star):
             out.append(w % len(names))
         else:
-            raise WengertError(f"wrt={wrt!r}: expected a parameter index below {len(names)} or a name")
+            count = star if star is not None else len(names)
+            raise WengertError(f"wrt={wrt!r}: expected a parameter index below {count} or a parameter name; "
+                               f"{listing}")
     return out, many
 
 
@@ -57,13 +82,17 @@ class _Transform:
 
     def __init__(self, fn, wrt, optimize: bool, verbose: int):
         functools.update_wrapper(self, fn)
-        self.fn = fn
-        self.wrt, self.many = _wrt_indices(fn, wrt)
+        self.fn = _entry(fn)
+        self.wrt_asked = wrt
+        self.wrt, self.many = _wrt_indices(self.fn, wrt)
         self.optimize = optimize
         self.verbose = verbose
         self.last: Compiled | None = None
-        parameters = inspect.signature(fn).parameters
+        parameters = inspect.signature(self.fn).parameters
         self.names = list(parameters)
+        #: a function with `*args` is compiled per number of positional arguments: n -> (fn, wrt, names)
+        self.varargs = any(p.kind is p.VAR_POSITIONAL for p in parameters.values())
+        self.spread: dict = {}
         #: calls passing every parameter positionally skip argument binding: key -> (code, positions)
         self.simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters.values())
         self.fast: dict = {}
@@ -76,23 +105,37 @@ class _Transform:
         if fast is not None and fast in self.fast:
             self.last, positions = self.fast[fast]
             return self.last, [args[i] for i in positions]
-        values = bind_arguments(self.fn, args, kwargs)
-        names = self.names
-        constant = [type(v) in (int, bool) and i not in self.wrt for i, v in enumerate(values)]
+        fn, wrt_indices, names = self.entry_for(args)
+        values = bind_arguments(fn, args, kwargs)
+        for name, value in zip(names, values):
+            check_argument(fn, name, value)
+        constant = [type(v) in (int, bool) and i not in wrt_indices for i, v in enumerate(values)]
         dynamic = [v for v, c in zip(values, constant) if not c]
         types = [as_type(v) for v in dynamic]
         constants = {names[i]: v for i, (v, c) in enumerate(zip(values, constant)) if c}
-        key = (self.mode, self.fn, tuple(self.wrt), self.optimize, tuple(types), tuple(sorted(constants.items())))
+        key = (self.mode, fn, tuple(wrt_indices), self.optimize, tuple(types), tuple(sorted(constants.items())))
         if key not in _COMPILED:
-            wrt = [i - sum(constant[:i]) for i in self.wrt]
-            target = self.fn.traceable(args, kwargs) if isinstance(self.fn, _Transform) else self.fn
-            _COMPILED[key] = globals()[COMPILERS[self.mode]](target, types, wrt, self.optimize, constants)
+            wrt = [i - sum(constant[:i]) for i in wrt_indices]
+            target = fn.traceable(args, kwargs) if isinstance(fn, _Transform) else fn
+            compiled = globals()[COMPILERS[self.mode]](target, types, wrt, self.optimize, constants)
+            check_dicts_not_used_as_arrays(compiled, fn)
+            _COMPILED[key] = compiled
             if self.verbose:
                 print(_COMPILED[key].source)
         self.last = _COMPILED[key]
         if fast is not None:
             self.fast[fast] = (self.last, [i for i, c in enumerate(constant) if not c])
         return self.last, dynamic
+
+    def entry_for(self, args: tuple) -> tuple:
+        """(the function to trace, the IR indices of `wrt`, its parameter names) for a call with
+        positional `args`: `self.fn`, or for a function with `*args` one parameter per position."""
+        if not self.varargs:
+            return self.fn, self.wrt, self.names
+        if len(args) not in self.spread:
+            fn = spread_varargs(self.fn, len(args))
+            self.spread[len(args)] = (fn, _wrt_indices(fn, self.wrt_asked)[0], list(inspect.signature(fn).parameters))
+        return self.spread[len(args)]
 
     @property
     def source(self) -> str:
@@ -154,6 +197,56 @@ def python_function(name: str, params: list, lines: list, returns: str, namespac
     namespace = {"np": np, **namespace}
     exec(compile(source, filename, "exec"), namespace)
     return namespace[name]
+
+
+def check_argument(fn, name: str, value, path: str = "") -> None:
+    """Refuse, naming the parameter and the type, an argument the generated code cannot take:
+    wengert works on NumPy arrays and Python/NumPy scalars (and tuples, lists and dicts of them)."""
+    where = f"the argument `{name}{path}` of `{fn.__qualname__}`"
+    if isinstance(value, (tuple, list)):
+        for k, item in enumerate(value):
+            check_argument(fn, name, item, f"{path}[{k}]")
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            check_argument(fn, name, item, f"{path}[{key!r}]")
+        return
+    if isinstance(value, Tensor):
+        raise WengertError(f"{where} is a wengert.Tensor; grad, vjp and jvp take NumPy arrays and scalars\n"
+                           "to differentiate code on Tensors, decorate the function with @wengert.function and "
+                           "call .backward() on its result; or pass the Tensor's values, e.g. x.numpy()")
+    if isinstance(value, np.ndarray) and value.dtype.kind not in "biufc":
+        raise WengertError(f"{where} is an array of dtype {value.dtype}; wengert takes arrays of numbers "
+                           "(bool, int, float, complex)\nconvert it, e.g. np.asarray(x, dtype=float)")
+    if isinstance(value, (np.ndarray, np.generic, bool, int, float, complex, str, type(None))):
+        return
+    kind = f"{type(value).__module__}.{type(value).__qualname__}".removeprefix("builtins.")
+    raise WengertError(f"{where} is a {kind}; wengert takes NumPy arrays, Python/NumPy scalars, and tuples, "
+                       "lists and dicts of them\nconvert it, e.g. np.asarray(x)")
+
+
+#: operations no dict supports: a dict argument reaching one was meant to be an array
+_ARITHMETIC = {"add", "sub", "mul", "div", "floordiv", "mod", "pow", "matmul", "neg", "pos"}
+
+
+def check_dicts_not_used_as_arrays(compiled: Compiled, fn) -> None:
+    """Refuse, before the code runs, a dict argument that the function computes with as if it
+    were an array (`x * b` with `x` a dict): name the parameter and where it is used."""
+    entry = compiled.module.main
+    dicts = {id(p): p for p in entry.params if isinstance(p.type, T.DictType)}
+    if not dicts:
+        return
+    pending = [entry.body]
+    while pending:
+        region = pending.pop()
+        for op in region.ops:
+            pending += op.regions
+            used = [x for x in op.operands if id(x) in dicts] if op.kind in _ARITHMETIC else []
+            if used:
+                where = f"{op.loc}: " if op.loc is not None else ""
+                raise WengertError(f"{where}the argument `{used[0].name}` of `{fn.__qualname__}` is a dict, used as "
+                                   f"an array (`{op.kind}`)\npass an array, or read the dict's entries "
+                                   f"(`{used[0].name}[\"key\"]`)")
 
 
 def _fast_key(args: tuple):
@@ -306,7 +399,22 @@ def jvp(fn, primals: tuple, tangents: tuple):
     if key not in _TANGENT_TRANSFORMS:   # keep the transform: its fast path skips re-binding
         _TANGENT_TRANSFORMS[key] = _TangentTransform(fn, wrt, True, 0)
     compiled, values = _TANGENT_TRANSFORMS[key].compiled(primals, {})
-    return compiled.fn(*values, *[_like(tangents[i], primals[i]) for i in wrt])
+    return compiled.fn(*values, *[_tangent_for(fn, i, tangents[i], primals[i]) for i in wrt])
+
+
+def _tangent_for(fn, i: int, t, p):
+    """Tangent `t` of primal `p` (argument `i` of `fn`) in the primal's dtype, after checking
+    that it has the primal's shape and is no complex tangent of a real primal."""
+    if isinstance(t, Tensor) or not isinstance(t, (np.ndarray, np.generic, bool, int, float, complex)):
+        raise WengertError(f"jvp: the tangent of argument {i} of `{fn.__qualname__}` is a "
+                           f"{type(t).__qualname__}; pass a NumPy array or a scalar shaped like the primal")
+    if np.shape(t) != np.shape(p):
+        raise WengertError(f"jvp: the tangent of argument {i} of `{fn.__qualname__}` has shape {np.shape(t)}, "
+                           f"but the primal has shape {np.shape(p)}; a tangent has its primal's shape")
+    if np.iscomplexobj(t) and not np.iscomplexobj(p):
+        raise WengertError(f"jvp: the tangent of argument {i} of `{fn.__qualname__}` is complex, but the primal "
+                           f"is real ({np.result_type(p)}); pass a real tangent")
+    return _like(t, p)
 
 
 def _like(t, p):

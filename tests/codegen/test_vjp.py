@@ -247,7 +247,6 @@ def test_wrt_bad_index(wrt):
     assert "3" in message             # how many parameters there are
 
 
-@pytest.mark.xfail(strict=True, reason="a bad wrt index's message does not list the parameter names")
 def test_wrt_bad_index_names_the_parameters():
     with pytest.raises(wengert.WengertError, match="x, w, s"):
         wengert.grad(weighted, wrt=3)

@@ -1,0 +1,67 @@
+"""NumPy's index tricks: `np.r_` and `np.c_` are concatenations with gradients, `np.s_` and
+`np.index_exp` are indices; string directives are refused at the user's line."""
+import numpy as np
+import pytest
+
+import wengert
+
+X = np.array([0.5, -1.0, 2.0])
+A = np.arange(6.0).reshape(3, 2) / 7.0
+
+
+def numeric_grad(f, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e[i] = eps
+        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
+    return g
+
+
+def r_twice(x):
+    return np.sum(np.r_[x, x] ** 2 * np.arange(6.0))
+
+
+def r_mixed(x):
+    return np.sum(np.sin(np.r_[x * 2.0, 3.0, x[0], 0:3]) ** 2)
+
+
+def c_columns(x):
+    return np.sum(np.c_[x, x ** 2] ** 2 * np.array([[1.0, 2.0]]))
+
+
+def c_with_matrix(x):
+    return np.sum(np.c_[A, np.tanh(x)] ** 3)
+
+
+def s_and_index_exp(x):
+    i = np.index_exp[:2]
+    return np.sum(x[np.s_[1:]] ** 2) + np.sum(x[i] * 3.0)
+
+
+@pytest.mark.parametrize("fn", [r_twice, r_mixed, c_columns, c_with_matrix, s_and_index_exp])
+def test_index_trick_gradients(fn):
+    np.testing.assert_allclose(wengert.grad(fn)(X), numeric_grad(fn, X), rtol=1e-6, atol=1e-9)
+    _, tangent = wengert.jvp(fn, (X,), (np.ones(3),))
+    assert tangent == pytest.approx(np.sum(numeric_grad(fn, X)), rel=1e-6)
+
+
+def test_index_trick_values_match_numpy():
+    def pieces(x):
+        return np.r_[x, 1.0, 0:2], np.c_[x, x]
+    r, c = wengert.vjp(pieces, X)[0]
+    np.testing.assert_array_equal(r, np.r_[X, 1.0, 0:2])
+    np.testing.assert_array_equal(c, np.c_[X, X])
+
+
+def directive(x):
+    return np.sum(np.r_["0,2", x, x])
+
+
+def test_directive_is_refused_with_location():
+    with pytest.raises(wengert.UnsupportedSyntaxError) as info:
+        wengert.grad(directive)(X)
+    err = info.value
+    assert "the directive '0,2' in `np.r_[...]`" in err.message
+    assert err.location.endswith(f":{directive.__code__.co_firstlineno + 1}:25")
+    assert err.caret.strip() == "^^^^^" and "np.concatenate" in err.hint
