@@ -13,9 +13,6 @@ import numpy as np
 from wengert import register_source
 from wengert.runtime import primitives as P
 
-#: primitives whose edge behaviour another branch is fixing right now; their cases run after it lands
-OWNED_ELSEWHERE: set = set()
-
 NAN, INF = float("nan"), float("inf")
 
 
@@ -393,38 +390,10 @@ def differentiated(case: Case, point: tuple) -> tuple:
     return tuple(i for i in case.wrt if i < len(point) and is_float(point[i]))
 
 
-def skip_reason(case: Case, point: tuple) -> str | None:
-    if case.prim in OWNED_ELSEWHERE:
-        return "fixed on another branch"
-    if has_python_float(point) and numpy_floating_point_event(case, point):
-        return "fixed on another branch (NumPy semantics for Python floats in generated code)"
-    return None
-
-
 def numpy_scalars(point: tuple) -> tuple:
     """Python floats as np.float64: autograd computes Python floats with Python's arithmetic
     (1.0 / 0.0 raises), while the reference is NumPy's semantics, whatever the scalar type."""
     return tuple(np.float64(v) if type(v) is float else v for v in point)
-
-
-def numpy_floating_point_event(case: Case, point: tuple) -> bool:
-    """Whether NumPy signals a floating-point event (divide by zero, invalid, overflow) computing
-    the case or its autograd gradient at `point`: where Python's float arithmetic and `math`
-    raise instead, so generated code must keep NumPy's semantics for Python floats."""
-    import autograd
-    import autograd.numpy as anp
-    f = functions(case, anp)[0]
-    as_numpy = numpy_scalars(point)
-    try:
-        with np.errstate(all="raise"):
-            value = f(*as_numpy)
-            for i in differentiated(case, point):
-                autograd.make_vjp(f, i)(*as_numpy)[0](like(value))
-    except FloatingPointError:
-        return True
-    except Exception:   # autograd has no rule here: the other references decide
-        return False
-    return False
 
 
 #: where HIPS autograd and PyTorch disagree on a gradient (undefined points), the one wengert
