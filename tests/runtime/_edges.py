@@ -411,6 +411,22 @@ CHOICES = {
     "arctan2": ("autograd", "at (0, 0) the gradient is undefined: nan (PyTorch: 0)"),
     "logaddexp": ("autograd", "at x = out = +-inf, exp(x - out) is nan (PyTorch: the limit 1)"),
     "sqrt": ("torch", "d sqrt(x)/dx at -inf is nan: outside the domain (autograd: 0.5 * x**-0.5 = 0)"),
+    "clip": ("torch", "at a bound (x == a_min or a_max) the gradient flows to x, as PyTorch's clamp "
+                      "(autograd: to neither)"),
+    "pow": ("torch", "PyTorch's formulas: y * x**(y-1) is 0 where y == 0 (also at x = nan or 0) and "
+                     "log(x) * x**y is 0 where x == 0 and y >= 0 (autograd: nan, -inf)"),
+    "var": ("autograd", "the tangent of the variance of an empty slice (a nan value) is nan, as the "
+                        "mean's (PyTorch: 0)"),
+    "std": ("torch", "as var: the tangent of an empty slice's std (a nan value) is nan (autograd: 0)"),
+    "norm": ("torch", "the norm of an empty array is the constant 0: its tangent is the empty sum 0 "
+                      "(autograd: 0 / 0 = nan)"),
+}
+
+
+#: where second order follows the other reference than first order (CHOICES), and why
+SECOND_ORDER_CHOICES = {
+    "pow": ("autograd", "d2(x**0)/dx2 at x = 0 is 0 (x**0 is the constant 1), as autograd; PyTorch's "
+                        "double backward gives 0 * inf = nan"),
 }
 
 
