@@ -103,3 +103,18 @@ def test_value_semantics(case, k):
     E.assert_close(got, want, "value", rtol=1e-12)
     assert np.asarray(got).dtype == np.asarray(want).dtype
     assert want_warnings <= got_warnings, f"NumPy warns {want_warnings}, wengert {got_warnings}"
+
+
+@pytest.mark.parametrize("expr,args,want", [("x / y", (0.0, 0.0), np.nan), ("x / y", (1.0, 0.0), np.inf),
+                                            ("x % y", (1.0, 0.0), np.nan), ("x ** y", (10.0, 400.0), np.inf)])
+def test_vjp_value_of_python_floats_is_numpys(expr, args, want):
+    """Where Python's float arithmetic raises, vjp's value is NumPy's (as grad's), with its warning."""
+    case = E.Case("div", expr, [args], args=("x", "y"), wrt=(0, 1))
+    f, _ = E.functions(case)
+    with pytest.warns(RuntimeWarning, match="scalar"):
+        value, pullback = wengert.vjp(f, *args)
+    np.testing.assert_equal(value, want)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        grads = pullback(1.0)
+    assert len(grads) == 2 and all(type(g) in (float, np.float64) for g in grads)
