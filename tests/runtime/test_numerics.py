@@ -324,8 +324,11 @@ def test_trace_of_a_stack_goes_on_the_first_two_axes():
     a = rng.normal(size=(3, 3, 2))
     expected = torch_grads(lambda t: torch.sin(torch.diagonal(t, dim1=0, dim2=1).sum(-1)).sum(), a)[0]
     np.testing.assert_allclose(wengert.grad(trace_of_stack)(a), expected, rtol=1e-12)
-    with pytest.raises(wengert.WengertError, match="non-square"):
-        wengert.grad(trace_of_stack)(np.ones((2, 3)))
+    rectangular = rng.normal(size=(2, 3))   # np.trace of one rectangular matrix is defined: a[0, 0] + a[1, 1]
+    expected = torch_grads(lambda t: torch.sin(torch.trace(t)).sum(), rectangular)[0]
+    np.testing.assert_allclose(wengert.grad(trace_of_stack)(rectangular), expected, rtol=1e-12)
+    with pytest.raises(wengert.WengertError, match="non-square"):   # a stack of them is refused
+        wengert.grad(trace_of_stack)(np.ones((2, 3, 4)))
 
 
 # ---------------------------------------------------------------------------------------------
