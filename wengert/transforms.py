@@ -339,7 +339,8 @@ def jacrev(fn, wrt=0):
     @functools.wraps(fn)
     def jacobian_rev(*args):
         compiled, values = transform.compiled(args, {})
-        value = fn(*args) if not isinstance(fn, _Transform) else compiled.fn(*values, 0.0)[0]
+        value = _value_with_numpy_semantics(fn, args, {}) if not isinstance(fn, _Transform) \
+            else compiled.fn(*values, 0.0)[0]
         rows = [compiled.fn(*values, e)[1:] for e in _basis(value if np.ndim(value) else float(value))]
         out = []
         for k, i in enumerate(indices):

@@ -215,8 +215,8 @@ CASES: list[Case] = [
     Case("det", "np.linalg.det(x)", [(SQUARE,), (BATCH,), (BATCH_KN,), (_vec([[2.0]]),)], "torch.det(x)",
          also=("cofactor",)),
     # PyTorch's det gradient at an exactly singular matrix is 0, not the cofactor matrix, and autograd's
-    # divides by det: central differences (exact on a polynomial) are the reference. Second order
-    # there is not supported yet (the cofactor's adjoint inverts x)
+    # divides by det: central differences (exact on a polynomial) are the reference (`* 1.0`: its own
+    # case name). Second order there is not supported yet (the cofactor's adjoint inverts x)
     Case("det", "np.linalg.det(x) * 1.0", [(SINGULAR,), (_vec([[1.0, 2.0], [2.0, 4.0]]),)], also=("cofactor",),
          smooth=(0, 1), second=False),
     Case("solve", "np.linalg.solve(x, y)", [(SQUARE, _r(3)), (SQUARE, _r(3, 2)), (BATCH, _r(4, 3, 2)),

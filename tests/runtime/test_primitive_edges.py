@@ -108,7 +108,7 @@ def test_value_semantics(case, k):
 @pytest.mark.parametrize("expr,args,want", [("x / y", (0.0, 0.0), np.nan), ("x / y", (1.0, 0.0), np.inf),
                                             ("x % y", (1.0, 0.0), np.nan), ("x ** y", (10.0, 400.0), np.inf)])
 def test_vjp_value_of_python_floats_is_numpys(expr, args, want):
-    """Where Python's float arithmetic raises, vjp's value is NumPy's (as grad's), with its warning."""
+    """Where Python's float arithmetic raises, vjp's and jacrev's value is NumPy's (as grad's), with its warning."""
     case = E.Case("div", expr, [args], args=("x", "y"), wrt=(0, 1))
     f, _ = E.functions(case)
     with pytest.warns(RuntimeWarning, match="scalar"):
@@ -118,3 +118,8 @@ def test_vjp_value_of_python_floats_is_numpys(expr, args, want):
         warnings.simplefilter("ignore", RuntimeWarning)
         grads = pullback(1.0)
     assert len(grads) == 2 and all(type(g) in (float, np.float64) for g in grads)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        jacobian = wengert.jacrev(f, wrt=(0, 1))(*args)   # the same value decides the Jacobian's shape
+    assert [np.shape(j) for j in jacobian] == [(), ()]
+    np.testing.assert_equal(jacobian, grads)
