@@ -15,10 +15,12 @@ _RAISES = (ZeroDivisionError, OverflowError, ValueError)
 
 def _as_numpy(x):
     """A Python number as the NumPy scalar NumPy would make of it, for the fallback."""
+    if type(x) is complex:
+        return np.complex128(x)
     return np.float64(x) if type(x) in (int, bool, float) else x
 
 
-def _binary(op, ufunc, name: str):
+def _binary(op, name: str):
     def fn(x, y):
         try:
             return op(x, y)
@@ -26,16 +28,18 @@ def _binary(op, ufunc, name: str):
             if not isinstance(x, (int, float, complex, np.generic)) or not isinstance(
                     y, (int, float, complex, np.generic)):
                 raise
-            return ufunc(_as_numpy(x), _as_numpy(y))
+            # the operator on NumPy scalars: NumPy's value and its scalar RuntimeWarning
+            # ("... in scalar remainder"), as the user's code computing with NumPy scalars
+            return op(_as_numpy(x), _as_numpy(y))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"x {name} y with NumPy's result where Python raises"
     return fn
 
 
-div = _binary(operator.truediv, np.true_divide, "div")
-floordiv = _binary(operator.floordiv, np.floor_divide, "floordiv")
-mod = _binary(operator.mod, np.mod, "mod")
-_pow = _binary(operator.pow, np.power, "pow")
+div = _binary(operator.truediv, "div")
+floordiv = _binary(operator.floordiv, "floordiv")
+mod = _binary(operator.mod, "mod")
+_pow = _binary(operator.pow, "pow")
 
 
 def pow(x, y):
@@ -43,7 +47,7 @@ def pow(x, y):
     floats Python's ** is NumPy's scalar power bit for bit (both call the C library's pow)."""
     out = _pow(x, y)
     if type(out) is complex and type(x) is not complex and type(y) is not complex:
-        return np.power(_as_numpy(x), _as_numpy(y))
+        return operator.pow(_as_numpy(x), _as_numpy(y))
     return out
 
 

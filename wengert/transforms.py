@@ -339,6 +339,17 @@ def value_and_grad(fn=None, wrt=0, *, optimize: bool = True, verbose: int = 0):
     return _transform(ValueAndGradFunction, fn, wrt, optimize, verbose)
 
 
+def _value_with_numpy_semantics(fn, args, kwargs):
+    """fn's value; where Python's float arithmetic raises (0.0 / 0.0, 10.0 ** 400), the value
+    NumPy gives (nan, inf, with its RuntimeWarning), as the generated code computes it."""
+    try:
+        return fn(*args, **kwargs)
+    except (ZeroDivisionError, OverflowError):
+        def as_numpy(v):
+            return np.float64(v) if type(v) is float else v
+        return fn(*map(as_numpy, args), **{k: as_numpy(v) for k, v in kwargs.items()})
+
+
 def vjp(fn, *args, wrt=None, **kwargs):
     """`value, pullback = vjp(f, *args)`; `pullback(cotangent)` returns the cotangents of the
     arguments in `wrt` (default: every floating-point argument), as a tuple."""
@@ -349,7 +360,7 @@ def vjp(fn, *args, wrt=None, **kwargs):
             raise WengertError(f"`{fn.__qualname__}` has no floating-point argument to differentiate")
     transform = _Transform(fn, wrt if isinstance(wrt, (tuple, list)) else (wrt,), True, 0)
     compiled, values = transform.compiled(args, kwargs)
-    value = fn(*args, **kwargs)
+    value = _value_with_numpy_semantics(fn, args, kwargs)
 
     def pullback(cotangent):
         _, *grads = compiled.fn(*values, cotangent)
@@ -489,7 +500,7 @@ class JacobianReverse(_Jacobian):
 
     def build(self, args: tuple):
         compiled, _ = self.compiled(args, {})
-        value = self.fn(*args)
+        value = _value_with_numpy_semantics(self.fn, args, {})
         out_shape = _array_output(self.fn, value, self.title)
         namespace = {"adjoint_": compiled.fn}
         seeds = _seeds(np.zeros(out_shape, _float_dtype(value)), "out_basis_", namespace)
@@ -509,7 +520,7 @@ class JacobianForward(_Jacobian):
         self.tangents = {i: _TangentTransform(fn, (i,), True, 0) for i in self.wrt}
 
     def build(self, args: tuple):
-        value = self.fn(*args)
+        value = _value_with_numpy_semantics(self.fn, args, {})
         out_shape = _array_output(self.fn, value, self.title)
         namespace, lines, results = {}, [], []
         passed = self.passed(args, {})
