@@ -1264,7 +1264,8 @@ class Lowerer:
         if inspect.ismethod(callee) and is_user_function(callee.__func__):   # obj.method(...): obj is static
             return self.call_user(callee.__func__, [Static(callee.__self__), *args], kwargs, node)
         call_method = getattr(type(callee), "__call__", None)
-        if not isinstance(callee, type) and is_user_function(call_method):   # an object with __call__
+        if not isinstance(callee, type) and is_user_function(call_method) and \
+                not callable(getattr(callee, "traceable", None)):   # an object with __call__ (not a transform)
             return self.call_user(call_method, [Static(callee), *args], kwargs, node)
         if isinstance(callee, type) and issubclass(callee, BaseException) and all(
                 isinstance(a, Literal) for a in [*args, *kwargs.values()]):

@@ -241,10 +241,14 @@ CASES: list[Case] = [
          also=("unstack",)),
     Case("hstack", "np.hstack([x, x])", MATRIX_POINTS),
     Case("vstack", "np.vstack([x, x])", MATRIX_POINTS),
+    Case("column_stack", "np.column_stack([x, 2.0 * x])", MATRIX_POINTS),
+    Case("column_stack", "np.column_stack([x, 2.0 * x])", [(_r(3),), (np.zeros((0,)),)]),
     Case("getitem", "x[1:, ::-1]", MATRIX_POINTS[:3], "torch.flip(x[1:], [1])", also=("getitem_grad",)),
     Case("getitem", "x[0]", MATRIX_POINTS[:4], "x[0]"),
     Case("getitem", "x[..., np.array([0, 0, 2])]", MATRIX_POINTS[:4]),
     Case("setitem", "setitem", MATRIX_POINTS[:4], linear=True),
+    Case("setitem", "setitem_repeated", [(_r(3),), (_vec([NAN, 1.0, INF]),)], linear=True, also=("keep_written",)),
+    Case("if_mutable", "if_mutable", [(_r(3),), (0.5,), (np.zeros((0,)),)]),
     Case("flip", "np.flip(x, axis=1)", MATRIX_POINTS, "torch.flip(x, [1])"),
     Case("roll", "np.roll(x, 1, axis=1)", MATRIX_POINTS, "torch.roll(x, 1, 1)"),
     Case("tril", "np.tril(x)", MATRIX_POINTS, "torch.tril(x)"),
@@ -286,6 +290,10 @@ CASES: list[Case] = [
 #: templates that need statements; `x` is the argument, the last line returns the result
 BODIES = {
     "setitem": "y = x * 1.0\n    y[0, 1:] = x[-1, :2] * 2.0\n    return y",
+    # only the last write of a repeated index lands
+    "setitem_repeated": "y = x * 1.0\n    y[np.array([0, 0, 2])] = x[::-1] * 2.0\n    return y",
+    # `u += ...` updates v too when x is an array (in place), not when it is a number
+    "if_mutable": "v = x * 1.0\n    u = v\n    u += 2.0 * x\n    return v * u",
     "setitem_tuple": "t = (x, 2.0 * x, x * x)\n    return t[1] + t[2] * t[0]",
     "dict_values": "d = {'a': x, 'b': 3.0 * x}\n    return sum(d.values())",
     "unpack": "a, b = tuple([x, 2.0 * x])\n    return a * b",
@@ -488,8 +496,15 @@ def torch_vjp(case: Case, point: tuple, ct) -> list | None:
     return [np.zeros(np.shape(point[i])) if g is None else g.numpy() for i, g in zip(wrt, grads)]
 
 
+#: templates whose meaning rests on NumPy's in-place updates: autograd's arrays are immutable
+#: (`u += v` rebinds u there), so it computes another function; central differences decide
+IN_PLACE = {"if_mutable"}
+
+
 def autograd_vjp(case: Case, point: tuple, ct) -> list | None:
     """HIPS autograd's cotangents of the differentiated arguments (None where it cannot run it)."""
+    if case.expr in IN_PLACE:
+        return None
     import autograd
     import autograd.numpy as anp
     f = functions(case, anp)[0]
@@ -564,6 +579,8 @@ def tangents_for(case: Case, point: tuple, seed: int = 1) -> tuple:
 
 def autograd_jvp(case: Case, point: tuple, tangents: tuple) -> list | None:
     """autograd's forward mode: the tangent of the result, summed over the differentiated arguments."""
+    if case.expr in IN_PLACE:
+        return None
     from autograd.differential_operators import make_jvp
     import autograd.numpy as anp
     f = functions(case, anp)[0]
@@ -593,6 +610,8 @@ def torch_jvp(case: Case, point: tuple, tangents: tuple) -> list | None:
 
 
 def autograd_hessian(case: Case, point: tuple) -> list | None:
+    if case.expr in IN_PLACE:
+        return None
     import autograd
     import autograd.numpy as anp
     loss = functions(case, anp)[1]
