@@ -144,8 +144,9 @@ class _Transform:
                                "function once (its code depends on the argument shapes)")
         return self.last.source
 
-    def _grads(self, grads: tuple):
-        return tuple(grads) if self.many else grads[0]
+    def _grads(self, grads: tuple, values: list):
+        dense = [_dense(g, values[i]) for g, i in zip(grads, self.wrt)]
+        return tuple(dense) if self.many else dense[0]
 
     #: what `traceable` returns, as an expression of `out` (the compiled code's result)
     returns = "out[1:] if many else out[1]"
@@ -197,6 +198,21 @@ def python_function(name: str, params: list, lines: list, returns: str, namespac
     namespace = {"np": np, **namespace}
     exec(compile(source, filename, "exec"), namespace)
     return namespace[name]
+
+
+def _dense(g, like):
+    """A cotangent as the user gets it: where the generated code keeps a zero item of a list,
+    tuple or dict as None, zeros shaped like that item of the argument."""
+    if isinstance(like, (list, tuple)):
+        items = [None] * len(like) if g is None else g
+        return type(like)(_dense(item, part) for item, part in zip(items, like))
+    if isinstance(like, dict):
+        return {k: _dense(None if g is None else g.get(k), v) for k, v in like.items()}
+    if g is not None:
+        return g
+    if isinstance(like, (float, int)) and not isinstance(like, bool):
+        return 0.0
+    return np.zeros(np.shape(like), np.result_type(np.asarray(like).dtype, np.float64))
 
 
 def check_argument(fn, name: str, value, path: str = "") -> None:
@@ -306,7 +322,7 @@ class GradFunction(_Transform):
             _check_scalar(compiled, self.fn, None)
         value, *grads = compiled.fn(*values, 1.0)
         _check_scalar(compiled, self.fn, value)
-        return self._grads(grads)
+        return self._grads(grads, values)
 
 
 class ValueAndGradFunction(GradFunction):
@@ -319,7 +335,7 @@ class ValueAndGradFunction(GradFunction):
             _check_scalar(compiled, self.fn, None)
         value, *grads = compiled.fn(*values, 1.0)
         _check_scalar(compiled, self.fn, value)
-        return value, self._grads(grads)
+        return value, self._grads(grads, values)
 
 
 def _transform(cls, fn, wrt, optimize, verbose):
@@ -364,7 +380,7 @@ def vjp(fn, *args, wrt=None, **kwargs):
 
     def pullback(cotangent):
         _, *grads = compiled.fn(*values, cotangent)
-        return tuple(grads)
+        return tuple(_dense(g, values[i]) for g, i in zip(grads, transform.wrt))
     pullback.source = compiled.source
     return value, pullback
 

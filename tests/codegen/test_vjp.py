@@ -452,3 +452,21 @@ def test_exception_in_generated_code_shows_generated_line():
     assert frame.line and "np.linalg.solve" in frame.line
     assert frame.line.strip() in wengert.source(g).splitlines()[frame.lineno - 1]
     assert frame.filename in "".join(traceback.format_exception(info.value))
+
+
+def _sum_first_item(x, xs):
+    return np.sum(xs[0] * x)
+
+
+def test_gradient_of_a_list_has_zeros_for_items_not_used():
+    """Each item of a list argument gets a gradient shaped like it, zeros where it is not used."""
+    x = np.array([0.3, -0.2, 0.5])
+    got = wengert.grad(_sum_first_item, wrt=1)(x, [x, 2.0 * x, 3.0])
+    assert isinstance(got, list) and len(got) == 3
+    np.testing.assert_array_equal(got[0], x)
+    np.testing.assert_array_equal(got[1], np.zeros(3))
+    assert got[2] == 0.0
+    _, pullback = wengert.vjp(_sum_first_item, x, (x, x), wrt=1)
+    (grad_items,) = pullback(1.0)
+    assert isinstance(grad_items, tuple)
+    np.testing.assert_array_equal(grad_items[1], np.zeros(3))
