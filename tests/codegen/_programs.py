@@ -3,15 +3,15 @@
 A program is a module with an optional helper function and `f(x0[, x1, x2][, A][, S][, xs], s)`:
 float64 arrays of shape (3,), optionally a (3, 3) matrix `A`, a stack `S` of (k, 3, 3) matrices
 (k = 3 or 2), a list `xs` of three (3,) vectors, and a Python float `s`; straight-line arithmetic
-and NumPy calls, broadcasting with
-scalars, indexing and slices, `if`/`else` on value comparisons, `for` loops over `range(k)`
+and NumPy calls, broadcasting with scalars, indexing and slices, `if`/`else` on value comparisons, `for` loops over `range(k)`
 carrying variables, `while` loops with a counter, `break`/`continue`, early `return`, calls to
 the helper, lists built with `append` and reduced with `np.stack`/`sum`; it returns a scalar.
 
 Every expression stays inside the functions' domains (`np.log` and `np.sqrt` only see
 `np.exp(.)` or `(.) ** 2 + 1.0`, denominators are `(.) ** 2 + 1.0`), and loops are bounded, so
 the program runs and is differentiable almost everywhere. Values can still overflow or sit on a
-kink: the test discards those points (see `test_random_programs.py`).
+kink: the checks discard those points (see `random_census.py`). Edge inputs leave the domains on
+purpose; their programs are checked for NumPy's value (NaN, inf) and for refusing or running.
 
 Beyond that core, `CONSTRUCTS` lists constructs that each can be switched off (`avoid=`, used
 while a library bug they trigger is open): index tricks (`np.r_`, `np.c_`), stacked linear
@@ -113,6 +113,7 @@ class Generator:
         self.list_param: str | None = None
         self.rank_helper = False             # whether `ranked` (called at several ranks) is defined
         self.module_lines: list[str] = []    # helper definitions the statements asked for
+        self.special_vars: list[str] = []    # variables f's switchable constructs made at its top level
         self.max_depth = max_depth
         self.max_statements = max_statements
         self.counter = 0
@@ -382,7 +383,11 @@ class Generator:
     def special(self, specials: list, scope: _Scope, depth: int, indent: str) -> list[str]:
         kind = self.c.choice(specials)
         self.features.add(kind)
-        return getattr(self, "_" + kind)(scope, depth, indent, indent + "    ")
+        before = set(scope.vars)
+        lines = getattr(self, "_" + kind)(scope, depth, indent, indent + "    ")
+        if depth == 0 and not self.in_helper:     # f's result reads them (else they are often dead code)
+            self.special_vars += sorted(set(scope.vars) - before)
+        return lines
 
     def _index_tricks(self, scope, depth, indent, i2):
         a, b, t = self.expr(VEC, scope, 1), self.expr(VEC, scope, 1), self.expr(SCALAR, scope, 1)
@@ -551,6 +556,8 @@ class Generator:
         scope = _Scope(vars={name: VEC for name, kind in kinds if kind == VEC} | {"s": SCALAR}, ints={})
         body = self.block(scope, 0, "    ", count=self.c.integer(1, 5))
         result = self.result(SCALAR, scope)
+        read = [name for name in self.special_vars if scope.vars.get(name) and self.c.chance(70)]
+        result += "".join(f" + np.sum({name})" for name in read[-2:])
         if self.helper and not any("helper(" in line for line in body + [result]):   # make sure it is called
             self.features.add("call")
             result += f" + np.sum(helper({self.expr(VEC, scope, 1)}, {self.expr(SCALAR, scope, 1)}))"

@@ -23,6 +23,7 @@ import collections
 import dataclasses
 import itertools
 import pathlib
+import re
 import sys
 import time
 import warnings
@@ -80,7 +81,12 @@ class Finding:
 
     @property
     def signature(self) -> tuple:
-        return (self.mode, self.outcome, self.kind)
+        """What tells failures apart: the mode, the outcome, and the exception's type and message
+        without locations and numbers (or what disagreed)."""
+        if self.outcome not in ("refused", "crash", "internal"):
+            return (self.mode, self.outcome, self.kind)
+        message = re.sub(r"\S*\.py:\d+(:\d+)?:?|%[\w.]+|\d+(\.\d*)?", "_", self.detail.split("\n")[0])
+        return (self.mode, self.outcome, message[:90])
 
 
 def load(program: Program, numpy_module, name: str = "f"):
@@ -235,7 +241,8 @@ class Check:
     def run(self) -> list[Finding]:
         self.f = load(self.program, np)
         self.value, clean = run_python(self.f, self.args)
-        if self.value is None or not (clean or self.program.edge):
+        edge = self.program.edge or "domain_boundary" in self.program.features
+        if self.value is None or not (clean or edge):
             self.findings.append(Finding("value", "discarded", "Python raises, warns or overflows"))
             return self.findings
         self.scale = max(1.0, abs(self.value)) if np.isfinite(self.value) else 1.0
@@ -482,11 +489,13 @@ def reproducer(program: Program, seed: int, failure: Finding) -> str:
 
 
 # -- the census ------------------------------------------------------------------------------------
-def census(seeds, avoid=AVOID_KNOWN_BUGS, out: pathlib.Path | None = None, progress: bool = False) -> dict:
+def census(seeds, avoid=AVOID_KNOWN_BUGS, out: pathlib.Path | None = None, progress: bool = False,
+           budget: int = 150) -> dict:
     """Generate and check one program per seed. Returns the counts per outcome, per (feature, outcome),
     and the first failing example of each failure signature."""
     counts: collections.Counter = collections.Counter()
     per_feature: collections.Counter = collections.Counter()
+    per_signature: collections.Counter = collections.Counter()
     examples: dict = {}
     started = time.time()
     for n, seed in enumerate(seeds):
@@ -496,6 +505,8 @@ def census(seeds, avoid=AVOID_KNOWN_BUGS, out: pathlib.Path | None = None, progr
         for feature in program.features:
             per_feature[feature, result] += 1
         failure = first_failure(findings)
+        if failure is not None:
+            per_signature[failure.signature] += 1
         if failure is not None and failure.signature not in examples:
             examples[failure.signature] = (program, seed, failure)
         if progress and (n + 1) % 100 == 0:
@@ -503,10 +514,10 @@ def census(seeds, avoid=AVOID_KNOWN_BUGS, out: pathlib.Path | None = None, progr
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         for k, (signature, (program, seed, failure)) in enumerate(sorted(examples.items())):
-            small = minimise(program, seed, failure, avoid)
+            small = minimise(program, seed, failure, avoid, budget)
             name = "_".join(part.replace(" ", "-").replace("(", "").replace(")", "") for part in signature)
             (out / f"{k:02d}_{name}.py").write_text(reproducer(small, seed, failure))
-    return {"counts": counts, "per_feature": per_feature, "examples": examples}
+    return {"counts": counts, "per_feature": per_feature, "per_signature": per_signature, "examples": examples}
 
 
 def summary(result: dict) -> str:
@@ -517,8 +528,9 @@ def summary(result: dict) -> str:
     lines.append(f"{'feature':28}" + "".join(f"{o:>15}" for o in shown))
     for feature in sorted({f for f, _ in per_feature}):
         lines.append(f"{feature:28}" + "".join(f"{per_feature[feature, o]:>15}" for o in shown))
-    for signature, (program, seed, failure) in sorted(result["examples"].items()):
-        lines.append(f"failure {signature} (seed {seed}): {failure.detail[:300]}")
+    for signature, count in result["per_signature"].most_common():
+        program, seed, failure = result["examples"][signature]
+        lines.append(f"{count:6} x {' / '.join(signature)} (first: seed {seed}): {failure.detail[:300]}")
     return "\n".join(lines)
 
 
@@ -527,10 +539,15 @@ def main(argv=None) -> int:
     parser.add_argument("--n", type=int, default=1000, help="how many programs")
     parser.add_argument("--seed", type=int, default=0, help="the first seed (program k uses seed + k)")
     parser.add_argument("--all", action="store_true", help="generate every construct, also those of AVOID_KNOWN_BUGS")
+    parser.add_argument("--only", choices=CONSTRUCTS + MODE_SWITCHES,
+                        help="the core grammar and modes plus this one switchable construct or mode")
     parser.add_argument("--out", type=pathlib.Path, help="write a minimised reproducer of each failure here")
+    parser.add_argument("--budget", type=int, default=150, help="at most this many programs tried per minimisation")
     options = parser.parse_args(argv)
     avoid = frozenset() if options.all else AVOID_KNOWN_BUGS
-    result = census(range(options.seed, options.seed + options.n), avoid, options.out, progress=True)
+    if options.only:
+        avoid = frozenset(CONSTRUCTS + MODE_SWITCHES) - {options.only}
+    result = census(range(options.seed, options.seed + options.n), avoid, options.out, True, options.budget)
     print(summary(result))
     return 1 if any(result["counts"][o] for o in FAILURES) else 0
 
