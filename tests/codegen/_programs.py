@@ -2,10 +2,11 @@
 
 A program is a module with an optional helper function and `f(x0[, x1, x2][, A][, S][, xs], s)`:
 float64 arrays of shape (3,), optionally a (3, 3) matrix `A`, a stack `S` of (k, 3, 3) matrices
-(k = 3 or 2), a list `xs` of three (3,) vectors, and a Python float `s`; straight-line arithmetic
-and NumPy calls, broadcasting with scalars, indexing and slices, `if`/`else` on value comparisons, `for` loops over `range(k)`
-carrying variables, `while` loops with a counter, `break`/`continue`, early `return`, calls to
-the helper, lists built with `append` and reduced with `np.stack`/`sum`; it returns a scalar.
+(k = 3 or 2), a list `xs` of three (3,) vectors, and a Python float `s`; straight-line
+arithmetic and NumPy calls, broadcasting with scalars, indexing and slices, `if`/`else` on value
+comparisons, `for` loops over `range(k)` carrying variables, `while` loops with a counter,
+`break`/`continue`, early `return`, calls to the helper, lists built with `append` and reduced
+with `np.stack`/`sum`; it returns a scalar.
 
 Every expression stays inside the functions' domains (`np.log` and `np.sqrt` only see
 `np.exp(.)` or `(.) ** 2 + 1.0`, denominators are `(.) ** 2 + 1.0`), and loops are bounded, so
@@ -17,12 +18,12 @@ Beyond that core, `CONSTRUCTS` lists constructs that each can be switched off (`
 while a library bug they trigger is open): index tricks (`np.r_`, `np.c_`), stacked linear
 algebra, edge inputs (arguments at 0 and +-1, `np.power(0.0, .)`, a standard deviation over a
 length-1 axis, functions at or past their domain's boundary), operations whose derivative is
-constant (`3.0 * t`, `np.sign`, `np.ceil`), loops inside branches, recurrent cells and unrolled
-gradient descent, a helper called at several ranks, repeated indices in `+=`, mutation through
-an alias, `list.pop`, a list argument, deep nesting (long `np.sin` chains, sums of 500 terms,
-chains of 200 helpers), and transforms of transforms (the program also defines `f_vec`, a
-vector-valued companion of `f`, for `hessian` of a non-scalar output). Each construct used is
-named in `program.features`.
+constant (`3.0 * t`, `np.sign`, `np.ceil`), a helper returning a parameter unchanged, loops
+inside branches, recurrent cells and unrolled gradient descent, a helper called at several
+ranks, repeated indices in `+=`, mutation through an alias, `list.pop`, a list argument, deep
+nesting (long `np.sin` chains, sums of 500 terms, chains of 200 helpers), and transforms of
+transforms (the program also defines `f_vec`, a vector-valued companion of `f`, for `hessian` of
+a non-scalar output). Each construct used is named in `program.features`.
 
 Choices go through a `Chooser`: hypothesis's `data.draw` in the test (which makes examples
 shrink to smaller programs), `random.Random` for statistics outside pytest.
@@ -38,8 +39,8 @@ VEC, SCALAR = "vec", "scalar"
 MATRIX, STACK3, STACK2, LIST = "matrix", "stack3", "stack2", "list"
 
 # Constructs beyond the core grammar, each switchable (see the module docstring).
-CONSTRUCTS = ("tuple_concatenate", "constant_conditions", "index_tricks", "stacked_linalg", "edge_inputs",
-              "constant_derivative", "loop_in_branch", "recurrent", "ranks", "repeated_index",
+CONSTRUCTS = ("tuple_concatenate", "constant_conditions", "identity_helper", "index_tricks", "stacked_linalg",
+              "edge_inputs", "constant_derivative", "loop_in_branch", "recurrent", "ranks", "repeated_index",
               "alias_mutation", "pop", "list_argument", "deep_nesting", "transforms_of_transforms")
 LITERALS = ["1.0", "0.5", "2.0", "0.3", "(-0.7)", "1.5"]
 
@@ -528,6 +529,10 @@ class Generator:
         self.in_helper = True
         body = self.block(scope, 1 if self.c.chance(50) else 0, "    ", count=self.c.integer(0, 3))
         final = self.result(ret, scope)
+        if final.isidentifier():     # the helper may pass a parameter through unchanged
+            self.features.add("identity_helper")
+            if "identity_helper" not in self.on:
+                final = f"{final} * 1.5"
         self.in_helper = False
         self.helper = ("helper", ret)
         return ["def helper(u, c):"] + body + [f"    return {final}"]
