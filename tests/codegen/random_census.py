@@ -473,20 +473,31 @@ def minimise(program: Program, seed: int, failure: Finding, avoid=frozenset(), b
     return dataclasses.replace(program, source="\n".join(lines) + "\n")
 
 
+# The call that shows each mode's failure, in a reproducer (`wrt`, `s`: all the arguments, the float).
+CALLS = {
+    "value": "wengert.value_and_grad(f, wrt={wrt})(*args)",
+    "reverse": "wengert.value_and_grad(f, wrt={wrt})(*args)",
+    "forward": "wengert.jvp(f, tuple(args), tuple(None if isinstance(a, list) else a for a in args))",
+    "second order": "wengert.grad(wengert.grad(f, wrt={s}), wrt={s})(*args)",
+    "hessian": "wengert.hessian(f, wrt=0)(*args)",
+    "transforms of transforms": "wengert.jacrev(wengert.jacrev(f, wrt=0), wrt=0)(*args), "
+                                "wengert.hessian(namespace['f_vec'], wrt=0)(*args)",
+}
+
+
 def reproducer(program: Program, seed: int, failure: Finding) -> str:
     """A standalone script showing the failure."""
     args = arguments(program, seed)
     shown = ", ".join(f"np.array({a.tolist()!r})" if isinstance(a, np.ndarray) else
                       (f"[{', '.join(f'np.array({x.tolist()!r})' for x in a)}]" if isinstance(a, list) else repr(a))
                       for a in args)
+    call = CALLS[failure.mode].format(wrt=tuple(range(len(args))), s=len(args) - 1)
     return (f"# {failure.mode}: {failure.outcome} ({failure.kind})\n# {failure.detail[:600]}\n"
             f"# features: {', '.join(sorted(program.features))}\n"
             "import numpy as np\nimport wengert\n\nSOURCE = '''\n" + program.source + "'''\n"
             "wengert.register_source('repro.py', SOURCE)\nnamespace = {'np': np}\n"
             "exec(compile(SOURCE, 'repro.py', 'exec'), namespace)\nf = namespace['f']\n"
-            f"args = [{shown}]\n"
-            f"# the census ran mode {failure.mode!r}; e.g.:\n"
-            f"print(wengert.value_and_grad(f, wrt={tuple(range(len(args)))!r})(*args))\n")
+            f"args = [{shown}]\nprint({call})\n")
 
 
 # -- the census ------------------------------------------------------------------------------------
