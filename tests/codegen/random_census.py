@@ -445,15 +445,17 @@ def _blocks(lines: list[str]) -> list[tuple[int, int]]:
     return out
 
 
-def minimise(program: Program, seed: int, failure: Finding, avoid=frozenset(), budget: int = 150) -> Program:
-    """Delete statements (largest first) while the program still fails the same way."""
+def minimise(program: Program, seed: int, failure: Finding, avoid=frozenset(), budget: int = 150,
+             seconds: float = 60.0) -> Program:
+    """Delete statements (largest first) while the program still fails the same way, trying at
+    most `budget` programs for at most about `seconds`."""
     modes = {failure.mode, "value", "reverse"}
     lines = program.source.splitlines()
-    tries, changed = 0, True
+    tries, changed, deadline = 0, True, time.time() + seconds
     while changed and tries < budget:
         changed = False
         for start, end in sorted(_blocks(lines), key=lambda b: b[0] - b[1]):
-            if tries >= budget:
+            if tries >= budget or time.time() > deadline:
                 break
             trial = lines[:start] + lines[end:]
             if lines[start].lstrip().startswith("return") and not any(l.lstrip().startswith("return") for l in trial):
@@ -522,13 +524,16 @@ def census(seeds, avoid=AVOID_KNOWN_BUGS, out: pathlib.Path | None = None, progr
             examples[failure.signature] = (program, seed, failure)
         if progress and (n + 1) % 100 == 0:
             print(f"{n + 1} programs, {time.time() - started:.0f} s: {dict(counts)}", file=sys.stderr, flush=True)
+    result = {"counts": counts, "per_feature": per_feature, "per_signature": per_signature, "examples": examples}
+    if progress:
+        print(summary(result), flush=True)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         for k, (signature, (program, seed, failure)) in enumerate(sorted(examples.items())):
             small = minimise(program, seed, failure, avoid, budget)
             name = "_".join(part.replace(" ", "-").replace("(", "").replace(")", "") for part in signature)
             (out / f"{k:02d}_{name}.py").write_text(reproducer(small, seed, failure))
-    return {"counts": counts, "per_feature": per_feature, "per_signature": per_signature, "examples": examples}
+    return result
 
 
 def summary(result: dict) -> str:
@@ -559,7 +564,6 @@ def main(argv=None) -> int:
     if options.only:
         avoid = frozenset(CONSTRUCTS + MODE_SWITCHES) - {options.only}
     result = census(range(options.seed, options.seed + options.n), avoid, options.out, True, options.budget)
-    print(summary(result))
     return 1 if any(result["counts"][o] for o in FAILURES) else 0
 
 
