@@ -755,7 +755,8 @@ LINEAR_IN = {
     "getitem": (0,),
     "setitem": (0, 1), "to_tuple": (0,), "to_list": (0,), "reversed": (0,), "list_append": (0, 1),
     "list_extend": (0, 1), "dict_values": (0,), "getitem_grad": (0,), "or_zeros": (0,),
-    "dense_items": (0,), "unstack": (0,), "unconcatenate": (0,), "keep_written": (0,), "repeat_like": (0,), "add_any": (0, 1),
+    "dense_items": (0,), "unstack": (0,), "unconcatenate": (0,), "keep_written": (0,), "repeat_like": (0,),
+    "add_any": (0, 1),
     "list_insert": (0, 2), "if_mutable": (1, 2), "einsum_scatter": (0,),
     "tuple": "all", "list": "all", "dict": "all", "pack_like": "rest", "dict_from_values": (1,), "unzip": (0,),
 }
