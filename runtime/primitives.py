@@ -1063,6 +1063,13 @@ def _or_zeros(g, like):
     return np.zeros(np.shape(like), np.result_type(np.asarray(like).dtype, np.float64))
 
 
+def _dense_items(g, like):
+    """A list cotangent with its None (zero) items made real zeros shaped like the items of
+    `like`: what np.stack/np.concatenate of the cotangents need."""
+    items = [None] * len(like) if g is None else g
+    return [_or_zeros(item, piece) for item, piece in zip(items, like)]
+
+
 def _getitem_grad(g, x, *index):
     """The cotangent of x for y = x[index] given y's cotangent g: zeros with g where x was read."""
     key = _index(index)
@@ -1192,6 +1199,8 @@ add_any = primitive("add_any", _add_any, arity=2, linear=True, shape_rule=lambda
                     doc="a + b, None being zero (cotangents)")
 or_zeros = primitive("or_zeros", _or_zeros, arity=2, linear=True, shape_rule=_same_as(1),
                      doc="g, or zeros shaped like `like` when g is None")
+dense_items = primitive("dense_items", _dense_items, arity=2, linear=True, shape_rule=_same_as(1),
+                        doc="a list cotangent with zeros (shaped like like's items) for its None items")
 getitem_grad = primitive("getitem_grad", _getitem_grad, arity=None, linear=True,
                          shape_rule=lambda ts, cs, ps: ts[1] if not isinstance(ts[1], T.ArrayType) else
                          T.ArrayType(T.join(ts[1], T.ArrayType("f64", ts[1].shape)).dtype

@@ -332,6 +332,49 @@ def test_second_order_through_an_updated_dict_of_cotangents():
     np.testing.assert_allclose(wengert.hvp(f, wrt=1)(A, b, A), autograd.hessian(af, 1)(A, b) @ A, rtol=1e-12)
 
 
+# the first adjoint reads one piece of the unstacked cotangent; the second stacks it back with
+# zeros for the piece it did not read (np.stack of a None piece failed)
+JOINED = {
+    "stack": (lambda a, s: np.sum(np.tanh(np.stack([a, s * a]))) + np.sum(np.tanh(a)),
+              lambda a, s: anp.sum(anp.tanh(anp.stack([a, s * a]))) + anp.sum(anp.tanh(a))),
+    "concatenate": (lambda a, s: np.sum(np.tanh(np.concatenate([a, s * a]))),
+                    lambda a, s: anp.sum(anp.tanh(anp.concatenate([a, s * a])))),
+    "vstack": (lambda a, s: np.sum(np.tanh(np.vstack([a, s * a]))),
+               lambda a, s: anp.sum(anp.tanh(anp.vstack([a, s * a])))),
+    "hstack": (lambda a, s: np.sum(np.tanh(np.hstack([a, s * a]))),
+               lambda a, s: anp.sum(anp.tanh(anp.hstack([a, s * a])))),
+}
+
+
+@pytest.mark.parametrize("name", JOINED)
+def test_second_order_when_one_joined_piece_depends_on_the_argument(name):
+    f, af = JOINED[name]
+    s = -0.8
+    want = autograd.grad(autograd.grad(af, 1), 1)(A, s)
+    np.testing.assert_allclose(wengert.grad(wengert.grad(f, wrt=1), wrt=1)(A, s), want, rtol=1e-12)
+    np.testing.assert_allclose(wengert.hessian(f, wrt=1)(A, s), want, rtol=1e-12)
+    np.testing.assert_allclose(wengert.jacrev(wengert.jacrev(f))(A, s), autograd.hessian(af)(A, s), rtol=1e-12)
+
+
+def ranked(z):
+    return np.tanh(z) * 0.5 + z ** 2 * 0.1
+
+
+def at_two_ranks(v, s):
+    return np.sum(ranked(v)) + np.sum(ranked(np.stack([v - v, s * v])))
+
+
+def test_second_order_of_a_helper_called_at_two_ranks():
+    def af(v, s):
+        m = anp.stack([v - v, s * v])
+        return anp.sum(anp.tanh(v) * 0.5 + v ** 2 * 0.1) + anp.sum(anp.tanh(m) * 0.5 + m ** 2 * 0.1)
+    s = -0.8
+    np.testing.assert_allclose(wengert.grad(wengert.grad(at_two_ranks, wrt=1), wrt=1)(A, s),
+                               autograd.grad(autograd.grad(af, 1), 1)(A, s), rtol=1e-12)
+    np.testing.assert_allclose(wengert.jacrev(wengert.jacrev(at_two_ranks))(A, s),
+                               autograd.hessian(af)(A, s), rtol=1e-12)
+
+
 def test_jacobian_arguments():
     def g(x, n, y=2.0):
         for i in range(n):

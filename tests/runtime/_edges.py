@@ -31,6 +31,7 @@ class Case:
     smooth: tuple = (0,)
     second: bool = True
     also: tuple = ()          # internal primitives its adjoint exercises (sum_to, getitem_grad ...)
+    also_second: tuple = ()   # internal primitives only the adjoint of its adjoint exercises (dense_items)
     derivative: str | None = None   # the derivative in NumPy (one operand), where autograd and PyTorch have none
     linear: bool | None = None   # linear in x (default: as the primitive declares): its gradient, the
     #                              same at every point, is checked by central differences at a finite one
@@ -239,6 +240,11 @@ CASES: list[Case] = [
          also=("unconcatenate",)),
     Case("stack", "np.stack([x, 2.0 * x], axis=1)", MATRIX_POINTS, "torch.stack([x, 2.0 * x], 1)",
          also=("unstack",)),
+    # a cotangent that depends on x: the second adjoint stacks the first one's pieces again
+    Case("stack", "np.stack([x, x * x], axis=1) ** 2", MATRIX_POINTS, "torch.stack([x, x * x], 1) ** 2",
+         linear=False, also_second=("dense_items",)),
+    Case("concatenate", "np.concatenate([x, x * x], axis=1) ** 2", MATRIX_POINTS, "torch.cat([x, x * x], 1) ** 2",
+         linear=False, also_second=("dense_items",)),
     Case("hstack", "np.hstack([x, x])", MATRIX_POINTS),
     Case("vstack", "np.vstack([x, x])", MATRIX_POINTS),
     Case("column_stack", "np.column_stack([x, 2.0 * x])", MATRIX_POINTS),

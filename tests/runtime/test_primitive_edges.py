@@ -22,7 +22,7 @@ pytestmark = pytest.mark.filterwarnings(E.QUIET)
 
 
 def test_every_differentiable_primitive_has_a_case():
-    covered = {c.prim for c in E.CASES} | {p for c in E.CASES for p in c.also}
+    covered = {c.prim for c in E.CASES} | {p for c in E.CASES for p in c.also + c.also_second}
     missing = sorted(E.differentiable_primitives() - covered)
     assert not missing, f"differentiable primitives without a differential case in tests/runtime/_edges.py: {missing}"
 
@@ -40,6 +40,10 @@ def test_case_reaches_its_primitive(case):
     if case.also:
         compiled, _ = _Transform(loss, E.differentiated(case, point), False, 0).compiled(point, {})
         assert set(case.also) <= _primitives_of(compiled.module), compiled.source
+    if case.also_second:
+        wrt = E.differentiated(case, point)
+        compiled, _ = _Transform(wengert.grad(loss, wrt=wrt), wrt, False, 0).compiled(point, {})
+        assert set(case.also_second) <= _primitives_of(compiled.module), compiled.source
 
 
 @pytest.mark.parametrize("case", [c for c in E.CASES if c.prim in E.EAGER_ONLY], ids=E.case_id)
