@@ -1063,6 +1063,12 @@ def _or_zeros(g, like):
     return np.zeros(np.shape(like), np.result_type(np.asarray(like).dtype, np.float64))
 
 
+def _items_or_zeros(g, like):
+    """A sequence of cotangents whose None (zero) items become zeros shaped like the items of
+    `like`: what joins them back into one array (concatenate, stack) needs real arrays."""
+    return type(g)(_or_zeros(gi, li) for gi, li in zip(g, like))
+
+
 def _getitem_grad(g, x, *index):
     """The cotangent of x for y = x[index] given y's cotangent g: zeros with g where x was read."""
     key = _index(index)
@@ -1192,6 +1198,8 @@ add_any = primitive("add_any", _add_any, arity=2, linear=True, shape_rule=lambda
                     doc="a + b, None being zero (cotangents)")
 or_zeros = primitive("or_zeros", _or_zeros, arity=2, linear=True, shape_rule=_same_as(1),
                      doc="g, or zeros shaped like `like` when g is None")
+items_or_zeros = primitive("items_or_zeros", _items_or_zeros, arity=2, linear=True, shape_rule=_same_as(1),
+                           doc="a sequence of cotangents, its None items made zeros shaped like like's")
 getitem_grad = primitive("getitem_grad", _getitem_grad, arity=None, linear=True,
                          shape_rule=lambda ts, cs, ps: ts[1] if not isinstance(ts[1], T.ArrayType) else
                          T.ArrayType(T.join(ts[1], T.ArrayType("f64", ts[1].shape)).dtype

@@ -604,9 +604,12 @@ def _item_of_cotangent(g, gy, x, index):
 
 
 # the pieces join back the way they were split (vstack of 1-D pieces stacks them, it does not concatenate)
+# (a piece never read has a None cotangent: it joins as zeros shaped like the piece)
 defvjp(P.unconcatenate, lambda g, out, gy, seq, axis=0, mode="concatenate":
-       ops.concatenate(g, axis=axis) if mode == "concatenate" else P.bind(P.PRIMITIVES[mode], g))
-defvjp(P.unstack, lambda g, out, gy, axis=0: ops.stack(g, axis=axis))
+       ops.concatenate(ops.items_or_zeros(g, out), axis=axis) if mode == "concatenate" else
+       P.bind(P.PRIMITIVES[mode], ops.items_or_zeros(g, out)))
+defvjp(P.unstack, lambda g, out, gy, axis=0: ops.stack(ops.items_or_zeros(g, out), axis=axis))
+defvjp(P.items_or_zeros, lambda g, out, gs, like: g, None)
 defvjp(P.repeat_like, lambda g, out, gy, xs: ops.py_sum(g, 0))
 defvjp(P.dict_from_values, None, lambda g, out, d, values: ops.dict_values(g))
 defvjp(P.list_insert, lambda g, out, xs, index, value: ops.list_pop(g, index)[0], None,
@@ -751,7 +754,7 @@ LINEAR_IN = {
     "diag": (0,), "concatenate": (0,), "stack": (0,), "hstack": (0,), "vstack": (0,), "column_stack": (0,),
     "getitem": (0,),
     "setitem": (0, 1), "to_tuple": (0,), "to_list": (0,), "reversed": (0,), "list_append": (0, 1),
-    "list_extend": (0, 1), "dict_values": (0,), "getitem_grad": (0,), "or_zeros": (0,),
+    "list_extend": (0, 1), "dict_values": (0,), "getitem_grad": (0,), "or_zeros": (0,), "items_or_zeros": (0,),
     "unstack": (0,), "unconcatenate": (0,), "keep_written": (0,), "repeat_like": (0,), "add_any": (0, 1),
     "list_insert": (0, 2), "if_mutable": (1, 2), "einsum_scatter": (0,),
     "tuple": "all", "list": "all", "dict": "all", "pack_like": "rest", "dict_from_values": (1,), "unzip": (0,),
