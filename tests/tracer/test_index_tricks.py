@@ -61,7 +61,12 @@ def c_of_scalars_then_matmul(x):
     return np.sum(np.c_[x[0], 2.0, x[1] * x[2]] @ np.c_[x, np.cos(x)])
 
 
-@pytest.mark.parametrize("fn", [c_then_matmul, r_then_dot, c_of_scalars_then_matmul])
+def r_of_a_computed_float(x):
+    s = float(x[1])
+    return np.sum(np.dot(np.c_[x, x ** 2], np.r_[np.log(s ** 2 + 1.0), 0.5]))
+
+
+@pytest.mark.parametrize("fn", [c_then_matmul, r_then_dot, c_of_scalars_then_matmul, r_of_a_computed_float])
 def test_rank_needing_gradients_after_an_index_trick(fn):
     """matmul's and dot's gradients need their operands' ranks: the pieces' shapes give them."""
     np.testing.assert_allclose(wengert.grad(fn)(X), numeric_grad(fn, X), rtol=1e-6, atol=1e-9)
@@ -79,6 +84,10 @@ def c_scalars(x):
     return np.c_[x[0], x[1] * 2.0, 2.0]
 
 
+def r_python_numbers(x):
+    return np.r_[float(x[0]) * 2.0, x, 3]
+
+
 def c_matrix_and_vector(x):
     return np.c_[A, x]
 
@@ -87,7 +96,7 @@ def c_three_axes(x):
     return np.c_[np.ones((2, 3, 2)), np.zeros((2, 3, 1)) * x[0]]
 
 
-@pytest.mark.parametrize("fn", [r_vector_and_scalar, r_matrices, c_scalars, c_matrix_and_vector,
+@pytest.mark.parametrize("fn", [r_vector_and_scalar, r_matrices, r_python_numbers, c_scalars, c_matrix_and_vector,
                                 c_three_axes])
 def test_index_trick_results_have_known_shapes(fn):
     module = wengert.ir(fn, X)
