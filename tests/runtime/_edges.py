@@ -31,6 +31,9 @@ class Case:
     smooth: tuple = (0,)
     second: bool = True
     also: tuple = ()          # internal primitives its adjoint exercises (sum_to, getitem_grad ...)
+    #: internal primitives only the adjoint of its adjoint exercises (checked in second order by
+    #: tests/codegen/test_higher_order.py against autograd)
+    also_second: tuple = ()
     derivative: str | None = None   # the derivative in NumPy (one operand), where autograd and PyTorch have none
     linear: bool | None = None   # linear in x (default: as the primitive declares): its gradient, the
     #                              same at every point, is checked by central differences at a finite one
@@ -239,6 +242,11 @@ CASES: list[Case] = [
          also=("unconcatenate",)),
     Case("stack", "np.stack([x, 2.0 * x], axis=1)", MATRIX_POINTS, "torch.stack([x, 2.0 * x], 1)",
          also=("unstack",)),
+    # a constant piece: second order joins its zero (None) cotangent back as zeros shaped like it
+    Case("concatenate", "np.concatenate([x * x, np.ones_like(x)], axis=1)", MATRIX_POINTS,
+         "torch.cat([x * x, torch.ones_like(x)], 1)", also_second=("items_or_zeros",)),
+    Case("stack", "np.stack([np.ones_like(x), x * x])", MATRIX_POINTS, "torch.stack([torch.ones_like(x), x * x])",
+         also_second=("items_or_zeros",)),
     Case("hstack", "np.hstack([x, x])", MATRIX_POINTS),
     Case("vstack", "np.vstack([x, x])", MATRIX_POINTS),
     Case("column_stack", "np.column_stack([x, 2.0 * x])", MATRIX_POINTS),
