@@ -438,11 +438,25 @@ def _dict_value(t: T.Type) -> T.Type:
     return t.value if isinstance(t, T.DictType) else T.UNKNOWN
 
 
+def _scalar_items_as_arrays(t: T.Type) -> T.Type:
+    """A sequence's type with its Python number items typed as the 0-d arrays NumPy makes of
+    them when it joins them (there they are data, never sizes, so they have stand-ins)."""
+    def item(e):
+        return T.ArrayType(T.short_dtype(np.asarray(_scalar_dummy(e)).dtype), ()) \
+            if isinstance(e, T.ScalarType) and e.kind in ("float", "int", "bool", "complex") else e
+    if isinstance(t, T.TupleType):
+        return T.TupleType(tuple(item(e) for e in t.elems))
+    if isinstance(t, T.ListType):
+        return T.ListType(item(t.elem), t.length)
+    return t
+
+
 def _sequence_rule(types, consts, params, impl, mode: str):
     """concatenate/stack/hstack/vstack: evaluated on stand-ins when every item's shape is known;
     else, from the items' joined type, the rank and the sizes off the joined axis (stacking: the
     list's length, when known, is the new axis)."""
     (t,) = types
+    t = _scalar_items_as_arrays(t)
     if isinstance(t, (T.TupleType, T.ListType)):
         try:
             return evaluate_rule([t], consts, params, impl)

@@ -519,3 +519,27 @@ def test_an_invalid_graph_is_reported_as_wengert_s_bug(monkeypatch):
     with pytest.raises(IRVerificationError, match="internal error in wengert after optimizing.*%ghost.*a bug in "
                                                    "wengert, not in your code"):
         wengert.grad(lambda x: x * 7.5)(1.25)
+
+
+# --- second order through a join whose pieces are not all read by the first-order sweep --------
+# (a constant piece's cotangent stays a zero (None) there: the join back must make it zeros)
+
+JOINS_WITH_A_CONSTANT = {
+    "r_": (lambda v, s: np.sum(np.r_[v[:1] * s, 0.3, v[2:] * s] ** 3),
+           lambda v, s: anp.sum(anp.concatenate([v[:1] * s, anp.array([0.3]), v[2:] * s]) ** 3)),
+    "concatenate": (lambda v, s: np.sum(np.concatenate([v[:1] * s, np.ones(2), v[2:] * s]) ** 3),
+                    lambda v, s: anp.sum(anp.concatenate([v[:1] * s, anp.ones(2), v[2:] * s]) ** 3)),
+    "stack": (lambda v, s: np.sum(np.stack([v[0] * s, 0.3, v[2] * s]) ** 3),
+              lambda v, s: anp.sum(anp.stack([v[0] * s, 0.3, v[2] * s]) ** 3)),
+    "hstack": (lambda v, s: np.sum(np.hstack([v[:1] * s, 0.3, v[2:] * s]) ** 3),
+               lambda v, s: anp.sum(anp.concatenate([v[:1] * s, anp.array([0.3]), v[2:] * s]) ** 3)),
+}
+
+
+@pytest.mark.parametrize("name", JOINS_WITH_A_CONSTANT)
+def test_second_order_through_a_join_with_a_constant_piece(name):
+    f, af = JOINS_WITH_A_CONSTANT[name]
+    expected = autograd.grad(autograd.grad(af, 1), 1)(A, 0.6)
+    assert wengert.grad(wengert.grad(f, wrt=1), wrt=1)(A, 0.6) == pytest.approx(expected, rel=1e-12)
+    np.testing.assert_allclose(wengert.hessian(f, wrt=0)(A, 0.6), autograd.hessian(af, 0)(A, 0.6),
+                               rtol=1e-12, atol=1e-12)
