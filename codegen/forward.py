@@ -122,7 +122,10 @@ class _Forward(DerivativePass):
     def tangent_loop(self, op: Op, region: Region, dot: dict) -> None:
         lead = 1 if op.kind == "for" else 0
         body = op.regions[-1]
-        carried = [j for j, r in enumerate(op.results) if id(r) in self.varied]
+        # a carry varies when its argument in some region does, even where the loop's result
+        # cannot (a carry that ends as None after a last iteration, an earlier one not)
+        carried = [j for j, r in enumerate(op.results) if id(r) in self.varied or any(
+            id(sub.args[(lead if sub is body else 0) + j]) in self.varied for sub in op.regions)]
         if not carried:
             self.region(body, dict(dot))
             return
@@ -162,4 +165,5 @@ class _Forward(DerivativePass):
             r = op.results[j]
             d = Value(self.namer.fresh(f"{r.name}.dot"), r.type)
             op.results.append(d)
-            dot[id(r)] = d
+            if id(r) in self.varied:
+                dot[id(r)] = d

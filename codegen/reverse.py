@@ -352,7 +352,12 @@ class _Reverse(DerivativePass):
     def adjoint_loop(self, op: Op, primal: Region, bar: dict, target: Region) -> None:
         lead = 1 if op.kind == "for" else 0
         body = op.regions[-1]
-        carried = [j for j, r in enumerate(op.results) if self.active(r)]
+        # a carry varies when its argument in some region does, even where the loop's result
+        # cannot (a carry that ends as None after a last iteration, an earlier one not); its
+        # cotangent is then typed like the argument's
+        carried = [j for j, r in enumerate(op.results) if self.active(r) or any(
+            self.active(sub.args[(lead if sub is body else 0) + j]) for sub in op.regions)]
+        kinds = {j: op.results[j].type if self.active(op.results[j]) else body.args[lead + j].type for j in carried}
         inside = defined_in(body)
         outer_read = [v for v in values_read(body) if self.active(v) and id(v) not in inside]
         # the adjoint body starts from placeholders: carried cotangents and outer accumulators
@@ -360,7 +365,7 @@ class _Reverse(DerivativePass):
         local: dict = {}
         carry_in = {}
         for j in carried:   # named after the variable the loop carries, as in `h_bar = W.T @ ...`
-            carry_in[j] = Value(self.namer.fresh(f"{body.args[lead + j].name}.bar"), op.results[j].type)
+            carry_in[j] = Value(self.namer.fresh(f"{body.args[lead + j].name}.bar"), kinds[j])
         acc_in = {id(v): Value(self.namer.fresh(f"{v.name}.bar"), v.type) for v in outer_read}
         for v in outer_read:
             local[id(v)] = acc_in[id(v)]
@@ -401,7 +406,7 @@ class _Reverse(DerivativePass):
                 inits.append(bar.get(id(v)) if bar.get(id(v)) is not None else self.zeros(v, b))
         adj.args = [entry] + [carry_in[j] for j in carried] + [acc_in[id(v)] for v in accs]
         # placeholders of accumulators that stayed unchanged were dropped above; keep names unique
-        results = [Value(self.namer.fresh(f"{_name_of(op.operands[lead + j])}.bar"), op.results[j].type)
+        results = [Value(self.namer.fresh(f"{_name_of(op.operands[lead + j])}.bar"), kinds[j])
                    for j in carried] + [Value(self.namer.fresh(f"{v.name}.bar"), v.type) for v in accs]
         target.ops.append(Op("for", [backwards, *inits], results, {}, [adj], op.loc))
         # accumulators first (each already includes the cotangent its value had before the loop),

@@ -711,8 +711,9 @@ def _linear_jvp(prim: P.Primitive, linear):
         args = [(tangents[i] if tangents[i] is not None else _zero_tangent(x)) if i in positions else x
                 for i, x in enumerate(operands)]
         result = P.bind(prim, *args, **params)
-        # an item read from a container of tangents may be None (zero): make it a real zero
-        return ops.or_zeros(result, out) if prim.name in _READS_ITEMS and _is_container(operands[0]) else result
+        # an item read from a container of tangents may be None (zero): make it a real zero (also
+        # when the operand's type is unknown: it may be a container)
+        return ops.or_zeros(result, out) if prim.name in _READS_ITEMS and _maybe_container(operands[0]) else result
     return rule
 
 
@@ -733,6 +734,11 @@ def _is_container(x) -> bool:
         return True
     kind = getattr(x, "type", None)
     return type(kind).__name__ in ("ListType", "TupleType", "DictType")
+
+
+def _maybe_container(x) -> bool:
+    """Whether x may be a list/tuple/dict: it is one, or it is an IR value of unknown type."""
+    return _is_container(x) or type(getattr(x, "type", None)).__name__ in ("UnknownType", "OpaqueType")
 
 
 def _bilinear_jvp(prim: P.Primitive):

@@ -155,10 +155,18 @@ class Aliases:
         return any(isinstance(i, Value) and getattr(self.defs.get(id(i)), "kind", None) in FANCY_INDEX_KINDS
                    for i in index)
 
+    def _container_def(self, x):
+        """The op that made `x` when `x` is its container result (`xs.pop()` makes the new list
+        and the popped item, which may be anything), else None."""
+        op = self.defs.get(id(x))
+        if op is None or (op.kind == "list_pop" and op.results[0] is not x):
+            return None
+        return op
+
     def is_container(self, x) -> bool:
         if isinstance(x, Literal):
             return isinstance(x.value, (tuple, list, dict))
-        op = self.defs.get(id(x))
+        op = self._container_def(x)
         if op is None:
             return False
         if op.kind in CONTAINER_KINDS:
@@ -167,7 +175,7 @@ class Aliases:
 
     def is_list(self, x) -> bool:
         """Whether `x` is certainly a list (built, appended to ... in this function)."""
-        op = self.defs.get(id(x))
+        op = self._container_def(x)
         if op is None:
             return False
         if op.kind in ("setitem", "copy", "list_pop") or (op.kind == "getitem" and self._slice(op.operands[-1])):

@@ -4,6 +4,8 @@ Every composition of grad, jacrev, jacfwd, jvp, vjp, hessian and hvp gives autog
 a located WengertError; constant derivatives, loops in branches, fancy indices of constants and
 static branches of inlined helpers included.
 """
+import types
+
 import numpy as np
 import pytest
 
@@ -119,6 +121,34 @@ def test_hessian_of_an_array_loop_in_a_branch():
     want = autograd.hessian(array_loop_in_if)(a)
     np.testing.assert_allclose(wengert.hessian(array_loop_in_if)(a), want, rtol=1e-12)
     np.testing.assert_allclose(wengert.hvp(array_loop_in_if)(a, a), want @ a, rtol=1e-12)
+
+
+def nested_loops_saving_a_transpose(x, A, s):
+    # the inner loop's tape (of A.T) is an item of the outer loop's tape: its tangent is a zero;
+    # the outer loop carries y and v from None (no derivative) to arrays (varied)
+    if s < 0:
+        items = []
+        for i in range(1):
+            y = np.sqrt(x ** 2 + 1.0)
+            v = y * x
+            for j in range(3):
+                v = A.T @ (A @ v - y)
+            items.append(v)
+        return np.sum(y * v)
+    return np.sum(x)
+
+
+def test_second_order_of_nested_loops_carrying_a_value_from_none():
+    x, A = np.array([1.0, 0.25, -1.0]), np.array([[0.0, -0.2, -1.0], [1.0, -0.1, 1.0], [0.3, 1.0, -1.0]])
+    f = lambda x: nested_loops_saving_a_transpose(x, A, -1.5)   # noqa: E731
+    # the same code with autograd's numpy
+    twin = types.FunctionType(nested_loops_saving_a_transpose.__code__, {"np": anp})
+    want = autograd.hessian(lambda x: twin(x, A, -1.5))(x)
+    np.testing.assert_allclose(wengert.hessian(nested_loops_saving_a_transpose, wrt=0)(x, A, -1.5), want,
+                               rtol=1e-10)
+    np.testing.assert_allclose(wengert.hvp(f)(x, x), want @ x, rtol=1e-10)
+    np.testing.assert_allclose(wengert.jacrev(wengert.grad(f))(x), want, rtol=1e-10)
+    np.testing.assert_allclose(wengert.jacfwd(wengert.grad(f))(x), want, rtol=1e-10)
 
 
 # --- fancy indices built in the function (folded into the subscript by the emitter) ------------

@@ -242,6 +242,14 @@ POPS = {
                 total = total + np.sum(ls.pop() * a)
             return total
     """,
+    # the popped item is not the list: `+=` on a popped number adds, never extends the list
+    "augassign_popped_number": """
+        def f(a):
+            ls = [np.dot(a, a), np.sum(a)]
+            t = ls.pop(1)
+            t += np.sum(a ** 3)
+            return t * ls[0]
+    """,
     "helper_argument": """
         def last(xs):
             return xs.pop()
