@@ -555,13 +555,13 @@ def _norm(x, ord=None, axis=None, keepdims=False):
 
 def _sum_to(x, shape):
     """Sum `x` down to `shape` (the adjoint of broadcasting to `x.shape`)."""
-    x = np.asarray(x)
-    if x.shape == tuple(shape):
+    if np.shape(x) == tuple(shape):
         return x
+    x = np.asarray(x)
     lead = x.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(i + lead for i, d in enumerate(shape) if d == 1 and x.shape[i + lead] != 1)
-    out = x.sum(axis=axes, keepdims=True)
-    return out.reshape(shape)
+    out = x.sum(axis=axes, keepdims=True).reshape(shape)
+    return out[()] if out.ndim == 0 else out   # a scalar, as NumPy's reductions give
 
 
 def _list_append(xs, v):
@@ -928,7 +928,7 @@ zeros_like = primitive("zeros_like", np.zeros_like, differentiable=False, shape_
 stands_for(zeros_like, [np.zeros_like], "x, /", "x")
 ones_like = primitive("ones_like", np.ones_like, differentiable=False, shape_rule=_same_as(0))
 stands_for(ones_like, [np.ones_like], "x, /", "x")
-full_like = primitive("full_like", np.full_like, arity=2, differentiable=False, shape_rule=_same_as(0))
+full_like = primitive("full_like", np.full_like, arity=2, linear=True, shape_rule=_same_as(0))
 stands_for(full_like, [np.full_like], "x, fill_value, /", "x fill_value")
 for _name, _fn in [("zeros", np.zeros), ("ones", np.ones), ("empty", np.zeros)]:
     _p = primitive(_name, (lambda fn: lambda shape, dtype=None: fn(shape, dtype=dtype))(_fn),
@@ -936,7 +936,7 @@ for _name, _fn in [("zeros", np.zeros), ("ones", np.ones), ("empty", np.zeros)]:
                    shape_rule=_evaluating((lambda fn: lambda shape, dtype=None: fn(shape, dtype=dtype))(_fn)))
     stands_for(_p, [getattr(np, _name)], "shape, dtype=None", "shape", "dtype")
 full = primitive("full", lambda shape, fill, dtype=None: np.full(shape, fill, dtype=dtype), arity=2,
-                 params={"dtype": None}, differentiable=False,
+                 params={"dtype": None}, linear=True,
                  shape_rule=_evaluating(lambda shape, fill, dtype=None: np.full(shape, fill, dtype=dtype)))
 stands_for(full, [np.full], "shape, fill_value, dtype=None", "shape fill_value", "dtype")
 eye = primitive("eye", np.eye, params={"dtype": float}, differentiable=False, shape_rule=_evaluating(np.eye))
@@ -949,9 +949,9 @@ def _arange_rule(types, consts, params):
     return T.ArrayType(T.short_dtype(sample.dtype), (None,))
 
 
-arange = primitive("arange", np.arange, arity=None, differentiable=False, shape_rule=_arange_rule)
+arange = primitive("arange", np.arange, arity=None, shape_rule=_arange_rule)
 stands_for(arange, [np.arange], "*bounds", "bounds")
-linspace = primitive("linspace", np.linspace, arity=3, differentiable=False, shape_rule=_evaluating(np.linspace))
+linspace = primitive("linspace", np.linspace, arity=3, linear=True, shape_rule=_evaluating(np.linspace))
 stands_for(linspace, [np.linspace], "start, stop, num=50", "start stop num")
 
 # array attributes (no gradient flows through them)

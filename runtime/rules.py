@@ -544,6 +544,26 @@ defvjp(P.roll, lambda g, out, x, shift=0, axis=None: ops.roll(g, shift=_negate(s
 defvjp(P.tril, lambda g, out, x, k=0: ops.tril(g, k=k))
 defvjp(P.triu, lambda g, out, x, k=0: ops.triu(g, k=k))
 
+# creation from traced values: the fill value reaches every entry; linspace is start * (1 - t) +
+# stop * t with t = i / (num - 1), linear in (start, stop) jointly; arange is start + i * step
+# (its stop sets only the length: no gradient, as for floor)
+defvjp(P.full, None, lambda g, out, shape_, fill, dtype=None: unbroadcast(g, fill))
+defvjp(P.full_like, None, lambda g, out, x, fill: unbroadcast(g, fill))
+defvjp(P.linspace,
+       lambda g, out, start, stop, num: unbroadcast(ops.sum(ops.mul(g, ops.linspace(
+           _ones_like_end(start), _zeros_like_end(stop), num)), axis=0), start),
+       lambda g, out, start, stop, num: unbroadcast(ops.sum(ops.mul(g, ops.linspace(
+           _zeros_like_end(start), _ones_like_end(stop), num)), axis=0), stop))
+
+
+# (written as arithmetic, not ones_like: a constant end folds to a number, never to an array)
+def _ones_like_end(x):
+    return ops.add(ops.mul(x, 0.0), 1.0)
+
+
+def _zeros_like_end(x):
+    return ops.mul(x, 0.0)
+
 
 def _negate(shift):
     return tuple(-s for s in shift) if isinstance(shift, tuple) else -shift
@@ -763,7 +783,8 @@ LINEAR_IN = {
     "list_extend": (0, 1), "dict_values": (0,), "getitem_grad": (0,), "or_zeros": (0,),
     "dense_items": (0,), "unstack": (0,), "unconcatenate": (0,), "keep_written": (0,), "repeat_like": (0,),
     "add_any": (0, 1),
-    "list_insert": (0, 2), "if_mutable": (1, 2), "einsum_scatter": (0,),
+    "list_insert": (0, 2), "if_mutable": (1, 2), "einsum_scatter": (0,), "full": (1,), "full_like": (1,),
+    "linspace": (0, 1),
     "tuple": "all", "list": "all", "dict": "all", "pack_like": "rest", "dict_from_values": (1,), "unzip": (0,),
 }
 for _name, _positions in LINEAR_IN.items():
@@ -800,6 +821,32 @@ def _var_jvp(tangents, out, x, axis=None, ddof=0, keepdims=False):
     return ops.div(ops.mul(2.0, ops.sum(ops.mul(centered, d), axis=axis, keepdims=keepdims)), count)
 
 
+
+
+def _arange_vjp(position: int):
+    """arange(stop) / arange(start, stop) / arange(start, stop, step): the cotangent of start is
+    the sum of g, of step the sum of g * i; stop sets only the length."""
+    def rule(g, out, *bounds):
+        if len(bounds) == 1 or position == 1:
+            return None
+        if position == 0:
+            return ops.sum(g)
+        return ops.sum(ops.mul(g, ops.arange(ops.size(out))))
+    return rule
+
+
+def _arange_jvp(tangents, out, *bounds):
+    if len(bounds) == 1:
+        return None
+    d_start = tangents[0]
+    d_step = tangents[2] if len(bounds) == 3 else None
+    ramp = ops.arange(ops.size(out))
+    return _add_tangents([None if d_start is None else ops.add(ops.zeros_like(out), d_start),
+                          None if d_step is None else ops.mul(ramp, d_step)])
+
+
+defvjp(P.arange, _arange_vjp(0), _arange_vjp(1), _arange_vjp(2))
+defjvp(P.arange, _arange_jvp)
 defjvp(P.einsum, _einsum_jvp)
 defjvp(P.to_float, lambda t, out, x: ops.float(t[0]))
 defjvp(P.item, lambda t, out, x: ops.item(t[0]))

@@ -240,6 +240,17 @@ CASES: list[Case] = [
          also=("unconcatenate",)),
     Case("stack", "np.stack([x, 2.0 * x], axis=1)", MATRIX_POINTS, "torch.stack([x, 2.0 * x], 1)",
          also=("unstack",)),
+    # creation from traced values (PyTorch's fill values and bounds are plain numbers: its reference
+    # for a fill is the same broadcast spelled as expand)
+    Case("full", "np.full((2, 3), x)", [(0.5,), (_vec(-1.5),), (_vec([0.3, NAN, -1.0]),)], "x.expand(2, 3)"),
+    Case("full_like", "np.full_like(np.ones((2, 3)), x)", [(0.5,), (_vec([0.3, -1.0, 2.0]),)], "x.expand(2, 3)"),
+    Case("linspace", "np.linspace(x, y, 4)", [(0.5, 2.0), (_vec([0.0, 1.0]), _vec([1.0, 3.0])), (1.0, 1.0)],
+         args=("x", "y"), wrt=(0, 1), smooth=(0, 1, 2)),
+    Case("linspace", "np.linspace(x, y, 1) * 1.0", [(0.5, 2.0)], args=("x", "y"), wrt=(0, 1)),
+    Case("arange", "np.arange(x, 4.0, y)", [(0.5, 0.75), (-1.0, 1.5)], args=("x", "y"), wrt=(0, 1),
+         smooth=(0, 1), linear=False),
+    Case("arange", "np.arange(x, 4.0) * 1.0", [(0.5,), (-2.25,)], smooth=(0, 1), linear=False),
+    Case("arange", "np.arange(x) * 1.0", [(2.5,), (3.75,)], smooth=(0, 1), linear=False),
     # a cotangent that depends on x: the second adjoint stacks the first one's pieces again
     Case("stack", "np.stack([x, x * x], axis=1) ** 2", MATRIX_POINTS, "torch.stack([x, x * x], 1) ** 2",
          linear=False, also_second=("dense_items",)),
@@ -446,6 +457,7 @@ CHOICES = {
     "var": ("autograd", "the tangent of the variance of an empty slice (a nan value) is nan, as the "
                         "mean's (PyTorch: 0)"),
     "std": ("torch", "as var: the tangent of an empty slice's std (a nan value) is nan (autograd: 0)"),
+    "full_like": ("torch", "the fill value reaches every entry of the result (autograd: no gradient)"),
     "norm": ("torch", "the norm of an empty array is the constant 0: its tangent is the empty sum 0 "
                       "(autograd: 0 / 0 = nan)"),
 }

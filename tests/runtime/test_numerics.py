@@ -402,3 +402,21 @@ def test_eager_tensor_matches_torch(fn, arrays):
     expected = torch_grads(lambda *ts: fn(torch, *ts), *arrays)
     for w, e in zip(ws, expected):
         np.testing.assert_allclose(w.grad.numpy(), e, rtol=1e-10, atol=1e-12, equal_nan=True)
+
+
+def test_linspace_with_broadcast_bounds_against_central_differences():
+    """A scalar start and a column of stops: the points gain the stops' axes; each bound's
+    cotangent sums its share over them (autograd's forward rule loses those axes)."""
+    def f(a, b):
+        return np.sum(np.sin(np.linspace(a, b, 4)))
+    a, b = -1.0, np.array([[2.0], [0.5]])
+    da, db = wengert.grad(f, wrt=(0, 1))(a, b)
+    eps = 1e-6
+    assert np.isclose(da, (f(a + eps, b) - f(a - eps, b)) / (2 * eps), rtol=1e-6)
+    for i in range(2):
+        step = np.zeros_like(b)
+        step[i] = eps
+        assert np.isclose(db[i, 0], (f(a, b + step) - f(a, b - step)) / (2 * eps), rtol=1e-6)
+    _, tangent = wengert.jvp(lambda a, b: np.linspace(a, b, 4), (a, b), (1.0, np.zeros_like(b)))
+    assert np.shape(tangent) == (4, 2, 1)
+    assert np.allclose(tangent[:, 0, 0], [1.0, 2 / 3, 1 / 3, 0.0])
