@@ -23,7 +23,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 import wengert
@@ -32,8 +32,10 @@ from wengert.api import bind_arguments
 from wengert.tracer.interpret import run
 from wengert.tracer.ir import structurally_equal
 
-FAST = settings(max_examples=600, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
-SLOW = settings(FAST, max_examples=5000)
+# A run is split into shards that xdist spreads; each shard is reproducible (its own seed).
+FAST = settings(max_examples=75, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+SLOW = settings(FAST, max_examples=1500)
+SHARDS = 4
 PYTHON_SECONDS = 0.25   # a generated or mangled function running longer is taken to loop forever
 GRAPH_SECONDS = 10.0    # the graph of a function that Python ran must finish too
 _FILES = itertools.count()
@@ -564,7 +566,8 @@ def generated_programs(draw):
     return "\n\n".join(parts), args
 
 
-def _generated(stats: collections.Counter, config: settings):
+def _generated(stats: collections.Counter, config: settings, shard: int):
+    @seed(shard)
     @config
     @given(generated_programs())
     def one(program):
@@ -577,16 +580,18 @@ def _generated(stats: collections.Counter, config: settings):
     one()
 
 
-def test_generated_functions():
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_generated_functions(shard):
     stats = collections.Counter()
-    _generated(stats, FAST)
+    _generated(stats, FAST, shard)
     assert report(stats, "generated functions") > 0.6
 
 
 @pytest.mark.slow
-def test_generated_functions_many():
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_generated_functions_many(shard):
     stats = collections.Counter()
-    _generated(stats, SLOW)
+    _generated(stats, SLOW, SHARDS + shard)
     assert report(stats, "generated functions") > 0.6
 
 
@@ -686,7 +691,8 @@ def mangled_programs(draw):
     return case, source
 
 
-def _mangled(stats: collections.Counter, config: settings):
+def _mangled(stats: collections.Counter, config: settings, shard: int):
+    @seed(shard)
     @config
     @given(mangled_programs(), st.integers(0, 2 ** 16))
     def one(program, seed):
@@ -700,16 +706,18 @@ def _mangled(stats: collections.Counter, config: settings):
     one()
 
 
-def test_mangled_corpus_functions():
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_mangled_corpus_functions(shard):
     stats = collections.Counter()
-    _mangled(stats, FAST)
+    _mangled(stats, FAST, shard)
     report(stats, "mangled corpus functions")
 
 
 @pytest.mark.slow
-def test_mangled_corpus_functions_many():
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_mangled_corpus_functions_many(shard):
     stats = collections.Counter()
-    _mangled(stats, SLOW)
+    _mangled(stats, SLOW, SHARDS + shard)
     report(stats, "mangled corpus functions")
 
 
