@@ -10,7 +10,9 @@ from __future__ import annotations
 import hashlib
 import keyword
 import linecache
+import functools
 import math
+import types
 
 import astor
 import gast
@@ -20,7 +22,7 @@ from ..runtime import primitives as P
 from ..runtime import scalar
 from ..runtime import types as T
 from ..tracer.infer import type_of_operand
-from ..tracer.ir import UNDEF, Function, Literal, Op, Region, Value, use_counts
+from ..tracer.ir import UNDEF, Function, Literal, Op, Region, Value, use_counts, walk
 from .build import is_temporary
 
 BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**",
@@ -440,11 +442,41 @@ def emit_function(fn: Function, name: str, files: dict | None = None, doc: str =
     digest = hashlib.sha1(source.encode()).hexdigest()[:10]
     filename = f"<wengert {name} {digest}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = dict(emitter.globals)
-    exec(compile(source, filename, "exec"), namespace)
-    compiled = namespace[name]
+    code = compile(source, filename, "exec")
+    compiled = _defined(code, name, emitter.globals)
+    if "scalar." in text and not any(P.PRIMITIVES[op.kind].effect for op in walk(fn.body)
+                                     if op.kind in P.PRIMITIVES and op.kind != "assert"):
+        compiled = _falling_back(_defined(code, name, emitter.globals, scalar=FAST_SCALAR), compiled)
     compiled.__wengert_source__ = source
     return source, compiled
+
+
+#: `scalar` as the fast variant of generated code sees it: math and Python's operators themselves
+#: (a module: Python looks up a module's attributes fastest)
+FAST_SCALAR = types.ModuleType("wengert.runtime.scalar", "runtime/scalar.py's functions without their fallback")
+FAST_SCALAR.__dict__.update(scalar.FAST)
+
+
+def _defined(code, name: str, namespace: dict, **replaced):
+    """The function `name` that the module `code` defines, its globals then `replaced` (after the
+    module's own imports ran)."""
+    namespace = dict(namespace)
+    exec(code, namespace)
+    namespace.update(replaced)
+    return namespace[name]
+
+
+def _falling_back(fast, safe):
+    """Generated code on Python numbers runs with math and Python's operators (`fast`); only
+    where one of them raises (1.0 / 0.0, math.sqrt(-1.0)) does it run again with runtime/scalar.py's
+    wrappers (`safe`), which give NumPy's inf or nan there and are otherwise the same calls: the
+    same values, without a wrapper's cost on every operation. (Code that prints runs once, safe.)"""
+    def run(*args):
+        try:
+            return fast(*args)
+        except scalar.RAISES:
+            return safe(*args)
+    return functools.update_wrapper(run, safe)
 
 
 def _normalise(text: str) -> str:

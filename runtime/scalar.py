@@ -73,3 +73,11 @@ FUNCTIONS = {"sqrt": _unary(math.sqrt, np.sqrt), "sin": _unary(math.sin, np.sin)
 OPERATORS = {"div": div, "floordiv": floordiv, "mod": mod, "pow": pow}
 FUNCTIONS.update(OPERATORS)
 globals().update({name: fn for name, fn in FUNCTIONS.items() if fn.__module__ == __name__})
+
+#: the exceptions after which generated code is run again with the wrappers above
+RAISES = _RAISES
+#: what the fast variant of generated code calls instead of the wrappers: each wrapper's own first
+#: try, without the fallback (pow keeps its check: Python's ** makes a complex number, it does not raise)
+FAST = {"sqrt": math.sqrt, "sin": math.sin, "cos": math.cos, "div": operator.truediv,
+        "floordiv": operator.floordiv, "mod": operator.mod, "pow": pow}
+assert set(FAST) == {name for name, fn in FUNCTIONS.items() if fn.__module__ == __name__}

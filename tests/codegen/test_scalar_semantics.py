@@ -141,3 +141,37 @@ def test_second_order_on_python_floats():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         assert wengert.grad(wengert.grad(hessian_of_quotient))(0.0) == np.inf
+
+
+def loud_quotient(a, b):
+    print("quotient")
+    return a / b
+
+
+def test_generated_code_runs_python_operators_and_falls_back_only_where_they_raise(monkeypatch, capsys):
+    """The compiled code computes with math and Python's operators themselves; only a call in
+    which one of them raises runs again through runtime/scalar.py's wrappers (NumPy's inf)."""
+    from wengert.codegen import emit
+    calls = []
+
+    def counted(name, fn):
+        def wrapper(*args):
+            calls.append(name)
+            return fn(*args)
+        return wrapper
+
+    monkeypatch.setattr(emit.FAST_SCALAR, "div", counted("fast", emit.FAST_SCALAR.div))
+    monkeypatch.setattr(scalar, "div", counted("safe", scalar.div))
+    g = wengert.value_and_grad(quotient, wrt=(0, 1))
+    assert g(3.0, 2.0) == (1.5, (0.5, -0.75)) and "safe" not in calls and "fast" in calls
+    calls.clear()
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        value, (ga, gb) = g(1.0, 0.0)
+    assert value == np.inf and ga == np.inf and gb == -np.inf
+    assert calls[0] == "fast" and "safe" in calls
+    # code with a side effect runs once, through the wrappers
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        assert wengert.grad(loud_quotient)(1.0, 0.0) == np.inf
+    assert capsys.readouterr().out == "quotient\n"
