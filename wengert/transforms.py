@@ -496,13 +496,16 @@ class _Jacobian(_Transform):
             self.functions[key] = self.build(args)
         return self.functions[key]
 
-    def stacked(self, parts: list, axis: int, shape: tuple, like, namespace: dict) -> str:
-        """The Jacobian from its rows/columns; with none (an empty input or output), a constant
-        of zeros of `shape`."""
+    def stacked(self, parts: list, axis: int, shape: tuple, like, namespace: dict, part_shape: tuple) -> str:
+        """The Jacobian from its rows/columns (each of `part_shape`); with none (an empty input
+        or output), a constant of zeros of `shape`; one that is already the whole Jacobian (the
+        gradient of a scalar output, the derivative along one scalar input) is returned as it is."""
         if not parts:
             name = f"empty{len(namespace)}_"
             namespace[name] = np.zeros(shape, _float_dtype(like))
             return name
+        if len(parts) == 1 and tuple(part_shape) == tuple(shape) != ():
+            return parts[0]
         return f"np.reshape(np.stack([{', '.join(parts)}], axis={axis}), {shape!r})"
 
     def finish(self, lines: list, results: list, namespace: dict):
@@ -523,7 +526,7 @@ class JacobianReverse(_Jacobian):
         passed = self.passed(args, {})
         lines = [f"row{k}_ = adjoint_({', '.join(passed + [seed])})" for k, seed in enumerate(seeds)]
         results = [self.stacked([f"row{k}_[{j + 1}]" for k in range(len(seeds))], 0, out_shape + np.shape(args[i]),
-                                args[i], namespace) for j, i in enumerate(self.wrt)]
+                                args[i], namespace, np.shape(args[i])) for j, i in enumerate(self.wrt)]
         return self.finish(lines, results, namespace)
 
 
@@ -546,7 +549,7 @@ class JacobianForward(_Jacobian):
             seeds = _seeds(args[i], f"in_basis{j}_", namespace)
             lines += [f"column{j}_{k}_ = tangent{j}_({', '.join(passed + [seed])})[1]" for k, seed in enumerate(seeds)]
             results.append(self.stacked([f"column{j}_{k}_" for k in range(len(seeds))], -1,
-                                        out_shape + np.shape(args[i]), value, namespace))
+                                        out_shape + np.shape(args[i]), value, namespace, out_shape))
         return self.finish(lines, results, namespace)
 
 
