@@ -812,6 +812,89 @@ def _cofactor(x):
 
 cofactor = primitive("cofactor", _cofactor, shape_rule=lambda ts, cs, ps: T.ArrayType(_float_dtype(ts[0]), ts[0].shape),
                      doc="adj(x)^T of each matrix: the gradient of det, also at singular matrices")
+
+
+def _products_without(s, k: int):
+    """p[..., i1, ..., ik]: the product of the singular values s[..., m] over m other than the k
+    indices (0 unless they are distinct), in O(n^k) from logarithms, exact zeros counted apart."""
+    n = s.shape[-1]
+    zero = s == 0
+    logs = np.log(np.where(zero, 1.0, s))
+    left_logs = sum(_on_axis(logs, a, k) for a in range(k))
+    left_zeros = sum(_on_axis(zero.astype(int), a, k) for a in range(k))
+    total_logs = logs.sum(axis=-1).reshape(s.shape[:-1] + (1,) * k)
+    total_zeros = zero.sum(axis=-1).reshape(s.shape[:-1] + (1,) * k)
+    p = np.where(total_zeros > left_zeros, 0.0, np.exp(total_logs - left_logs))
+    index = np.arange(n)
+    distinct = np.ones((n,) * k, bool)
+    for a in range(k):
+        for b in range(a + 1, k):
+            distinct &= _on_axis(index, a, k) != _on_axis(index, b, k)
+    return np.where(distinct, p, 0.0)
+
+
+def _on_axis(v, a: int, k: int):
+    """v (..., n) placed on axis a of k trailing axes (the others of length 1)."""
+    return v.reshape(v.shape[:-1] + (1,) * a + (v.shape[-1],) + (1,) * (k - 1 - a))
+
+
+def _in_svd_frame(x, *directions):
+    """x = u diag(s) vh, each direction as u^T d vh^T, and det(u) det(vh): the derivatives of det
+    at x are those at diag(s) in these coordinates (det(u (diag(s) + e) vh) = det(u) det(vh) det(diag(s) + e))."""
+    u, s, vh = np.linalg.svd(x)
+    ut, v = np.swapaxes(u, -1, -2), np.swapaxes(vh, -1, -2)
+    sign = np.linalg.det(u) * np.linalg.det(vh)
+    return u, s, vh, [ut @ np.asarray(d) @ v for d in directions], sign[..., None, None]
+
+
+def _cofactor_derivative(x, t):
+    """d cof(x)[t], the second derivative of det along t, right at singular x too. At a diagonal
+    matrix diag(s): d cof_ii = sum_k p_ik m_kk, d cof_ij = -p_ij m_ji (i != j), with p_ik the
+    product of the s other than s_i and s_k."""
+    x = np.asarray(x)
+    dtype = np.result_type(x.dtype, np.asarray(t).dtype, np.float64)
+    n = x.shape[-1]
+    if n == 0:
+        return np.zeros(np.broadcast_shapes(x.shape, np.shape(t)), dtype)
+    u, s, vh, (m,), sign = _in_svd_frame(x, t)
+    p = _products_without(s, 2)
+    d = -p * np.swapaxes(m, -1, -2)
+    index = np.arange(n)
+    d[..., index, index] = np.einsum("...ik,...k->...i", p, np.diagonal(m, axis1=-2, axis2=-1))
+    return (sign * (u @ d @ vh)).astype(dtype, copy=False)
+
+
+def _cofactor_second_derivative(x, t, r):
+    """d2 cof(x)[t, r], the third derivative of det along t and r (symmetric in them), right at
+    singular x too. At diag(s), with m, w the directions and q_ijk the product of the s other
+    than s_i, s_j, s_k: the diagonal is sum_jk q_ijk (m_jj w_kk - m_jk w_kj), and entry ij
+    (i != j) is sum_k q_ijk (m_jk w_ki + m_ki w_jk - m_ji w_kk - m_kk w_ji)."""
+    x = np.asarray(x)
+    dtype = np.result_type(x.dtype, np.asarray(t).dtype, np.asarray(r).dtype, np.float64)
+    n = x.shape[-1]
+    if n == 0:
+        return np.zeros(np.broadcast_shapes(x.shape, np.shape(t), np.shape(r)), dtype)
+    u, s, vh, (m, w), sign = _in_svd_frame(x, t, r)
+    q = _products_without(s, 3)
+    dm, dw = np.diagonal(m, axis1=-2, axis2=-1), np.diagonal(w, axis1=-2, axis2=-1)
+    d = (np.einsum("...ijk,...jk,...ki->...ij", q, m, w) + np.einsum("...ijk,...ki,...jk->...ij", q, m, w)
+         - np.swapaxes(m, -1, -2) * np.einsum("...ijk,...k->...ij", q, dw)
+         - np.swapaxes(w, -1, -2) * np.einsum("...ijk,...k->...ij", q, dm))
+    index = np.arange(n)
+    d[..., index, index] = (np.einsum("...ijk,...j,...k->...i", q, dm, dw)
+                            - np.einsum("...ijk,...jk,...kj->...i", q, m, w))
+    return (sign * (u @ d @ vh)).astype(dtype, copy=False)
+
+
+cofactor_derivative = primitive(
+    "cofactor_derivative", _cofactor_derivative, arity=2, linear=True,
+    shape_rule=lambda ts, cs, ps: T.ArrayType(_float_dtype(ts[0]), ts[1].shape if isinstance(ts[1], T.ArrayType)
+                                              else ts[0].shape),
+    doc="d cof(x)[t]: the second derivative of det along t, also at singular matrices")
+cofactor_second_derivative = primitive(
+    "cofactor_second_derivative", _cofactor_second_derivative, arity=3,
+    shape_rule=lambda ts, cs, ps: T.ArrayType(_float_dtype(ts[0]), ts[0].shape),
+    doc="d2 cof(x)[t, r]: the third derivative of det along t and r, also at singular matrices")
 stands_for(solve, [np.linalg.solve], "a, b, /", "a b")
 
 # shape manipulation (all linear)

@@ -464,20 +464,32 @@ def _det_jvp(t, out, x):
 
 
 def _cofactor_vjp(g, out, x):
-    """cof = det(x) x^-T, so x_bar = det (<g, x^-T> x^-T - x^-T g^T x^-T), matrix by matrix
-    (second order of det: needs x invertible)."""
-    inv_t = _mT(ops.inv(x))
-    inner = _per_matrix(ops.sum(ops.mul(g, inv_t), axis=(-2, -1)))
-    return ops.mul(_per_matrix(ops.det(x)), ops.sub(ops.mul(inner, inv_t),
-                                                     ops.matmul(ops.matmul(inv_t, _mT(g)), inv_t)))
+    """The second derivative of det is a symmetric bilinear form: the cotangent of x is the
+    derivative of the cofactor matrix along g (right at singular x too)."""
+    return ops.cofactor_derivative(x, g)
 
 
 def _cofactor_jvp(t, out, x):
-    """d cof = det (tr(x^-1 dx) x^-T - (x^-1 dx x^-1)^T)."""
-    inv = ops.inv(x)
-    trace = _per_matrix(ops.sum(ops.mul(_mT(inv), t[0]), axis=(-2, -1)))
-    return ops.mul(_per_matrix(ops.det(x)), ops.sub(ops.mul(trace, _mT(inv)),
-                                                     _mT(ops.matmul(ops.matmul(inv, t[0]), inv))))
+    return ops.cofactor_derivative(x, t[0])
+
+
+def _fourth_derivative_of_det(*_):
+    raise TypeError("this is a fourth derivative of np.linalg.det, which wengert does not differentiate; "
+                    "differentiate det at most three times")
+
+
+# the derivatives of det are symmetric multilinear forms: each cotangent is the next derivative
+# along the other directions and g
+def _cofactor_derivative_jvp(t, out, x, direction):
+    return _add_tangents([None if t[0] is None else ops.cofactor_second_derivative(x, direction, t[0]),
+                          None if t[1] is None else ops.cofactor_derivative(x, t[1])])
+
+
+def _cofactor_second_derivative_jvp(t, out, x, d1, d2):
+    if t[0] is not None:
+        _fourth_derivative_of_det()
+    return _add_tangents([None if t[1] is None else ops.cofactor_second_derivative(x, t[1], d2),
+                          None if t[2] is None else ops.cofactor_second_derivative(x, d1, t[2])])
 
 
 def _solves_vectors(b) -> bool:
@@ -516,6 +528,11 @@ def _solve_jvp(t, out, a, b):
 defvjp(P.inv, _inv_vjp)
 defvjp(P.det, _det_vjp)
 defvjp(P.cofactor, _cofactor_vjp)
+defvjp(P.cofactor_derivative, lambda g, out, x, direction: ops.cofactor_second_derivative(x, direction, g),
+       lambda g, out, x, direction: ops.cofactor_derivative(x, g))
+defvjp(P.cofactor_second_derivative, _fourth_derivative_of_det,
+       lambda g, out, x, d1, d2: ops.cofactor_second_derivative(x, d2, g),
+       lambda g, out, x, d1, d2: ops.cofactor_second_derivative(x, d1, g))
 defvjp(P.solve, _solve_a, lambda g, out, a, b: unbroadcast(_solve_transposed(a, g, b), b))
 
 # ---------------------------------------------------------------------------------------------
@@ -862,6 +879,8 @@ defjvp(P.norm, _norm_jvp)
 defjvp(P.inv, lambda t, out, x: ops.neg(ops.matmul(ops.matmul(out, t[0]), out)))
 defjvp(P.det, _det_jvp)
 defjvp(P.cofactor, _cofactor_jvp)
+defjvp(P.cofactor_derivative, _cofactor_derivative_jvp)
+defjvp(P.cofactor_second_derivative, _cofactor_second_derivative_jvp)
 defjvp(P.solve, _solve_jvp)
 defjvp(P.py_sum, lambda t, out, xs, start=0: _add_tangents([
     None if t[0] is None else ops.py_sum(t[0], 0), t[1]]))

@@ -217,9 +217,10 @@ CASES: list[Case] = [
          also=("cofactor",)),
     # PyTorch's det gradient at an exactly singular matrix is 0, not the cofactor matrix, and autograd's
     # divides by det: central differences (exact on a polynomial) are the reference (`* 1.0`: its own
-    # case name). Second order there is not supported yet (the cofactor's adjoint inverts x)
+    # case name), in first and second order (the cofactor's derivative, from the SVD, needs no inverse;
+    # its own derivative, det's third, is checked in tests/runtime/test_numerics.py)
     Case("det", "np.linalg.det(x) * 1.0", [(SINGULAR,), (_vec([[1.0, 2.0], [2.0, 4.0]]),)], also=("cofactor",),
-         smooth=(0, 1), second=False),
+         also_second=("cofactor_derivative",), smooth=(0, 1)),
     Case("solve", "np.linalg.solve(x, y)", [(SQUARE, _r(3)), (SQUARE, _r(3, 2)), (BATCH, _r(4, 3, 2)),
                                             (BATCH_KN, _r(3, 3, 1))],
          "torch.linalg.solve(x, y)", args=("x", "y"), wrt=(0, 1)),

@@ -420,3 +420,47 @@ def test_linspace_with_broadcast_bounds_against_central_differences():
     _, tangent = wengert.jvp(lambda a, b: np.linspace(a, b, 4), (a, b), (1.0, np.zeros_like(b)))
     assert np.shape(tangent) == (4, 2, 1)
     assert np.allclose(tangent[:, 0, 0], [1.0, 2 / 3, 1 / 3, 0.0])
+
+
+SINGULAR = np.array([[1.0, 2.0, 0.5], [2.0, 4.0, 1.0], [0.3, -1.0, 2.0]])   # rank 2
+
+
+def _det(x):
+    return np.linalg.det(x)
+
+
+def _cofactor_by_differences(x, eps=1e-6):
+    """d sum(det) / dx by central differences (exact up to rounding: det is a polynomial)."""
+    out = np.zeros(x.shape)
+    for index in np.ndindex(*x.shape):
+        step = np.zeros(x.shape)
+        step[index] = eps
+        out[index] = (np.sum(np.linalg.det(x + step)) - np.sum(np.linalg.det(x - step))) / (2 * eps)
+    return out
+
+
+@pytest.mark.parametrize("x", [SINGULAR, np.zeros((3, 3)), np.random.default_rng(5).normal(size=(2, 4, 4))],
+                         ids=["rank2", "zero", "stack"])
+def test_second_derivative_of_det_at_singular_and_stacked_matrices(x):
+    """The Hessian of det from the SVD (no inverse): right at singular matrices, where the
+    formula det(x) x^-T fails, checked against differences of the exact gradient."""
+    hessian = wengert.hessian(lambda a: np.sum(_det(a)))(x)
+    eps = 1e-6
+    for index in np.ndindex(*x.shape):
+        step = np.zeros(x.shape)
+        step[index] = eps
+        column = (wengert.grad(lambda a: np.sum(_det(a)))(x + step)
+                  - wengert.grad(lambda a: np.sum(_det(a)))(x - step)) / (2 * eps)
+        np.testing.assert_allclose(hessian[(...,) + index], column, atol=1e-7)
+    np.testing.assert_allclose(wengert.grad(lambda a: np.sum(_det(a)))(x), _cofactor_by_differences(x), atol=1e-7)
+
+
+def test_third_derivative_of_det_matches_autograd_and_fourth_is_refused():
+    x = np.random.default_rng(3).normal(size=(3, 3))
+    want = autograd.jacobian(autograd.hessian(anp.linalg.det))(x)
+    np.testing.assert_allclose(wengert.jacrev(wengert.hessian(_det))(x), want, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(wengert.jacfwd(wengert.hessian(_det))(x), want, rtol=1e-10, atol=1e-12)
+    at_singular = wengert.jacfwd(wengert.hessian(_det))(SINGULAR)   # finite: no inverse anywhere
+    assert np.all(np.isfinite(at_singular))
+    with pytest.raises(W.WengertError, match="fourth derivative of np.linalg.det"):
+        wengert.jacrev(wengert.jacrev(wengert.hessian(_det)))(x)
