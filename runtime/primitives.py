@@ -153,10 +153,10 @@ def lookup_callable(fn: Any) -> Binding | None:
 # Shape rules
 # ---------------------------------------------------------------------------------------------
 
-def _dummy(t: T.Type, const: Any) -> Any:
+def _dummy(t: T.Type, const: Any, scalars: bool = False) -> Any:
     """A stand-in for an operand: its value when known, else an array of its shape (whose data
     does not matter to a shape), or a tuple or list of those. A scalar of unknown value has no
-    stand-in: it may be a size."""
+    stand-in (it may be a size) unless `scalars`: where only its type matters (np.array([x, 1.0]))."""
     if const is not NOVALUE:
         return const
     if isinstance(t, T.ArrayType):
@@ -164,9 +164,11 @@ def _dummy(t: T.Type, const: Any) -> Any:
             raise ValueError("unknown shape")
         return np.broadcast_to(np.ones((), t.np_dtype), t.shape)
     if isinstance(t, T.TupleType):
-        return tuple(_dummy(e, NOVALUE) for e in t.elems)
+        return tuple(_dummy(e, NOVALUE, scalars) for e in t.elems)
     if isinstance(t, T.ListType) and t.length is not None:
-        return [_dummy(t.elem, NOVALUE)] * t.length
+        return [_dummy(t.elem, NOVALUE, scalars)] * t.length
+    if scalars and isinstance(t, T.ScalarType) and t.kind in ("float", "int", "bool", "complex"):
+        return _scalar_dummy(t)
     raise ValueError("no stand-in")
 
 
@@ -993,7 +995,9 @@ def _copy(x):
 
 copy = primitive("copy", _copy, linear=True, shape_rule=_same_as(0))
 stands_for(copy, [np.copy], "x, /", "x", method="copy")
-asarray = primitive("asarray", np.asarray, params={"dtype": None}, linear=True, shape_rule=_evaluating(np.asarray))
+asarray = primitive("asarray", np.asarray, params={"dtype": None}, linear=True,
+                    shape_rule=lambda ts, cs, ps: T.type_of(np.asarray(*[_dummy(t, c, scalars=True)
+                                                                         for t, c in zip(ts, cs)], **ps)))
 stands_for(asarray, [np.asarray, np.array, np.asanyarray], "x, dtype=None", "x", "dtype")
 astype = primitive("astype", lambda x, dtype: np.asarray(x).astype(dtype), params={"dtype": None},
                    shape_rule=lambda ts, cs, ps: T.ArrayType(T.short_dtype(ps["dtype"]), ts[0].shape))

@@ -65,9 +65,10 @@ def unbroadcast(g, x):
 def _ndim(x) -> int:
     n = ops.ndim(x)
     if not isinstance(n, int):
-        raise TypeError("its gradient depends on the number of axes of its operands, which differs between the "
-                        "paths into this line; give the value the same number of axes on every path (e.g. start "
-                        "an accumulator as np.zeros_like(x), or reshape it)")
+        raise TypeError("its gradient depends on the number of axes of its operands, which wengert cannot tell "
+                        "here (they differ between the paths into this line, or come from a value of unknown "
+                        "shape); give the value the same number of axes on every path (e.g. start an accumulator "
+                        "as np.zeros_like(x), or reshape it), or build it from arrays of known shape")
     return n
 
 

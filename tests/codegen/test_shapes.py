@@ -48,3 +48,26 @@ def test_hessian_matches_autograd(name):
     f, twin = _program(name)
     args = S.example_args(name, np.random.default_rng(0))
     np.testing.assert_allclose(wengert.hessian(f)(*args), autograd.hessian(twin)(*args), rtol=1e-8, atol=1e-10)
+
+
+def weights_from_literals(x, A):
+    v = np.array([1.0, -2.0, 0.5])
+    m = np.asarray([[1.0, 0.0, 2.0], [0.5, 1, -1.0], [0.0, 3.0, 1.0]])
+    return np.sum(np.tanh(A @ (v * x))) + np.dot(v, x) ** 2 + x @ m @ x
+
+
+def test_arrays_built_from_number_literals_have_known_shapes():
+    """np.array of a (nested) list of numbers has its shape and dtype in the IR, so the rules
+    that need ranks (dot, matmul) differentiate it, in every order."""
+    x, A = np.array([0.3, -0.2, 0.1]), np.eye(3) + 0.1
+    text = str(wengert.ir(weights_from_literals, x, A))
+    assert "%v: f64[3] = asarray" in text and "%m: f64[3,3] = asarray" in text
+    anp = pytest.importorskip("autograd.numpy")
+
+    def reference(x, A):
+        v = anp.array([1.0, -2.0, 0.5])
+        m = anp.array([[1.0, 0.0, 2.0], [0.5, 1, -1.0], [0.0, 3.0, 1.0]])
+        return anp.sum(anp.tanh(A @ (v * x))) + anp.dot(v, x) ** 2 + x @ m @ x
+    np.testing.assert_allclose(wengert.grad(weights_from_literals)(x, A), autograd.grad(reference)(x, A), rtol=1e-12)
+    np.testing.assert_allclose(wengert.hessian(weights_from_literals)(x, A), autograd.hessian(reference)(x, A),
+                               rtol=1e-12)
