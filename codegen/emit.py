@@ -434,10 +434,10 @@ def emit_function(fn: Function, name: str, files: dict | None = None, doc: str =
     imports = "import math\n\nimport numpy as np\n"
     if "scalar." in text:
         imports += "from wengert.runtime import scalar\n"
-    if re.search(r"^[^#]*\bundef\b", text, re.M):
-        imports += "from wengert.tracer.ir import UNDEF as undef\n"
     if emitter.helpers:
         imports += f"from wengert.runtime.generated import {', '.join(sorted(emitter.helpers))}\n"
+    if re.search(r"^[^#]*\bundef\b", text, re.M):
+        imports += "from wengert.tracer.ir import UNDEF as undef\n"
     source = imports + "\n\n" + _normalise(text)
     digest = hashlib.sha1(source.encode()).hexdigest()[:10]
     filename = f"<wengert {name} {digest}>"
