@@ -577,8 +577,9 @@ def test_second_order_through_a_join_with_a_constant_piece(name):
 
 # --- second order where a path leaves a value unassigned -----------------------------------------
 # (the first-order code keeps the residuals of the branch taken, and the result of a loop that
-# returns starts unassigned: differentiated again, each cotangent must still have a known rank,
-# else matmul's or solve's rule is refused)
+# returns starts unassigned; or a cotangent meets, where paths join, one of a value of unknown
+# type: differentiated again, each cotangent must still have a known rank, else matmul's or
+# solve's rule is refused)
 
 def residuals_of_the_branch_taken(x, A, s):
     v = np.tanh(A @ x + np.maximum(x, s))
@@ -619,10 +620,20 @@ def list_in_a_loop_that_may_return(x, A):
     return np.sum(np.stack(items)[-1] ** 2)
 
 
+def accumulator_from_none(x, A):
+    # the cotangent of y is acc's on one path (of unknown type: None, then arrays)
+    acc = None
+    for i in range(3):
+        y = A @ np.tanh(x * i)
+        acc = y if acc is None else acc + y
+    return np.sum(acc ** 2)
+
+
 #: (function, the float `s` where it takes one: each path is taken at one of the points below)
 UNASSIGNED_ON_A_PATH = [(residuals_of_the_branch_taken, -2.0), (residuals_of_the_branch_taken, 0.5),
                         (loop_that_returns, None), (loop_that_may_return, None), (return_then_solving_loop, -2.0),
-                        (return_then_solving_loop, 0.5), (list_in_a_loop_that_may_return, None)]
+                        (return_then_solving_loop, 0.5), (list_in_a_loop_that_may_return, None),
+                        (accumulator_from_none, None)]
 SQUARE = np.array([[-0.15, -0.5, 0.0], [0.5, 0.11, -0.5], [-0.5, 0.2, 0.0]])
 
 
