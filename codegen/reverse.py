@@ -389,7 +389,10 @@ class _Reverse(DerivativePass):
         with builder:
             for j in carried:
                 arg = body.args[lead + j]
-                carry_out.append(local.get(id(arg)) if local.get(id(arg)) is not None else self.zeros(arg, builder))
+                ct = local.get(id(arg)) if local.get(id(arg)) is not None else self.zeros(arg, builder)
+                result = op.results[j]   # the carry's type in the later iterations, the cotangent's in all
+                # but the last (the first primal one's goes to the initial value: `acc = 0.0` then arrays)
+                carry_out.append(self.typed(ct, result, builder) if type_of_operand(result) == kinds[j] else ct)
         accs = [v for v in outer_read if local.get(id(v)) is not acc_in[id(v)]]
         adj.yields = carry_out + [local[id(v)] for v in accs]
         # residuals: what the adjoint body reads from inside the primal body goes on a tape

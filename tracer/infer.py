@@ -227,6 +227,11 @@ class _Inference:
             return self.settled(op, out, runs)
         first = {id(v): v.type for region in op.regions for v in _values(region)}
         later = self.iteration(op, item, out)
+        if [_any_length(t) for t in later] != [_any_length(t) for t in out]:
+            # a carry that keeps the first iteration's values (a tape of them) changes once more:
+            # the later iterations agree when one entered with both iterations' types gives them
+            out = [T.join(o, x) for o, x in zip(out, later)]
+            later = self.iteration(op, item, out)
         if [_any_length(t) for t in later] == [_any_length(t) for t in out]:   # lists may grow on
             out = later = [T.join(o, x) for o, x in zip(out, later)]
             for region in op.regions:

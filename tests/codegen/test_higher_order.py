@@ -629,11 +629,19 @@ def accumulator_from_none(x, A):
     return np.sum(acc ** 2)
 
 
+def carry_from_a_float(x, A):
+    # the first iteration's acc (0.0) is on the tape with the later ones' (arrays)
+    acc = 0.0
+    for i in range(3):
+        acc = np.tanh(A @ (acc + x))
+    return np.sum(acc ** 2)
+
+
 #: (function, the float `s` where it takes one: each path is taken at one of the points below)
 UNASSIGNED_ON_A_PATH = [(residuals_of_the_branch_taken, -2.0), (residuals_of_the_branch_taken, 0.5),
                         (loop_that_returns, None), (loop_that_may_return, None), (return_then_solving_loop, -2.0),
                         (return_then_solving_loop, 0.5), (list_in_a_loop_that_may_return, None),
-                        (accumulator_from_none, None)]
+                        (accumulator_from_none, None), (carry_from_a_float, None)]
 SQUARE = np.array([[-0.15, -0.5, 0.0], [0.5, 0.11, -0.5], [-0.5, 0.2, 0.0]])
 
 
