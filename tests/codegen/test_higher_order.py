@@ -637,11 +637,20 @@ def carry_from_a_float(x, A):
     return np.sum(acc ** 2)
 
 
+def list_of_none_filled_in_a_loop(x, A):
+    # ys[1]'s cotangent is None (a zero): the item written there gets zeros (it crashed in sum_to)
+    ys = [None, None, None]
+    for i in range(3):
+        ys[i] = A @ np.sin(x * (i + 1))
+    return np.sum(ys[0] * ys[2])
+
+
 #: (function, the float `s` where it takes one: each path is taken at one of the points below)
 UNASSIGNED_ON_A_PATH = [(residuals_of_the_branch_taken, -2.0), (residuals_of_the_branch_taken, 0.5),
                         (loop_that_returns, None), (loop_that_may_return, None), (return_then_solving_loop, -2.0),
                         (return_then_solving_loop, 0.5), (list_in_a_loop_that_may_return, None),
-                        (accumulator_from_none, None), (carry_from_a_float, None)]
+                        (accumulator_from_none, None), (carry_from_a_float, None),
+                        (list_of_none_filled_in_a_loop, None)]
 SQUARE = np.array([[-0.15, -0.5, 0.0], [0.5, 0.11, -0.5], [-0.5, 0.2, 0.0]])
 
 
