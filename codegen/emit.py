@@ -7,11 +7,12 @@ adjoint statement carries a comment naming the user's line it differentiates.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import keyword
 import linecache
-import functools
 import math
+import re
 import types
 
 import astor
@@ -33,7 +34,10 @@ UNARY = {"neg": "-", "pos": "+", "invert": "~", "not": "not "}
 BUILTINS = {"float": "float", "int": "int", "bool": "bool", "len": "len", "range": "range", "slice": "slice",
             "to_tuple": "tuple", "to_list": "list", "py_round": "round", "py_max": "max", "py_min": "min",
             "abs": "abs"}
-NAMESPACE = {"np": np, "math": math, "scalar": scalar}
+#: `undef` is the value of a variable on a path that never assigned it (a residual of the branch not
+#: taken, the result carry of a loop before it returns): written as the tracer's own UNDEF, not
+#: None, so that differentiating the generated code again types it as no value, not as None
+NAMESPACE = {"np": np, "math": math, "scalar": scalar, "undef": UNDEF}
 
 
 def _numpy_names() -> dict:
@@ -289,7 +293,7 @@ class Emitter:
             start = len(self.lines)
             for inner in sub.ops:
                 self.op(inner, depth + 1)
-            self.assign_many(depth + 1, targets, [self.expr(y) if not _undef(y) else "None" for y in sub.yields])
+            self.assign_many(depth + 1, targets, [self.expr(y) for y in sub.yields])
             if len(self.lines) == start:
                 self.emit(depth + 1, "pass")
 
@@ -386,17 +390,13 @@ def _is_real_number(x) -> bool:
     return isinstance(t, T.ScalarType) and t.kind in ("float", "int", "bool")
 
 
-def _undef(x) -> bool:
-    return isinstance(x, Literal) and x.value is UNDEF
-
-
 def _same(a, b) -> bool:
     return type(a) is type(b) and a == b
 
 
 def literal(value) -> str:
     if value is UNDEF:
-        return "None"
+        return "undef"
     if isinstance(value, float):
         if math.isnan(value):
             return "float('nan')"
@@ -438,6 +438,8 @@ def emit_function(fn: Function, name: str, files: dict | None = None, doc: str =
         imports += "from wengert.runtime import scalar\n"
     if emitter.helpers:
         imports += f"from wengert.runtime.generated import {', '.join(sorted(emitter.helpers))}\n"
+    if re.search(r"^[^#]*\bundef\b", text, re.M):
+        imports += "from wengert.tracer.ir import UNDEF as undef\n"
     source = imports + "\n\n" + _normalise(text)
     digest = hashlib.sha1(source.encode()).hexdigest()[:10]
     filename = f"<wengert {name} {digest}>"

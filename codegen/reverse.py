@@ -195,6 +195,17 @@ class _Reverse(DerivativePass):
             ct.name = self.namer.fresh(f"{x.name}.bar")
         return ct
 
+    def typed(self, ct, x, builder: Builder):
+        """`ct` as x's cotangent where paths meet (an adjoint `if`'s result, a loop carry): when x's
+        rank is known and ct's type says less (a cotangent that flowed through a value of unknown
+        type, `acc = None` then arrays), `or_zeros(ct, x)`, which is ct at run time and typed like
+        x, so that differentiating the adjoint again knows the cotangent's rank."""
+        t = type_of_operand(x)
+        if not (isinstance(x, Value) and isinstance(t, T.ArrayType) and t.shape is not None) or \
+                type_of_operand(ct) == t or (isinstance(ct, Literal) and ct.value is UNDEF):
+            return ct
+        return as_operand(builder.apply(P.or_zeros, (ct, x), {}, hint=f"{x.name}.bar"))
+
     def zeros(self, x: Value, builder: Builder):
         """A materialised zero cotangent for x: needed where paths meet (if results, loop carries)."""
         t = type_of_operand(x)
@@ -303,7 +314,7 @@ class _Reverse(DerivativePass):
                 with Builder(adj, self.namer, op.loc) as b:
                     ct = local.get(key) if local.get(key) is not None else (
                         before.get(key) if before.get(key) is not None else self.zeros(x, b))
-                adj.yields.append(ct)
+                    adj.yields.append(self.typed(ct, x, b))
             results.append(Value(self.namer.fresh(f"{x.name}.bar"), type_of_operand(x)))
         self.thread_residuals_if(op, [b[0] for b in branches], [b[2] for b in branches])
         target.ops.append(Op("if", [op.operands[0]], results, {}, [b[2] for b in branches], op.loc))
@@ -378,7 +389,10 @@ class _Reverse(DerivativePass):
         with builder:
             for j in carried:
                 arg = body.args[lead + j]
-                carry_out.append(local.get(id(arg)) if local.get(id(arg)) is not None else self.zeros(arg, builder))
+                ct = local.get(id(arg)) if local.get(id(arg)) is not None else self.zeros(arg, builder)
+                result = op.results[j]   # the carry's type in the later iterations, the cotangent's in all
+                # but the last (the first primal one's goes to the initial value: `acc = 0.0` then arrays)
+                carry_out.append(self.typed(ct, result, builder) if type_of_operand(result) == kinds[j] else ct)
         accs = [v for v in outer_read if local.get(id(v)) is not acc_in[id(v)]]
         adj.yields = carry_out + [local[id(v)] for v in accs]
         # residuals: what the adjoint body reads from inside the primal body goes on a tape

@@ -594,17 +594,19 @@ defvjp(P.PRIMITIVES["vstack"], lambda g, out, seq: ops.unconcatenate(g, seq, mod
 defvjp(P.PRIMITIVES["column_stack"], lambda g, out, seq: ops.unconcatenate(g, seq, mode="column_stack"))
 defvjp(P.stack, lambda g, out, seq, axis=0: ops.unstack(g, axis=axis))
 VARIADIC_VJP["getitem"] = lambda i: (lambda g, out, x, *index: ops.getitem_grad(g, x, *index)) if i == 0 else None
-def _written_cotangent(g, x, *index):
+def _written_cotangent(g, x, value, *index):
     """The cotangent that `x[index] = value` passes to value: g read at index, zero where a
     repeated integer index writes again later (NumPy keeps the last write)."""
     read = ops.getitem(g, *index)
+    if _is_container(x):   # an item of a container's cotangent may be None (a zero)
+        return ops.or_zeros(read, value)
     basic = all(isinstance(getattr(k, "value", k), (int, slice, type(None), type(Ellipsis))) for k in index)
     return read if basic else ops.keep_written(read, x, *index)
 
 
 VARIADIC_VJP["setitem"] = lambda i: {
     0: lambda g, out, x, value, *index: ops.setitem(g, 0.0, *index),
-    1: lambda g, out, x, value, *index: unbroadcast(_written_cotangent(g, x, *index), value),
+    1: lambda g, out, x, value, *index: unbroadcast(_written_cotangent(g, x, value, *index), value),
 }.get(i)
 defvjp(P.if_mutable, None, lambda g, out, probe, a, b: ops.if_mutable(probe, g, ops.zero_cotangent(a)),
        lambda g, out, probe, a, b: ops.if_mutable(probe, ops.zero_cotangent(b), g))

@@ -34,6 +34,11 @@ SHAPE_CHECKED = frozenset({
 
 SEQUENCE_OPS = frozenset({"concatenate", "stack", "hstack", "vstack"})
 
+#: ops that build a container, and the operand their items start at: an item of type `never` (a
+#: variable one path never assigned, kept in a tuple or pushed on a tape) is an item of no type
+#: yet, which later paths' items refine, not a sign that the op is never reached
+ITEMS_FROM = {"tuple": 0, "list": 0, "list_append": 1}
+
 
 class ShapeMismatchError(TraceError):
     """An operation whose operands' shapes (from the example arguments) NumPy rejects."""
@@ -191,7 +196,7 @@ class _Inference:
             out = [T.type_of(env[op.params["name"]]) if op.params["name"] in env else T.UNKNOWN]
         elif op.kind == "pycall":
             out = [T.UNKNOWN]
-        elif any(isinstance(t, T.NeverType) for t in ins):
+        elif any(isinstance(t, T.NeverType) for t in ins[:ITEMS_FROM.get(op.kind, len(ins))]):
             out = [T.NEVER] * len(op.results)   # not reached yet (recursion) or reads undef
         else:
             prim = P.PRIMITIVES[op.kind]
@@ -222,6 +227,11 @@ class _Inference:
             return self.settled(op, out, runs)
         first = {id(v): v.type for region in op.regions for v in _values(region)}
         later = self.iteration(op, item, out)
+        if [_any_length(t) for t in later] != [_any_length(t) for t in out]:
+            # a carry that keeps the first iteration's values (a tape of them) changes once more:
+            # the later iterations agree when one entered with both iterations' types gives them
+            out = [T.join(o, x) for o, x in zip(out, later)]
+            later = self.iteration(op, item, out)
         if [_any_length(t) for t in later] == [_any_length(t) for t in out]:   # lists may grow on
             out = later = [T.join(o, x) for o, x in zip(out, later)]
             for region in op.regions:

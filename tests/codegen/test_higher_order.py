@@ -573,3 +573,98 @@ def test_second_order_through_a_join_with_a_constant_piece(name):
     assert wengert.grad(wengert.grad(f, wrt=1), wrt=1)(A, 0.6) == pytest.approx(expected, rel=1e-12)
     np.testing.assert_allclose(wengert.hessian(f, wrt=0)(A, 0.6), autograd.hessian(af, 0)(A, 0.6),
                                rtol=1e-12, atol=1e-12)
+
+
+# --- second order where a path leaves a value unassigned -----------------------------------------
+# (the first-order code keeps the residuals of the branch taken, and the result of a loop that
+# returns starts unassigned; or a cotangent meets, where paths join, one of a value of unknown
+# type: differentiated again, each cotangent must still have a known rank, else matmul's or
+# solve's rule is refused)
+
+def residuals_of_the_branch_taken(x, A, s):
+    v = np.tanh(A @ x + np.maximum(x, s))
+    if np.mean(np.sin(v)) < 0.0:
+        return np.mean(x) + s
+    return np.sum(np.sqrt(v ** 2 + 1.0))
+
+
+def loop_that_returns(x, A):
+    for i in range(2):
+        v = np.linalg.solve(A + 5.0 * np.eye(3), np.tanh(x))
+        return np.sum(np.tanh(v)) + np.mean(x)
+
+
+def loop_that_may_return(x, A):
+    for i in range(3):
+        if np.sum(x) > 1.0 + i:
+            return np.sum(x)
+        x = np.tanh(A @ x)
+    return np.sum(x ** 2)
+
+
+def return_then_solving_loop(x, A, s):
+    if s >= x[1]:
+        return np.sum(x)
+    v = x
+    for i in range(3):
+        v = v - 0.2 * (A.T @ (A @ v - x))
+    return np.sum(np.sqrt(v ** 2 + 1.0))
+
+
+def list_in_a_loop_that_may_return(x, A):
+    items = []
+    for i in range(3):
+        if np.sum(x) > 10.0:
+            return np.mean(x)
+        items.append(np.tanh(A @ x) * i)
+    return np.sum(np.stack(items)[-1] ** 2)
+
+
+def accumulator_from_none(x, A):
+    # the cotangent of y is acc's on one path (of unknown type: None, then arrays)
+    acc = None
+    for i in range(3):
+        y = A @ np.tanh(x * i)
+        acc = y if acc is None else acc + y
+    return np.sum(acc ** 2)
+
+
+def carry_from_a_float(x, A):
+    # the first iteration's acc (0.0) is on the tape with the later ones' (arrays)
+    acc = 0.0
+    for i in range(3):
+        acc = np.tanh(A @ (acc + x))
+    return np.sum(acc ** 2)
+
+
+def list_of_none_filled_in_a_loop(x, A):
+    # ys[1]'s cotangent is None (a zero): the item written there gets zeros (it crashed in sum_to)
+    ys = [None, None, None]
+    for i in range(3):
+        ys[i] = A @ np.sin(x * (i + 1))
+    return np.sum(ys[0] * ys[2])
+
+
+#: (function, the float `s` where it takes one: each path is taken at one of the points below)
+UNASSIGNED_ON_A_PATH = [(residuals_of_the_branch_taken, -2.0), (residuals_of_the_branch_taken, 0.5),
+                        (loop_that_returns, None), (loop_that_may_return, None), (return_then_solving_loop, -2.0),
+                        (return_then_solving_loop, 0.5), (list_in_a_loop_that_may_return, None),
+                        (accumulator_from_none, None), (carry_from_a_float, None),
+                        (list_of_none_filled_in_a_loop, None)]
+SQUARE = np.array([[-0.15, -0.5, 0.0], [0.5, 0.11, -0.5], [-0.5, 0.2, 0.0]])
+
+
+@pytest.mark.filterwarnings("ignore:Output seems independent of input")   # autograd, on a linear path
+@pytest.mark.parametrize("f, s", UNASSIGNED_ON_A_PATH, ids=lambda c: getattr(c, "__name__", str(c)))
+@pytest.mark.parametrize("x", [np.array([-0.4, -1.09, 1.19]), np.array([1.3, 0.2, 0.9])], ids=["a", "b"])
+def test_second_order_where_a_path_leaves_a_value_unassigned(f, s, x):
+    extra = () if s is None else (s,)
+    twin = types.FunctionType(f.__code__, {"np": anp})   # the same code with autograd's numpy
+    want = autograd.hessian(lambda x: twin(x, SQUARE, *extra))(x)
+    g = lambda x: f(x, SQUARE, *extra)   # noqa: E731
+    np.testing.assert_allclose(wengert.jacrev(wengert.jacrev(g))(x), want, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(wengert.jacfwd(wengert.grad(g))(x), want, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(wengert.hessian(f)(x, SQUARE, *extra), want, rtol=1e-10, atol=1e-12)
+    if extra:   # and in the float that picks the path
+        d2 = autograd.grad(autograd.grad(twin, 2), 2)(x, SQUARE, s)
+        assert wengert.grad(wengert.grad(f, wrt=2), wrt=2)(x, SQUARE, s) == pytest.approx(d2, rel=1e-10, abs=1e-12)

@@ -130,3 +130,18 @@ def test_a_mismatch_on_a_branch_that_may_not_run_is_left_to_run_time():
 def test_a_loop_step_that_never_runs_is_not_refused():
     x, A = np.array([1.0, 2.0, 3.0]), np.arange(12.0).reshape(4, 3)
     assert wengert.grad(M.only_once)(x, A) == pytest.approx(A.sum(axis=0))
+
+
+def accumulator_kept_in_a_list(x):
+    acc = 0.0
+    seen = []
+    for i in range(3):
+        seen.append(acc)   # the first iteration's 0.0 stays in the list (as on a tape)
+        acc = np.tanh(x + acc)
+    return acc, seen
+
+
+def test_a_loop_that_keeps_its_first_values_in_a_list_settles_one_iteration_later():
+    module = wengert.ir(accumulator_kept_in_a_list, np.ones(3))
+    (loop,) = [op for op in walk(module.functions[module.entry].body) if op.kind == "for"]
+    assert [r.type.text() for r in loop.results] == ["list<f64[*]>[3]", "f64[3]"]
