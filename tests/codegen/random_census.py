@@ -166,14 +166,34 @@ def fd_jacobian(g, args, i, eps):
     return np.stack(columns, axis=-1)
 
 
+def one_sided_jacobians(g, args, i, eps):
+    """Forward and backward differences of `flat(g(*args))` with respect to argument i."""
+    x = flat(args[i])
+    at = _quiet_call(g, args)
+    right, left = [], []
+    for k in range(x.size):
+        step = np.zeros_like(x)
+        step[k] = eps
+        plus, minus = list(args), list(args)
+        plus[i], minus[i] = unflat(args[i], x + step), unflat(args[i], x - step)
+        right.append((_quiet_call(g, plus) - at) / eps)
+        left.append((at - _quiet_call(g, minus)) / eps)
+    return np.stack(right, axis=-1), np.stack(left, axis=-1)
+
+
 def stable_fd(g, args, i, eps, rtol, atol):
     """Central differences with step `eps`, or None when they disagree with step 10 * eps (a kink,
-    a branch switch or round-off within reach of the step), or evaluating g fails or warns."""
+    a branch switch or round-off within reach of the step), when the point is itself a kink (the
+    one-sided slopes differ: a central difference there averages two branches), or when
+    evaluating g fails or warns."""
     try:
         fine, coarse = fd_jacobian(g, args, i, eps), fd_jacobian(g, args, i, 10 * eps)
+        right, left = one_sided_jacobians(g, args, i, 10 * eps)
     except Exception:
         return None
     if not (np.all(np.isfinite(fine)) and np.allclose(fine, coarse, rtol=rtol, atol=atol)):
+        return None
+    if not np.allclose(right, left, rtol=100 * rtol, atol=100 * atol):
         return None
     return fine
 
