@@ -1177,6 +1177,14 @@ def _unzip(pairs, like, position=0):
     return tuple(items) if isinstance(like, tuple) else items
 
 
+def _pairs_like(g, pairs, position=0):
+    """The cotangent of zip's/enumerate's pairs from that of their items `position` (the adjoint
+    of `_unzip`): each pair's cotangent holds that item's, None (zero) at the others."""
+    if g is None:
+        return None
+    return [tuple(gi if k == position else None for k in range(len(p))) for p, gi in zip(pairs, g)]
+
+
 def _repeat_like(g, xs):
     return [_sum_to(g, np.shape(x)) for x in xs]
 
@@ -1290,6 +1298,8 @@ list_insert = primitive("list_insert", _list_insert, arity=3, linear=True,
                         shape_rule=lambda ts, cs, ps: T.ListType(T.join(ts[0].elem, ts[2]), _plus(ts[0].length, 1)))
 unzip = primitive("unzip", _unzip, params={"position": 0}, arity=2, linear=True,
                   doc="item `position` of each pair: the adjoint of zip/enumerate")
+pairs_like = primitive("pairs_like", _pairs_like, params={"position": 0}, arity=2, linear=True, shape_rule=_same_as(1),
+                       doc="pairs' cotangent with g as item `position` of each: the adjoint of unzip")
 
 # effects
 print_ = primitive("print", _print, params={"sep": " ", "end": "\n"}, arity=None, effect=True,

@@ -647,6 +647,8 @@ defvjp(P.repeat_like, lambda g, out, gy, xs: ops.py_sum(ops.dense_items(g, xs), 
 defvjp(P.dict_from_values, None, lambda g, out, d, values: ops.dict_values(g))
 defvjp(P.list_insert, lambda g, out, xs, index, value: ops.list_pop(g, index)[0], None,
        lambda g, out, xs, index, value: ops.or_zeros(ops.getitem(g, index), value))
+defvjp(P.unzip, lambda g, out, pairs, like, position=0: ops.pairs_like(g, pairs, position=position))
+defvjp(P.pairs_like, lambda g, out, gy, pairs, position=0: ops.unzip(g, gy, position=position))
 defvjp(P.unrepeat, lambda g, out, gx, xs: ops.mul(g, ops.floordiv(ops.len(gx), ops.py_max(ops.len(xs), 1))))
 defvjp(P.rows_like, lambda g, out, gx, xs: ops.array_of(g, xs))
 defvjp(P.array_of, lambda g, out, t, xs: ops.rows_like(g, xs))
@@ -832,7 +834,7 @@ LINEAR_IN = {
     "setitem": (0, 1), "to_tuple": (0,), "to_list": (0,), "reversed": (0,), "list_append": (0, 1),
     "list_extend": (0, 1), "dict_values": (0,), "getitem_grad": (0,), "or_zeros": (0,),
     "dense_items": (0,), "unstack": (0,), "unconcatenate": (0,), "keep_written": (0,), "repeat_like": (0,),
-    "add_any": (0, 1), "unrepeat": (0,), "rows_like": (0,), "array_of": (0,),
+    "add_any": (0, 1), "unrepeat": (0,), "pairs_like": (0,), "rows_like": (0,), "array_of": (0,),
     "list_insert": (0, 2), "if_mutable": (1, 2), "einsum_scatter": (0,), "full": (1,), "full_like": (1,),
     "linspace": (0, 1),
     "tuple": "all", "list": "all", "dict": "all", "pack_like": "rest", "dict_from_values": (1,), "unzip": (0,),
@@ -960,7 +962,7 @@ READS_CONTAINERS = frozenset({
     "tuple", "list", "dict", "to_tuple", "to_list", "list_append", "list_extend", "list_pop", "list_insert",
     "dict_values", "dict_items", "dict_get", "dict_from_values", "reversed", "py_sum", "repeat_like", "getitem",
     "getitem_grad", "setitem", "zip", "enumerate", "unpack", "pack_like", "or_zeros", "add_any", "dense_items",
-    "unzip", "unstack", "unconcatenate", "if_mutable", "keep_written", "unrepeat", "rows_like", "array_of",
+    "unzip", "pairs_like", "unstack", "unconcatenate", "if_mutable", "keep_written", "unrepeat", "rows_like", "array_of",
     "py_max", "py_min", "copy", "add", "mul", *JOINS_PIECES})
 
 

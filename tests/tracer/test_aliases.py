@@ -250,6 +250,21 @@ POPS = {
             t += np.sum(a ** 3)
             return t * ls[0]
     """,
+    # builtins.sum of what is left: the second adjoint sums a list cotangent with a None item
+    "sum_of_the_rest": """
+        def f(a):
+            ls = [np.sum(a[:2]), np.dot(a, a)]
+            t = ls.pop(1)
+            t = t + sum(ls)
+            return t ** 3
+    """,
+    "sum_through_an_alias": """
+        def f(a):
+            ls = [a, a ** 2, np.sin(a)]
+            other = ls
+            b = ls.pop(0)
+            return np.sum(sum(other) * b)
+    """,
     "helper_argument": """
         def last(xs):
             return xs.pop()
