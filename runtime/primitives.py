@@ -1084,6 +1084,8 @@ def _add_any(a, b):
         return b
     if b is None:
         return a
+    if isinstance(a, (list, tuple)) != isinstance(b, (list, tuple)):   # a list's cotangent as an array
+        a, b = (a, _rows_like(b, a)) if isinstance(a, (list, tuple)) else (_rows_like(a, b), b)
     if isinstance(a, (list, tuple)):
         return type(a)(_add_any(x, y) for x, y in zip(a, b))
     if isinstance(a, dict):

@@ -290,7 +290,11 @@ CASES: list[Case] = [
     Case("dict_values", "dict_values", [(_r(3),), (0.5,)]),
     Case("dict_get", "dict_get", [(_r(3),), (0.5,)]),
     Case("enumerate", "enumerate", [(_r(3),), (0.5,)], also=("unzip",)),
-    Case("zip", "zip", [(_r(3),), (0.5,)]),
+    Case("zip", "zip", [(_r(3),), (0.5,)], also_second=("pairs_like",)),
+    # `*` repeats a list; NumPy reads a list as an array (its cotangent is a list of rows again)
+    Case("mul", "sum([x, x * x] * 2) ** 2", [(_r(3),), (0.5,)], linear=False, also=("unrepeat",)),
+    Case("asarray", "np.array([x, x * x]) ** 2", [(_r(3),), (0.5,)], linear=False, also=("rows_like",),
+         also_second=("array_of",)),
     Case("reversed", "reversed", [(_r(3),), (0.5,)]),
     Case("py_sum", "sum([x, 3.0 * x], x)", [(_r(3),), (0.5,), (NAN,)]),
     Case("py_max", "max(x, 2.0 * x, -x)", [(0.5,), (-0.5,), (0.0,), (NAN,), (np.float64(INF),)]),
