@@ -643,7 +643,7 @@ def _binary(name, ufunc, extra=(), differentiable=True, linear=False, doc=""):
     return prim
 
 
-def _sequence_rule(elementwise: Callable, name: str) -> Callable:
+def _joined_or_repeated(elementwise: Callable, name: str) -> Callable:
     """`+` of two lists (tuples) joins them, `*` by an integer repeats one (Python's meaning):
     a list (tuple) type; the other operands keep the elementwise rule."""
     def rule(types, consts, params):
@@ -671,10 +671,10 @@ def _numpy2(name: str) -> list:
 
 # arithmetic
 add = _binary("add", np.add, [operator.add], linear=True, doc="x + y")
-add.shape_rule = _sequence_rule(add.shape_rule, "add")
+add.shape_rule = _joined_or_repeated(add.shape_rule, "add")
 sub = _binary("sub", np.subtract, [operator.sub], linear=True, doc="x - y")
 mul = _binary("mul", np.multiply, [operator.mul], doc="x * y")
-mul.shape_rule = _sequence_rule(mul.shape_rule, "mul")
+mul.shape_rule = _joined_or_repeated(mul.shape_rule, "mul")
 div = _binary("div", np.true_divide, [operator.truediv, np.divide], doc="x / y")
 floordiv = _binary("floordiv", np.floor_divide, [operator.floordiv], differentiable=False, doc="x // y")
 mod = _binary("mod", np.mod, [operator.mod, np.remainder], doc="x % y")
@@ -1200,6 +1200,27 @@ def _unrepeat(g, xs):
     return tuple(items) if isinstance(xs, tuple) else items
 
 
+def _joined(x, y) -> bool:
+    return isinstance(x, (list, tuple)) and isinstance(y, (list, tuple))
+
+
+def _join_part(g, x, y, position=0):
+    """The cotangent of operand `position` of `x + y` from g, decided at run time where the types
+    do not tell: its part of g when `+` joined two lists (tuples), else g summed to its shape."""
+    if _joined(x, y):
+        return g[:len(x)] if position == 0 else g[len(x):]
+    return _sum_to(g, np.shape((x, y)[position]))
+
+
+def _join_part_grad(gp, g, x, y, position=0):
+    """The adjoint of `_join_part` (gp a cotangent of its result, shaped like g): gp in its part
+    and None (zero) in the other's when `+` joined two sequences, else gp broadcast to g's shape."""
+    if _joined(x, y):
+        parts = [list(gp), [None] * len(y)] if position == 0 else [[None] * len(x), list(gp)]
+        return type(g)(parts[0] + parts[1])
+    return np.broadcast_to(gp, np.shape(g))
+
+
 def _rows_like(g, xs):
     """An array cotangent of a list/tuple `xs` (read as an array by a NumPy function) with xs's
     structure: the list (tuple) of its rows, nested as xs is. A cotangent already structured
@@ -1261,6 +1282,11 @@ repeat_like = primitive("repeat_like", _repeat_like, arity=2, linear=True,
                         doc="g summed to each item's shape: the adjoint of builtins.sum over xs")
 unrepeat = primitive("unrepeat", _unrepeat, arity=2, linear=True, shape_rule=_same_as(1),
                     doc="the cotangent of xs from that of xs * n: each item's copies summed")
+join_part = primitive("join_part", _join_part, params={"position": 0}, arity=3, linear=True,
+                      doc="the cotangent of operand `position` of x + y: its part of g for joined lists, "
+                          "else g summed to its shape")
+join_part_grad = primitive("join_part_grad", _join_part_grad, params={"position": 0}, arity=4, linear=True,
+                           shape_rule=_same_as(1), doc="the adjoint of join_part")
 rows_like = primitive("rows_like", _rows_like, arity=2, linear=True, shape_rule=_same_as(1),
                       doc="an array cotangent of a list/tuple xs as xs's structure of rows")
 array_of = primitive("array_of", _array_of, arity=2, linear=True,

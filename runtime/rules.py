@@ -650,6 +650,8 @@ defvjp(P.list_insert, lambda g, out, xs, index, value: ops.list_pop(g, index)[0]
 defvjp(P.unzip, lambda g, out, pairs, like, position=0: ops.pairs_like(g, pairs, position=position))
 defvjp(P.pairs_like, lambda g, out, gy, pairs, position=0: ops.unzip(g, gy, position=position))
 defvjp(P.unrepeat, lambda g, out, gx, xs: ops.mul(g, ops.floordiv(ops.len(gx), ops.py_max(ops.len(xs), 1))))
+defvjp(P.join_part, lambda g, out, gy, x, y, position=0: ops.join_part_grad(g, gy, x, y, position=position))
+defvjp(P.join_part_grad, lambda g, out, gp, gy, x, y, position=0: ops.join_part(g, x, y, position=position))
 defvjp(P.rows_like, lambda g, out, gx, xs: ops.array_of(g, xs))
 defvjp(P.array_of, lambda g, out, t, xs: ops.rows_like(g, xs))
 VARIADIC_VJP["pack_like"] = lambda i: None if i == 0 else \
@@ -684,9 +686,23 @@ def _repeats(x, y) -> bool:
     return (_is_container(x) and integer(y)) or (_is_container(y) and integer(x))
 
 
-_on_sequences("add", lambda x, y: _is_container(x) and _is_container(y), (
-    lambda g, out, x, y: ops.getitem(g, ops.slice(None, ops.len(x), None)),
-    lambda g, out, x, y: ops.getitem(g, ops.slice(ops.len(x), None, None))))
+def _joins(x, y):
+    """Whether x + y joins two lists (tuples): True, False, or None when only the run time can tell
+    (an operand of unknown type, e.g. a tuple that grows in a loop)."""
+    if _is_container(x) and _is_container(y):
+        return True
+    return None if _maybe_container(x) and _maybe_container(y) else False
+
+
+def _part_of_join(position: int) -> Callable:
+    def rule(g, out, x, y):
+        if _joins(x, y) is None:
+            return ops.join_part(g, x, y, position=position)
+        return ops.getitem(g, ops.slice(None, ops.len(x), None) if position == 0 else ops.slice(ops.len(x), None, None))
+    return rule
+
+
+_on_sequences("add", lambda x, y: _joins(x, y) is not False, (_part_of_join(0), _part_of_join(1)))
 _on_sequences("mul", _repeats, (
     lambda g, out, x, y: ops.unrepeat(g, x) if _is_container(x) else None,
     lambda g, out, x, y: ops.unrepeat(g, y) if _is_container(y) else None))
@@ -834,7 +850,7 @@ LINEAR_IN = {
     "setitem": (0, 1), "to_tuple": (0,), "to_list": (0,), "reversed": (0,), "list_append": (0, 1),
     "list_extend": (0, 1), "dict_values": (0,), "getitem_grad": (0,), "or_zeros": (0,),
     "dense_items": (0,), "unstack": (0,), "unconcatenate": (0,), "keep_written": (0,), "repeat_like": (0,),
-    "add_any": (0, 1), "unrepeat": (0,), "pairs_like": (0,), "rows_like": (0,), "array_of": (0,),
+    "add_any": (0, 1), "unrepeat": (0,), "pairs_like": (0,), "join_part": (0,), "join_part_grad": (0,), "rows_like": (0,), "array_of": (0,),
     "list_insert": (0, 2), "if_mutable": (1, 2), "einsum_scatter": (0,), "full": (1,), "full_like": (1,),
     "linspace": (0, 1),
     "tuple": "all", "list": "all", "dict": "all", "pack_like": "rest", "dict_from_values": (1,), "unzip": (0,),
@@ -962,7 +978,7 @@ READS_CONTAINERS = frozenset({
     "tuple", "list", "dict", "to_tuple", "to_list", "list_append", "list_extend", "list_pop", "list_insert",
     "dict_values", "dict_items", "dict_get", "dict_from_values", "reversed", "py_sum", "repeat_like", "getitem",
     "getitem_grad", "setitem", "zip", "enumerate", "unpack", "pack_like", "or_zeros", "add_any", "dense_items",
-    "unzip", "pairs_like", "unstack", "unconcatenate", "if_mutable", "keep_written", "unrepeat", "rows_like", "array_of",
+    "unzip", "pairs_like", "join_part", "join_part_grad", "unstack", "unconcatenate", "if_mutable", "keep_written", "unrepeat", "rows_like", "array_of",
     "py_max", "py_min", "copy", "add", "mul", *JOINS_PIECES})
 
 
