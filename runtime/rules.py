@@ -682,7 +682,8 @@ def _repeats(x, y) -> bool:
     """Whether x * y repeats a list/tuple (one operand a sequence, the other an integer)."""
     def integer(v):
         kind = getattr(v, "type", None)
-        return isinstance(v, (int, np.integer)) or (type(kind).__name__ == "ScalarType" and kind.kind in ("int", "bool"))
+        return isinstance(v, (int, np.integer)) or (
+            type(kind).__name__ == "ScalarType" and kind.kind in ("int", "bool"))
     return (_is_container(x) and integer(y)) or (_is_container(y) and integer(x))
 
 
@@ -850,7 +851,8 @@ LINEAR_IN = {
     "setitem": (0, 1), "to_tuple": (0,), "to_list": (0,), "reversed": (0,), "list_append": (0, 1),
     "list_extend": (0, 1), "dict_values": (0,), "getitem_grad": (0,), "or_zeros": (0,),
     "dense_items": (0,), "unstack": (0,), "unconcatenate": (0,), "keep_written": (0,), "repeat_like": (0,),
-    "add_any": (0, 1), "unrepeat": (0,), "pairs_like": (0,), "join_part": (0,), "join_part_grad": (0,), "rows_like": (0,), "array_of": (0,),
+    "add_any": (0, 1), "unrepeat": (0,), "pairs_like": (0,), "join_part": (0,), "join_part_grad": (0,),
+    "rows_like": (0,), "array_of": (0,),
     "list_insert": (0, 2), "if_mutable": (1, 2), "einsum_scatter": (0,), "full": (1,), "full_like": (1,),
     "linspace": (0, 1),
     "tuple": "all", "list": "all", "dict": "all", "pack_like": "rest", "dict_from_values": (1,), "unzip": (0,),
@@ -971,6 +973,7 @@ def _sequence_jvp(name: str) -> None:
         return None if t is None else ops.mul(t, count)
     defjvp(P.PRIMITIVES[name], rule)
 
+
 #: primitives that join a list of arrays (perhaps of different shapes) into one
 JOINS_PIECES = frozenset({"concatenate", "stack", "hstack", "vstack", "column_stack"})
 #: primitives whose rules read list/tuple operands as such (the others read them as arrays)
@@ -978,8 +981,8 @@ READS_CONTAINERS = frozenset({
     "tuple", "list", "dict", "to_tuple", "to_list", "list_append", "list_extend", "list_pop", "list_insert",
     "dict_values", "dict_items", "dict_get", "dict_from_values", "reversed", "py_sum", "repeat_like", "getitem",
     "getitem_grad", "setitem", "zip", "enumerate", "unpack", "pack_like", "or_zeros", "add_any", "dense_items",
-    "unzip", "pairs_like", "join_part", "join_part_grad", "unstack", "unconcatenate", "if_mutable", "keep_written", "unrepeat", "rows_like", "array_of",
-    "py_max", "py_min", "copy", "add", "mul", *JOINS_PIECES})
+    "unzip", "pairs_like", "join_part", "join_part_grad", "unstack", "unconcatenate", "if_mutable", "keep_written",
+    "unrepeat", "rows_like", "array_of", "py_max", "py_min", "copy", "add", "mul", *JOINS_PIECES})
 
 
 def jvp_rule(name: str):
