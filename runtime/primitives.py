@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import functools
 import inspect
 import math
 import operator
@@ -644,6 +645,27 @@ def _binary(name, ufunc, extra=(), differentiable=True, linear=False, doc=""):
     return prim
 
 
+def _joined_or_repeated(elementwise: Callable, name: str) -> Callable:
+    """`+` of two lists (tuples) joins them, `*` by an integer repeats one (Python's meaning):
+    a list (tuple) type; the other operands keep the elementwise rule."""
+    def rule(types, consts, params):
+        x, y = types
+        if name == "add" and isinstance(x, T.TupleType) and isinstance(y, T.TupleType):
+            return T.TupleType(x.elems + y.elems)
+        if name == "add" and isinstance(x, T.ListType) and isinstance(y, T.ListType):
+            return T.ListType(T.join(x.elem, y.elem), _plus(x.length, y.length))
+        if name == "mul" and isinstance(y, (T.ListType, T.TupleType)):
+            (x, y), consts = (y, x), consts[::-1]
+        if name == "mul" and isinstance(x, (T.ListType, T.TupleType)) and isinstance(y, T.ScalarType) \
+                and y.kind in ("int", "bool"):
+            count = None if consts[1] is NOVALUE else max(int(consts[1]), 0)
+            if isinstance(x, T.TupleType):
+                return T.TupleType(x.elems * count) if count is not None else T.UNKNOWN
+            return T.ListType(x.elem, None if count is None or x.length is None else x.length * count)
+        return elementwise(types, consts, params)
+    return rule
+
+
 def _numpy2(name: str) -> list:
     """NumPy 2's array-API alias of a function (np.asin ...), when this NumPy has it."""
     return [getattr(np, name)] if hasattr(np, name) else []
@@ -651,8 +673,10 @@ def _numpy2(name: str) -> list:
 
 # arithmetic
 add = _binary("add", np.add, [operator.add], linear=True, doc="x + y")
+add.shape_rule = _joined_or_repeated(add.shape_rule, "add")
 sub = _binary("sub", np.subtract, [operator.sub], linear=True, doc="x - y")
 mul = _binary("mul", np.multiply, [operator.mul], doc="x * y")
+mul.shape_rule = _joined_or_repeated(mul.shape_rule, "mul")
 div = _binary("div", np.true_divide, [operator.truediv, np.divide], doc="x / y")
 floordiv = _binary("floordiv", np.floor_divide, [operator.floordiv], differentiable=False, doc="x // y")
 mod = _binary("mod", np.mod, [operator.mod, np.remainder], doc="x % y")
@@ -1147,6 +1171,8 @@ def _add_any(a, b):
         return b
     if b is None:
         return a
+    if isinstance(a, (list, tuple)) != isinstance(b, (list, tuple)):   # a list's cotangent as an array
+        a, b = (a, _rows_like(b, a)) if isinstance(a, (list, tuple)) else (_rows_like(a, b), b)
     if isinstance(a, (list, tuple)):
         return type(a)(_add_any(x, y) for x, y in zip(a, b))
     if isinstance(a, dict):
@@ -1240,8 +1266,67 @@ def _unzip(pairs, like, position=0):
     return tuple(items) if isinstance(like, tuple) else items
 
 
+def _pairs_like(g, pairs, position=0):
+    """The cotangent of zip's/enumerate's pairs from that of their items `position` (the adjoint
+    of `_unzip`): each pair's cotangent holds that item's, None (zero) at the others."""
+    if g is None:
+        return None
+    return [tuple(gi if k == position else None for k in range(len(p))) for p, gi in zip(pairs, g)]
+
+
 def _repeat_like(g, xs):
     return [_sum_to(g, np.shape(x)) for x in xs]
+
+
+def _unrepeat(g, xs):
+    """The cotangent of xs from that of `xs * n` (xs repeated n times): item i's is the sum of
+    its copies' cotangents (None being zero)."""
+    if g is None:
+        return None
+    items = [functools.reduce(_add_any, g[i::len(xs)], None) for i in range(len(xs))]
+    return tuple(items) if isinstance(xs, tuple) else items
+
+
+def _joined(x, y) -> bool:
+    return isinstance(x, (list, tuple)) and isinstance(y, (list, tuple))
+
+
+def _join_part(g, x, y, position=0):
+    """The cotangent of operand `position` of `x + y` from g, decided at run time where the types
+    do not tell: its part of g when `+` joined two lists (tuples), else g summed to its shape."""
+    if _joined(x, y):
+        return g[:len(x)] if position == 0 else g[len(x):]
+    return _sum_to(g, np.shape((x, y)[position]))
+
+
+def _join_part_grad(gp, g, x, y, position=0):
+    """The adjoint of `_join_part` (gp a cotangent of its result, shaped like g): gp in its part
+    and None (zero) in the other's when `+` joined two sequences, else gp broadcast to g's shape."""
+    if _joined(x, y):
+        parts = [list(gp), [None] * len(y)] if position == 0 else [[None] * len(x), list(gp)]
+        return type(g)(parts[0] + parts[1])
+    return np.broadcast_to(gp, np.shape(g))
+
+
+def _rows_like(g, xs):
+    """An array cotangent of a list/tuple `xs` (read as an array by a NumPy function) with xs's
+    structure: the list (tuple) of its rows, nested as xs is. A cotangent already structured
+    (or None) stays itself."""
+    if g is None or not isinstance(xs, (list, tuple)) or isinstance(g, (list, tuple)):
+        return g
+    g = np.asarray(g)
+    rows = [_rows_like(g[i], item) for i, item in enumerate(xs)]
+    return tuple(rows) if isinstance(xs, tuple) else rows
+
+
+def _array_of(t, xs):
+    """A list/tuple tangent (or cotangent) of a list/tuple `xs` as the array NumPy makes of xs:
+    its None (zero) items zeros shaped like xs's items. The adjoint of `_rows_like`."""
+    if t is None or not isinstance(t, (list, tuple)):
+        return t
+    rows = [_array_of(_or_zeros(item, piece), piece) for item, piece in zip(t, xs)]
+    return np.array(rows, dtype=np.result_type(*[np.asarray(r).dtype for r in rows], np.float64)) if rows \
+        else np.zeros(np.shape(xs), np.float64)
 
 
 def _dict_from_values(d, values):
@@ -1282,6 +1367,18 @@ keep_written = primitive("keep_written", _keep_written, arity=None, linear=True,
                          doc="gv zeroed where x[index] = value wrote nothing (an element written again later)")
 repeat_like = primitive("repeat_like", _repeat_like, arity=2, linear=True,
                         doc="g summed to each item's shape: the adjoint of builtins.sum over xs")
+unrepeat = primitive("unrepeat", _unrepeat, arity=2, linear=True, shape_rule=_same_as(1),
+                    doc="the cotangent of xs from that of xs * n: each item's copies summed")
+join_part = primitive("join_part", _join_part, params={"position": 0}, arity=3, linear=True,
+                      doc="the cotangent of operand `position` of x + y: its part of g for joined lists, "
+                          "else g summed to its shape")
+join_part_grad = primitive("join_part_grad", _join_part_grad, params={"position": 0}, arity=4, linear=True,
+                           shape_rule=_same_as(1), doc="the adjoint of join_part")
+rows_like = primitive("rows_like", _rows_like, arity=2, linear=True, shape_rule=_same_as(1),
+                      doc="an array cotangent of a list/tuple xs as xs's structure of rows")
+array_of = primitive("array_of", _array_of, arity=2, linear=True,
+                     shape_rule=lambda ts, cs, ps: evaluate_rule(ts[1:], cs[1:], {}, lambda xs: np.asarray(xs) + 0.0),
+                     doc="a list/tuple tangent of xs as the array NumPy makes of xs (None items zeros)")
 dict_from_values = primitive("dict_from_values", _dict_from_values, arity=2, linear=True, shape_rule=_same_as(0),
                              doc="a dict with d's keys and these values")
 def _zero_cotangent(x):
@@ -1316,6 +1413,8 @@ list_insert = primitive("list_insert", _list_insert, arity=3, linear=True,
                         shape_rule=lambda ts, cs, ps: T.ListType(T.join(ts[0].elem, ts[2]), _plus(ts[0].length, 1)))
 unzip = primitive("unzip", _unzip, params={"position": 0}, arity=2, linear=True,
                   doc="item `position` of each pair: the adjoint of zip/enumerate")
+pairs_like = primitive("pairs_like", _pairs_like, params={"position": 0}, arity=2, linear=True, shape_rule=_same_as(1),
+                       doc="pairs' cotangent with g as item `position` of each: the adjoint of unzip")
 
 # effects
 print_ = primitive("print", _print, params={"sep": " ", "end": "\n"}, arity=None, effect=True,

@@ -35,9 +35,20 @@ VARIADIC_VJP: dict[str, Callable[[int], Callable]] = {}
 
 def vjp_rule(name: str, i: int) -> Callable | None:
     """The cotangent rule of operand `i` of primitive `name`, or None when none flows there."""
-    if name in VARIADIC_VJP:
-        return VARIADIC_VJP[name](i)
-    return VJP.get(name, {}).get(i)
+    rule = VARIADIC_VJP[name](i) if name in VARIADIC_VJP else VJP.get(name, {}).get(i)
+    return rule if rule is None or name in READS_CONTAINERS else _structured(rule, i)
+
+
+def _structured(rule: Callable, i: int) -> Callable:
+    """A NumPy function reads a list/tuple operand as an array, and its rule gives an array
+    cotangent: give it the list's structure, as every cotangent of a list has (rules of list
+    operations index into it, and second order differentiates them)."""
+    def structured(g, out, *operands, **params):
+        ct = rule(g, out, *operands, **params)
+        if ct is None or not _is_container(operands[i]) or _is_container(ct):
+            return ct
+        return ops.rows_like(ct, operands[i])
+    return structured
 
 
 def has_vjp(name: str) -> bool:
@@ -640,7 +651,7 @@ VARIADIC_VJP["getitem_grad"] = lambda i: (lambda g, out, gy, x, *index: _item_of
 def _item_of_cotangent(g, gy, x, index):
     """g[index], where g is a cotangent of x: of a container, its item may be None (a zero)."""
     item = ops.getitem(g, *index)
-    return ops.or_zeros(item, gy) if _is_container(x) else item
+    return ops.or_zeros(item, gy) if _maybe_container(x) else item
 
 
 # the pieces join back the way they were split (vstack of 1-D pieces stacks them, it does not concatenate)
@@ -650,14 +661,72 @@ defvjp(P.unconcatenate, lambda g, out, gy, seq, axis=0, mode="concatenate":
        else P.bind(P.PRIMITIVES[mode], ops.dense_items(g, out)))
 defvjp(P.unstack, lambda g, out, gy, axis=0: ops.stack(ops.dense_items(g, out), axis=axis))
 defvjp(P.dense_items, lambda g, out, items, like: g)
-defvjp(P.repeat_like, lambda g, out, gy, xs: ops.py_sum(g, 0))
+# an item's cotangent may be None (zero); the sum starts from zeros like gy, so that it has gy's
+# shape also when the items broadcast into it (or when there are none)
+defvjp(P.repeat_like, lambda g, out, gy, xs: ops.py_sum(ops.dense_items(g, xs), ops.zero_cotangent(gy)))
 defvjp(P.dict_from_values, None, lambda g, out, d, values: ops.dict_values(g))
 defvjp(P.list_insert, lambda g, out, xs, index, value: ops.list_pop(g, index)[0], None,
        lambda g, out, xs, index, value: ops.or_zeros(ops.getitem(g, index), value))
+defvjp(P.unzip, lambda g, out, pairs, like, position=0: ops.pairs_like(g, pairs, position=position))
+defvjp(P.pairs_like, lambda g, out, gy, pairs, position=0: ops.unzip(g, gy, position=position))
+defvjp(P.unrepeat, lambda g, out, gx, xs: ops.mul(g, ops.floordiv(ops.len(gx), ops.py_max(ops.len(xs), 1))))
+defvjp(P.join_part, lambda g, out, gy, x, y, position=0: ops.join_part_grad(g, gy, x, y, position=position))
+defvjp(P.join_part_grad, lambda g, out, gp, gy, x, y, position=0: ops.join_part(g, x, y, position=position))
+defvjp(P.rows_like, lambda g, out, gx, xs: ops.array_of(g, xs))
+defvjp(P.array_of, lambda g, out, t, xs: ops.rows_like(g, xs))
 VARIADIC_VJP["pack_like"] = lambda i: None if i == 0 else \
     (lambda g, out, x, *parts: ops.or_zeros(ops.getitem(g, i - 1), parts[i - 1]))
 defvjp(P.dict_get, lambda g, out, d, key, default=None: ops.getitem_grad(g, d, key), None,
        lambda g, out, d, key, default=None: ops.mul(g, ops.not_(ops.contains(d, key))))
+
+
+def _on_sequences(name: str, joins: Callable, sequence_rules: tuple) -> None:
+    """`+` of two lists (tuples) concatenates them and `*` by an integer repeats one: where the
+    operands' types say so, these rules replace the elementwise ones (`list + array` stays
+    NumPy's elementwise sum)."""
+    elementwise = {i: _structured(rule, i) for i, rule in VJP[name].items()}
+
+    def rule_of(i: int) -> Callable:
+        def rule(g, out, *operands):
+            chosen = sequence_rules[i] if joins(*operands) else elementwise.get(i)
+            return None if chosen is None else chosen(g, out, *operands)
+        return rule
+    VJP[name] = {i: rule_of(i) for i in range(2)}
+    SEQUENCE_JOINS[name] = joins
+
+
+SEQUENCE_JOINS: dict[str, Callable] = {}
+
+
+def _repeats(x, y) -> bool:
+    """Whether x * y repeats a list/tuple (one operand a sequence, the other an integer)."""
+    def integer(v):
+        kind = getattr(v, "type", None)
+        return isinstance(v, (int, np.integer)) or (
+            type(kind).__name__ == "ScalarType" and kind.kind in ("int", "bool"))
+    return (_is_container(x) and integer(y)) or (_is_container(y) and integer(x))
+
+
+def _joins(x, y):
+    """Whether x + y joins two lists (tuples): True, False, or None when only the run time can tell
+    (an operand of unknown type, e.g. a tuple that grows in a loop)."""
+    if _is_container(x) and _is_container(y):
+        return True
+    return None if _maybe_container(x) and _maybe_container(y) else False
+
+
+def _part_of_join(position: int) -> Callable:
+    def rule(g, out, x, y):
+        if _joins(x, y) is None:
+            return ops.join_part(g, x, y, position=position)
+        return ops.getitem(g, ops.slice(None, ops.len(x), None) if position == 0 else ops.slice(ops.len(x), None, None))
+    return rule
+
+
+_on_sequences("add", lambda x, y: _joins(x, y) is not False, (_part_of_join(0), _part_of_join(1)))
+_on_sequences("mul", _repeats, (
+    lambda g, out, x, y: ops.unrepeat(g, x) if _is_container(x) else None,
+    lambda g, out, x, y: ops.unrepeat(g, y) if _is_container(y) else None))
 
 
 def _picked(i: int, xs: tuple, beats: Callable):
@@ -802,7 +871,8 @@ LINEAR_IN = {
     "setitem": (0, 1), "to_tuple": (0,), "to_list": (0,), "reversed": (0,), "list_append": (0, 1),
     "list_extend": (0, 1), "dict_values": (0,), "getitem_grad": (0,), "or_zeros": (0,),
     "dense_items": (0,), "unstack": (0,), "unconcatenate": (0,), "keep_written": (0,), "repeat_like": (0,),
-    "add_any": (0, 1),
+    "add_any": (0, 1), "unrepeat": (0,), "pairs_like": (0,), "join_part": (0,), "join_part_grad": (0,),
+    "rows_like": (0,), "array_of": (0,),
     "list_insert": (0, 2), "if_mutable": (1, 2), "einsum_scatter": (0,), "full": (1,), "full_like": (1,),
     "linspace": (0, 1),
     "tuple": "all", "list": "all", "dict": "all", "pack_like": "rest", "dict_from_values": (1,), "unzip": (0,),
@@ -886,7 +956,7 @@ defjvp(P.cofactor_derivative, _cofactor_derivative_jvp)
 defjvp(P.cofactor_second_derivative, _cofactor_second_derivative_jvp)
 defjvp(P.solve, _solve_jvp)
 defjvp(P.py_sum, lambda t, out, xs, start=0: _add_tangents([
-    None if t[0] is None else ops.py_sum(t[0], 0), t[1]]))
+    None if t[0] is None else ops.py_sum(ops.dense_items(t[0], xs), 0), t[1]]))
 defjvp(P.list_pop, lambda t, out, xs, index=-1: tuple(ops.list_pop(t[0], index)))
 defjvp(P.enumerate_, lambda t, out, xs, start=0: ops.zip(ops.zero_cotangent(ops.to_list(ops.range(ops.len(xs)))), t[0]))
 defjvp(P.dict_items, lambda t, out, d: ops.zip(ops.zero_cotangent(ops.dict_keys(d)), ops.dict_values(t[0])))
@@ -910,8 +980,61 @@ VARIADIC_JVP["py_max"] = _max_of_values(ops.gt)
 VARIADIC_JVP["py_min"] = _max_of_values(ops.lt)
 
 
+def _sequence_jvp(name: str) -> None:
+    """The forward rule of `+` / `*` when it concatenates / repeats lists (see `_on_sequences`)."""
+    elementwise = _reading_arrays(JVP.pop(name))
+
+    def rule(tangents, out, x, y):
+        if not SEQUENCE_JOINS[name](x, y):
+            return elementwise(tangents, out, x, y)
+        if all(t is None for t in tangents):
+            return None
+        if name == "add":
+            return ops.add(*[t if t is not None else ops.zero_cotangent(v) for t, v in zip(tangents, (x, y))])
+        t, count = (tangents[0], y) if _is_container(x) else (tangents[1], x)
+        return None if t is None else ops.mul(t, count)
+    defjvp(P.PRIMITIVES[name], rule)
+
+
+#: primitives that join a list of arrays (perhaps of different shapes) into one
+JOINS_PIECES = frozenset({"concatenate", "stack", "hstack", "vstack", "column_stack"})
+#: primitives whose rules read list/tuple operands as such (the others read them as arrays)
+READS_CONTAINERS = frozenset({
+    "tuple", "list", "dict", "to_tuple", "to_list", "list_append", "list_extend", "list_pop", "list_insert",
+    "dict_values", "dict_items", "dict_get", "dict_from_values", "reversed", "py_sum", "repeat_like", "getitem",
+    "getitem_grad", "setitem", "zip", "enumerate", "unpack", "pack_like", "or_zeros", "add_any", "dense_items",
+    "unzip", "pairs_like", "join_part", "join_part_grad", "unstack", "unconcatenate", "if_mutable", "keep_written",
+    "unrepeat", "rows_like", "array_of", "py_max", "py_min", "copy", "add", "mul", *JOINS_PIECES})
+
+
 def jvp_rule(name: str):
-    return JVP.get(name) or VARIADIC_JVP.get(name)
+    rule = JVP.get(name) or VARIADIC_JVP.get(name)
+    if rule is not None and name in JOINS_PIECES:
+        return _dense_pieces(rule)
+    return rule if rule is None or name in READS_CONTAINERS else _reading_arrays(rule)
+
+
+def _dense_pieces(rule: Callable) -> Callable:
+    """np.concatenate / np.stack of the pieces' tangents: a None (zero) tangent is zeros shaped
+    like its piece."""
+    def dense_pieces(tangents, out, seq, *operands, **params):
+        first = tangents[0] if tangents[0] is None or not _maybe_container(seq) else ops.dense_items(tangents[0], seq)
+        return rule([first, *tangents[1:]], out, seq, *operands, **params)
+    return dense_pieces
+
+
+def _reading_arrays(rule: Callable) -> Callable:
+    """A NumPy function reads a list/tuple operand as an array: so does its rule the operand's
+    tangent (a list, whose None items are zeros)."""
+    def reading_arrays(tangents, out, *operands, **params):
+        tangents = [ops.array_of(t, x) if t is not None and _is_container(x) else t
+                    for t, x in zip(tangents, operands)]
+        return rule(tangents, out, *operands, **params)
+    return reading_arrays
+
+
+for _name in SEQUENCE_JOINS:
+    _sequence_jvp(_name)
 # Symmetric Jacobians (diagonal for relu/sigmoid/rsqrt, symmetric for softmax): the forward
 # rule is the reverse rule applied to the tangent.
 for _name in ("relu", "sigmoid", "rsqrt", "softmax"):

@@ -668,3 +668,128 @@ def test_second_order_where_a_path_leaves_a_value_unassigned(f, s, x):
     if extra:   # and in the float that picks the path
         d2 = autograd.grad(autograd.grad(twin, 2), 2)(x, SQUARE, s)
         assert wengert.grad(wengert.grad(f, wrt=2), wrt=2)(x, SQUARE, s) == pytest.approx(d2, rel=1e-10, abs=1e-12)
+
+
+# --- lists in every mode: a list cotangent's None (zero) items, `+`/`*` of lists, lists read as arrays ---
+
+# each program is run by wengert with NumPy and by autograd with autograd.numpy
+LIST_PROGRAMS = {
+    # builtins.sum after pop: the second adjoint sums a list cotangent with a None item
+    "pop_then_sum": ("""
+def f(x, s):
+    ls = [np.sum(x[:2]), s]
+    t = ls.pop(1)
+    t = t + sum(ls)
+    return t ** 3
+""", 1),
+    "pop_front_sum": ("""
+def f(x, s):
+    ls = [s * 2.0, np.sum(x), s ** 2]
+    t = ls.pop(0)
+    return t * sum(ls) + np.sin(sum(ls))
+""", 1),
+    "pop_in_a_loop": ("""
+def f(x, s):
+    ls = [s, s ** 2, x[0], x[1] * s]
+    t = 0.0
+    while len(ls) > 1:
+        t = t + ls.pop() * sum(ls)
+    return t
+""", 1),
+    "sum_with_start": ("""
+def f(x, s):
+    ls = [x[0] * s, x[2] ** 2]
+    return np.sum(sum(ls, x) ** 2)
+""", 0),
+    "sum_of_an_emptied_list": ("""
+def f(x, s):
+    ls = [x[0] * s]
+    ls.pop()
+    return np.sum(sum(ls, x) ** 2)
+""", 0),
+    "tuple_and_dict_sums": ("""
+def f(x, s):
+    t = (s * 2.0, np.sum(x), s ** 2)
+    d = {"a": s, "b": s ** 2, "c": x[0]}
+    return t[0] * sum(t[1:]) + sum(d.values()) * d["a"]
+""", 1),
+    # `+` joins lists and tuples, `*` repeats them (not NumPy's elementwise meaning)
+    "joined_and_repeated": ("""
+def f(x, s):
+    ls = 2 * ([s, x[0]] + [s ** 2])
+    b = ls.pop(2)
+    t = (s, x[1]) + (s ** 3,)
+    return sum(ls) * b + t[0] * sum(t)
+""", 1),
+    "list_grown_by_plus_in_a_loop": ("""
+def f(x, s):
+    acc = []
+    for i in range(3):
+        acc = acc + [x[i] * s]
+    return sum(acc * 2) * acc[0]
+""", 1),
+    # NumPy reads a list as an array: its cotangent is still a list (popped, indexed again)
+    "list_read_as_an_array": ("""
+def f(x, s):
+    a = [s, s ** 2, x[0]]
+    b = a.pop(0)
+    return np.sum(np.array(a) ** 2) * b + np.sum(a) * b
+""", 1),
+    "list_and_array_elementwise": ("""
+def f(x, s):
+    ls = [s, s ** 2, x[0]]
+    return np.sum((ls + x) ** 2) + np.sum((x * ls) ** 2) * ls[0]
+""", 1),
+    "nested_list_as_a_matrix": ("""
+def f(x, s):
+    ls = [[s, x[0]], [s ** 2, x[1]]]
+    m = np.array(ls)
+    return np.sum(m @ m) * ls[0][0]
+""", 1),
+    "concatenate_after_pop": ("""
+def f(x, s):
+    ls = [s * x, x[:2] ** 2, np.cos(x) * s]
+    a = ls.pop(0)
+    return np.sum(np.concatenate(ls) ** 2) * np.sum(a)
+""", 1),
+    # zip/enumerate: their adjoint (unzip) is differentiated again
+    "zip_and_enumerate": ("""
+def f(x, s):
+    a = [s, s ** 2, x[0]]
+    t = sum([u * v for u, v in zip(x, a)]) * a[0]
+    for i, v in enumerate(x * s):
+        t = t + (i + 1) * v ** 2
+    return t
+""", 1),
+    "hessian_through_list_items": ("""
+def f(x, s):
+    ls = [x[0] * x[1], x[2] ** 2] + [s * x[1]]
+    b = ls.pop(0)
+    return sum(ls * 2) * b + np.sum(np.array(ls) ** 2)
+""", 0),
+}
+
+
+def _list_program(name: str, numpy_module):
+    source, _ = LIST_PROGRAMS[name]
+    filename = f"/wengert-tests/list_program_{name}_{numpy_module.__name__}.py"
+    wengert.register_source(filename, source)
+    namespace = {"np": numpy_module}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace["f"]
+
+
+@pytest.mark.parametrize("name", LIST_PROGRAMS)
+def test_list_cotangents_in_every_mode(name):
+    f, af, wrt = _list_program(name, np), _list_program(name, anp), LIST_PROGRAMS[name][1]
+    args = (np.array([0.3, 1.4, -1.1]), -1.3)
+    gradient = autograd.grad(af, wrt)(*args)
+    second = autograd.jacobian(autograd.grad(af, wrt), wrt)(*args)
+    np.testing.assert_allclose(wengert.grad(f, wrt=wrt)(*args), gradient, rtol=1e-10)
+    tangents = tuple(np.full_like(np.asarray(a, float), 0.7) if i == wrt else np.zeros_like(np.asarray(a, float))
+                     for i, a in enumerate(args))
+    np.testing.assert_allclose(wengert.jvp(f, args, tangents)[1], np.sum(gradient * 0.7), rtol=1e-10)
+    outer = wengert.grad(wengert.grad(f, wrt=wrt), wrt=wrt) if wrt == 1 else wengert.hessian(f, wrt=wrt)
+    np.testing.assert_allclose(outer(*args), second, rtol=1e-10)
+    np.testing.assert_allclose(wengert.jacfwd(wengert.grad(f, wrt=wrt), wrt=wrt)(*args), second, rtol=1e-10)
+    np.testing.assert_allclose(wengert.jacrev(wengert.grad(f, wrt=wrt), wrt=wrt)(*args), second, rtol=1e-10)

@@ -291,7 +291,12 @@ CASES: list[Case] = [
     Case("dict_values", "dict_values", [(_r(3),), (0.5,)]),
     Case("dict_get", "dict_get", [(_r(3),), (0.5,)]),
     Case("enumerate", "enumerate", [(_r(3),), (0.5,)], also=("unzip",)),
-    Case("zip", "zip", [(_r(3),), (0.5,)]),
+    Case("zip", "zip", [(_r(3),), (0.5,)], also_second=("pairs_like",)),
+    Case("add", "tuple_grown", [(_r(3),), (0.5,)], linear=False, also=("join_part",), also_second=("join_part_grad",)),
+    # `*` repeats a list; NumPy reads a list as an array (its cotangent is a list of rows again)
+    Case("mul", "sum([x, x * x] * 2) ** 2", [(_r(3),), (0.5,)], linear=False, also=("unrepeat",)),
+    Case("asarray", "np.array([x, x * x]) ** 2", [(_r(3),), (0.5,)], linear=False, also=("rows_like",),
+         also_second=("array_of",)),
     Case("reversed", "reversed", [(_r(3),), (0.5,)]),
     Case("py_sum", "sum([x, 3.0 * x], x)", [(_r(3),), (0.5,), (NAN,)]),
     Case("py_max", "max(x, 2.0 * x, -x)", [(0.5,), (-0.5,), (0.0,), (NAN,), (np.float64(INF),)]),
@@ -325,6 +330,8 @@ BODIES = {
     "zip": "total = 0.0\n    for a, b in zip([x, 2.0 * x], [x * x, x]):\n        total = total + a * b\n"
            "    return total",
     "reversed": "xs = list(reversed([x, 2.0 * x]))\n    return xs[0] - xs[1] * xs[1]",
+    # a tuple that grows in a loop has no one type: `+` is decided at run time
+    "tuple_grown": "t = (x,)\n    for i in range(2):\n        t += (t[-1] * x,)\n    return sum(t) * t[1]",
 }
 
 #: where the Tensor's value is NumPy's rather than PyTorch's, and why

@@ -37,8 +37,9 @@ def central_gradient(f, x, eps=1e-6):
 
 
 def check_everywhere(f, x, torch_f=None):
-    """Value equal to Python's; gradient, tangents and Hessian equal to central differences (and
-    the gradient to PyTorch's when `torch_f` is given)."""
+    """Value equal to Python's; gradient, tangents and Hessian (forward over reverse, and reverse
+    over reverse) equal to central differences (and the gradient to PyTorch's when `torch_f` is
+    given)."""
     value, grad = wengert.value_and_grad(f)(x.copy())
     assert value == pytest.approx(f(x.copy()), rel=1e-12, abs=1e-12)
     fd = central_gradient(lambda z: f(z.copy()), x)
@@ -50,11 +51,13 @@ def check_everywhere(f, x, torch_f=None):
         assert derivative == pytest.approx(fd[k], rel=1e-6, abs=1e-6)
     df = wengert.grad(f)
     hessian = wengert.hessian(f)(x.copy())
+    reverse_over_reverse = wengert.jacrev(df)(x.copy())
     for k in np.ndindex(x.shape):
         e = np.zeros_like(x)
         e[k] = 1e-5
         column = (df(x + e) - df(x - e)) / 2e-5
         np.testing.assert_allclose(hessian[(Ellipsis,) + k], column, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(reverse_over_reverse[(Ellipsis,) + k], column, rtol=1e-5, atol=1e-5)
     if torch_f is not None:
         t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
         torch_f(t).backward()
@@ -249,6 +252,21 @@ POPS = {
             t = ls.pop(1)
             t += np.sum(a ** 3)
             return t * ls[0]
+    """,
+    # builtins.sum of what is left: the second adjoint sums a list cotangent with a None item
+    "sum_of_the_rest": """
+        def f(a):
+            ls = [2.0, np.dot(a, a)]
+            t = ls.pop(1)
+            t = t + sum(ls)
+            return t ** 3 + np.sum(a[:2])
+    """,
+    "sum_through_an_alias": """
+        def f(a):
+            ls = [a, np.ones(3), np.sin(a)]
+            other = ls
+            b = ls.pop(2)
+            return np.sum(sum(other) * b)
     """,
     "helper_argument": """
         def last(xs):
