@@ -69,6 +69,8 @@ def varied_values(fn: Function, wrt: list[int]) -> set:
                         mark(r)
             elif op.kind == "pycall":
                 continue
+            elif op.kind == "sub" and op.operands[0] is op.operands[1]:
+                continue   # x - x does not vary: its derivative is exactly 0 (not 0 * inf downstream)
             elif op.kind in P.PRIMITIVES and P.PRIMITIVES[op.kind].differentiable:
                 if any(is_varied(x) for x in op.operands):
                     for r in op.results:

@@ -199,7 +199,11 @@ def stable_fd(g, args, i, eps, rtol, atol):
 
 
 def autograd_of(program: Program, make):
-    """`make(autograd, f on autograd.numpy)`, or None when autograd is missing or cannot run it."""
+    """`make(autograd, f on autograd.numpy)`, or None when autograd is missing or cannot run it,
+    or runs another program: its boxes rebind on `u += x` where NumPy updates u's array in place
+    (an alias v of it changes too), so with an alias mutated it computes a different function."""
+    if "alias_mutation" in program.features:
+        return None
     try:
         import autograd
         import autograd.numpy as anp

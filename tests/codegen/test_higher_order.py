@@ -793,3 +793,18 @@ def test_list_cotangents_in_every_mode(name):
     np.testing.assert_allclose(outer(*args), second, rtol=1e-10)
     np.testing.assert_allclose(wengert.jacfwd(wengert.grad(f, wrt=wrt), wrt=wrt)(*args), second, rtol=1e-10)
     np.testing.assert_allclose(wengert.jacrev(wengert.grad(f, wrt=wrt), wrt=wrt)(*args), second, rtol=1e-10)
+
+
+def through_a_difference_with_itself(x):
+    zero = x - x
+    return np.sum(np.sin(x)) + np.sum(np.power(zero ** 2, 1.5) / (zero ** 2 + 1.0))
+
+
+def test_a_value_minus_itself_carries_no_derivative():
+    """x - x is 0 whatever x: no derivative flows through it, so a term whose own derivative is
+    infinite there (d (w ** 1.5) at w = 0, differentiated twice) adds 0, not 0 * inf = nan."""
+    x = np.array([0.3, -1.2, 2.0])
+    np.testing.assert_allclose(wengert.hessian(through_a_difference_with_itself)(x), np.diag(-np.sin(x)), atol=1e-15)
+    np.testing.assert_allclose(wengert.grad(through_a_difference_with_itself)(x), np.cos(x), atol=1e-15)
+    _, tangent = wengert.jvp(through_a_difference_with_itself, (x,), (np.ones(3),))
+    np.testing.assert_allclose(tangent, np.sum(np.cos(x)), rtol=1e-15)
