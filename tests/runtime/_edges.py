@@ -465,6 +465,8 @@ CHOICES = {
     "var": ("autograd", "the tangent of the variance of an empty slice (a nan value) is nan, as the "
                         "mean's (PyTorch: 0)"),
     "std": ("torch", "as var: the tangent of an empty slice's std (a nan value) is nan (autograd: 0)"),
+    "full": ("torch", "an array fill value broadcast into the result gets the sum over the entries it fills "
+                      "(autograd: one number, the sum over all entries)"),
     "full_like": ("torch", "the fill value reaches every entry of the result (autograd: no gradient)"),
     "norm": ("torch", "the norm of an empty array is the constant 0: its tangent is the empty sum 0 "
                       "(autograd: 0 / 0 = nan)"),
