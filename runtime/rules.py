@@ -616,7 +616,9 @@ def _written_cotangent(g, x, value, *index):
 
 
 VARIADIC_VJP["setitem"] = lambda i: {
-    0: lambda g, out, x, value, *index: ops.setitem(g, 0.0, *index),
+    # (an overwritten item of a container has no cotangent: None, the containers' zero, keeps the
+    # items' types where 0.0 would make a dict of vectors a dict of "vectors or numbers")
+    0: lambda g, out, x, value, *index: ops.setitem(g, None if _is_container(x) else 0.0, *index),
     1: lambda g, out, x, value, *index: unbroadcast(_written_cotangent(g, x, value, *index), value),
 }.get(i)
 defvjp(P.if_mutable, None, lambda g, out, probe, a, b: ops.if_mutable(probe, g, ops.zero_cotangent(a)),

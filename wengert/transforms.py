@@ -83,6 +83,9 @@ class _Transform:
     def __init__(self, fn, wrt, optimize: bool, verbose: int):
         functools.update_wrapper(self, fn)
         self.fn = _entry(fn)
+        for attribute in ("__name__", "__qualname__"):   # a partial has none: name the function it calls
+            if not hasattr(self, attribute):
+                setattr(self, attribute, getattr(self.fn, attribute, type(fn).__name__))
         self.wrt_asked = wrt
         self.wrt, self.many = _wrt_indices(self.fn, wrt)
         self.optimize = optimize

@@ -4,6 +4,7 @@ Every composition of grad, jacrev, jacfwd, jvp, vjp, hessian and hvp gives autog
 a located WengertError; constant derivatives, loops in branches, fancy indices of constants and
 static branches of inlined helpers included.
 """
+import functools
 import types
 
 import numpy as np
@@ -808,3 +809,29 @@ def test_a_value_minus_itself_carries_no_derivative():
     np.testing.assert_allclose(wengert.grad(through_a_difference_with_itself)(x), np.cos(x), atol=1e-15)
     _, tangent = wengert.jvp(through_a_difference_with_itself, (x,), (np.ones(3),))
     np.testing.assert_allclose(tangent, np.sum(np.cos(x)), rtol=1e-15)
+
+
+def dict_items_updated_in_a_loop(x, A):
+    d = {"a": x, "b": A @ x}
+    for k in ["a", "b"]:
+        d[k] = np.tanh(A @ d[k])
+    return np.sum(d["a"] * d["b"])
+
+
+def test_reverse_over_reverse_of_container_items_overwritten_in_a_loop():
+    """An overwritten item of a dict's cotangent is None (no cotangent), not 0.0: the items keep
+    their vector type, so matmul's rule knows their rank in the second adjoint."""
+    A, x = np.eye(3) * 0.5 + 0.1, np.array([-0.4, -1.09, 1.19])
+
+    def reference(x):
+        return anp.sum(anp.tanh(A @ x) * anp.tanh(A @ (A @ x)))
+    want = autograd.hessian(reference)(x)
+
+    def f(x):
+        return dict_items_updated_in_a_loop(x, A)
+    np.testing.assert_allclose(wengert.jacrev(wengert.jacrev(f))(x), want, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(wengert.hessian(f)(x), want, rtol=1e-12, atol=1e-14)
+    # a partial binding A by keyword leaves A keyword-only: refused with the function's name
+    with pytest.raises(WengertError, match="jacrev of `dict_items_updated_in_a_loop` needs a function with "
+                                           "positional parameters"):
+        wengert.jacrev(wengert.jacrev(functools.partial(dict_items_updated_in_a_loop, A=A)))(x)
