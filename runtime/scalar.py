@@ -33,6 +33,7 @@ def _binary(op, name: str):
             return op(_as_numpy(x), _as_numpy(y))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"x {name} y with NumPy's result where Python raises"
+    fn.fast = op   # the first try alone, for code that reruns through fn where it raises
     return fn
 
 
@@ -59,6 +60,7 @@ def _unary(math_fn, ufunc):
             return ufunc(_as_numpy(x))
     fn.__name__ = fn.__qualname__ = ufunc.__name__
     fn.__doc__ = f"math.{math_fn.__name__}(x), or np.{ufunc.__name__}(x) where math raises"
+    fn.fast = math_fn
     return fn
 
 
@@ -78,6 +80,5 @@ globals().update({name: fn for name, fn in FUNCTIONS.items() if fn.__module__ ==
 RAISES = _RAISES
 #: what the fast variant of generated code calls instead of the wrappers: each wrapper's own first
 #: try, without the fallback (pow keeps its check: Python's ** makes a complex number, it does not raise)
-FAST = {"sqrt": math.sqrt, "sin": math.sin, "cos": math.cos, "div": operator.truediv,
-        "floordiv": operator.floordiv, "mod": operator.mod, "pow": pow}
-assert set(FAST) == {name for name, fn in FUNCTIONS.items() if fn.__module__ == __name__}
+pow.fast = pow
+FAST = {name: fn.fast for name, fn in FUNCTIONS.items() if fn.__module__ == __name__}
