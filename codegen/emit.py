@@ -43,7 +43,7 @@ NAMESPACE = {"np": np, "math": math, "scalar": scalar, "undef": UNDEF}
 def _numpy_names() -> dict:
     """prim name -> `np.<name>` spelling, for primitives that are one NumPy function."""
     out = {}
-    for fn, binding in P._CALLABLES.values():
+    for fn, binding in P.bound_callables():
         name = getattr(fn, "__name__", None)
         if binding.prim.name in out or name is None:
             continue

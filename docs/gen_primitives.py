@@ -142,7 +142,7 @@ def _cell(text: str) -> str:
 def _bindings() -> dict:
     """For each primitive name: (callable bindings in order, [python texts])."""
     out: dict = {name: ([], []) for name, prim in P.PRIMITIVES.items() if prim.builtin}
-    for fn, binding in P._CALLABLES.values():
+    for fn, binding in P.bound_callables():
         if binding.prim.name not in out:
             continue   # a user's custom_vjp primitive
         bindings, texts = out[binding.prim.name]

@@ -12,7 +12,7 @@ from wengert.runtime import types as T
 
 
 def test_bindings_point_at_registered_primitives():
-    for fn, binding in P._CALLABLES.values():
+    for fn, binding in P.bound_callables():
         assert P.PRIMITIVES[binding.prim.name] is binding.prim, fn
     for table in (P.METHODS, P.MUTATING_METHODS):
         for name, binding in table.items():

@@ -1,0 +1,317 @@
+"""The machinery of primitives: the `Primitive` record, `declare` (one declaration holds every
+fact about a primitive), the bindings from Python callables, methods and operators to primitives,
+`bind` (the one place a primitive is applied), and `ops` (primitives as functions, for rules).
+
+Nothing here knows any particular primitive: they are declared in `runtime/prims/`.
+"""
+from __future__ import annotations
+
+import dataclasses
+import dis
+import inspect
+import types
+from typing import Any, Callable
+
+from . import types as T
+
+
+@dataclasses.dataclass(frozen=True)
+class Eager:
+    """How the eager Tensor treats a primitive, in PyTorch's terms.
+
+    - `node`: PyTorch's grad_fn class name, or `node(operands, params) -> name` where it depends on
+      the operands; None: the name in PyTorch's style (`Arctan2` -> `Arctan2Backward0`).
+    - `saves`: operand position -> the values the rule of that operand reads (operand positions and
+      "out"): only those are saved (and checked by version). None: everything.
+    - `promote`: "promote" (PyTorch's result dtype of the operands), "float" (the same, integers
+      giving the default float dtype), or None (the operands as they are).
+    - `quiet`: cannot raise floating-point warnings (only moves or compares values).
+    - `view`: the result is a view of operand 0 when NumPy returns one.
+    - `zero_gradient`: no derivative, but PyTorch records a node whose gradient is zero.
+    - `recompute_out`: the rules read the result, PyTorch saves the operands instead (recomputed).
+    - `structural`: operand positions holding structure (a shape), kept for the node's whole life.
+    - `scalar_slot`: a Python-number operand 1 still takes an input slot (`(None, 0)`).
+    - `methods`: Tensor methods that apply the primitive to the tensor and the other arguments
+      (dunders included); `reflected`: the same with the operands swapped (`__rsub__`);
+      `inplace`: in-place methods (`mul_`); `functions`: `torch.<name>` functions calling the method.
+    """
+    node: str | Callable | None = None
+    saves: dict | None = None
+    promote: str | None = None
+    quiet: bool = False
+    view: bool = False
+    zero_gradient: bool = False
+    recompute_out: bool = False
+    structural: tuple = ()
+    scalar_slot: bool = False
+    methods: tuple = ()
+    reflected: tuple = ()
+    inplace: tuple = ()
+    functions: tuple = ()
+
+
+#: saves of a primitive whose rules read nothing (add, views, reductions by sum)
+NOTHING = {0: (), 1: (), 2: ()}
+
+
+@dataclasses.dataclass(eq=False)
+class Primitive:
+    """One operation. `params` maps each static parameter to its default.
+
+    The derivative is given one of three ways (see `declare`): `partials` (elementwise), `linear_in`
+    (linear in those operands), or `vjp`/`jvp` rules of one shape: `rule(d, out, *operands, **params)`
+    with `d` the cotangent of the result (vjp) or the tangent of that operand (jvp)."""
+    name: str
+    impl: Callable
+    params: dict = dataclasses.field(default_factory=dict)
+    arity: int | None = 1            # number of operands; None for variadic
+    differentiable: bool = True      # False: the output carries no gradient (argmax, comparisons)
+    linear: bool = False             # linear in its differentiable operands
+    effect: bool = False             # has a side effect (print, assert); never removed
+    results: int | None = 1          # number of results; None: given by the `n` parameter
+    shape_rule: Callable | None = None
+    doc: str = ""
+    builtin: bool = True             # False for the primitives users define (custom_vjp)
+    # the derivative
+    vjp: tuple | Callable | None = None       # a rule per operand, or `i -> rule` (any number of operands)
+    jvp: tuple | Callable | None = None       # a tangent term per operand (summed), or `i -> rule`
+    partials: tuple | None = None             # elementwise: partials[i](g, out, *operands) is g * d out/d operand_i
+    linear_in: tuple | str | None = None      # positions it is linear in, "all", or "rest" (all but the first)
+    reads_containers: bool = False            # its rules take list/tuple operands as such (not as arrays)
+    joins_pieces: bool = False                # it joins a list of arrays (np.concatenate, np.stack ...)
+    # generated code and the eager Tensor
+    spelling: str | Callable | None = None    # how generated code writes it (see codegen/emit.py)
+    eager: Eager = Eager()
+
+    def __repr__(self) -> str:
+        return f"<primitive {self.name}>"
+
+    def num_results(self, params: dict) -> int:
+        return params["n"] if self.results is None else self.results
+
+    def infer(self, types: list, consts: list, params: dict) -> list:
+        """Result types from operand types; `consts[i]` is the operand's value when known, else NOVALUE."""
+        n = self.num_results(params)
+        if self.shape_rule is None:
+            return [T.UNKNOWN] * n
+        try:
+            out = self.shape_rule(types, consts, params)
+        except Exception:  # a shape rule that cannot decide leaves the type unknown
+            return [T.UNKNOWN] * n
+        return list(out) if isinstance(out, (list, tuple)) else [out]
+
+    def vjp_of(self, i: int) -> Callable | None:
+        """The declared cotangent rule of operand i (None: no cotangent flows there)."""
+        if callable(self.vjp):
+            return self.vjp(i)
+        return self.vjp[i] if self.vjp is not None and i < len(self.vjp) else None
+
+
+class _NoValue:
+    def __repr__(self) -> str:
+        return "NOVALUE"
+
+
+NOVALUE = _NoValue()
+
+PRIMITIVES: dict[str, Primitive] = {}
+
+
+def primitive(name: str, impl: Callable, **kw) -> Primitive:
+    """Declare a primitive (see `declare`, which also binds the Python it stands for)."""
+    prim = Primitive(name, impl, **kw)
+    if name in PRIMITIVES:
+        raise ValueError(f"primitive {name} declared twice")
+    if prim.partials is not None and prim.vjp is not None:
+        raise ValueError(f"primitive {name}: give partials or vjp rules, not both")
+    PRIMITIVES[name] = prim
+    _bind_implementation(prim)
+    return prim
+
+
+def declare(name: str, impl: Callable, *, callables: list = (), spec: str | None = None, operands: str = "",
+            params_spec: str = "", fixed: dict | None = None, array_method: str | None = None,
+            **facts) -> Primitive:
+    """The one declaration of a primitive: `primitive(name, impl, **facts)`, and, when `spec` is
+    given, the Python `callables` (and the array method `array_method`) it stands for, called with
+    the signature `spec` whose `operands` are operands and `params_spec` are params."""
+    prim = primitive(name, impl, **facts)
+    if spec is not None:
+        stands_for(prim, list(callables), spec, operands, params_spec, fixed, array_method)
+    return prim
+
+
+def _bind_implementation(prim: Primitive) -> None:
+    """Generated code calls some primitives by their implementation (`sum_to(g, shape)`); the
+    tracer must see those calls as the primitive again, so that generated code can be traced and
+    differentiated (second order). Callables declared with `stands_for` take precedence."""
+    if id(prim.impl) in _CALLABLES:
+        return
+    parameters = [inspect.Parameter("operands", inspect.Parameter.VAR_POSITIONAL)]
+    parameters += [inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=v) for k, v in prim.params.items()]
+    _CALLABLES[id(prim.impl)] = (prim.impl, Binding(prim, inspect.Signature(parameters), ("operands",),
+                                                   tuple(prim.params)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Binding Python callables to primitives
+# ---------------------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Binding:
+    """How a call of a Python callable maps onto a primitive: the callable's signature (`spec`),
+    which arguments are operands (in order; a `*name` operand is spread), and which are params."""
+    prim: Primitive
+    spec: inspect.Signature
+    operands: tuple
+    params: tuple
+    fixed: tuple = ()   # params set by the callable itself, e.g. np.amax -> max
+
+    def split(self, args: tuple, kwargs: dict) -> tuple[list, dict]:
+        """Bind a call's arguments; return (operands, params). Raises TypeError on a bad call."""
+        bound = self.spec.bind(*args, **kwargs)
+        bound.apply_defaults()
+        operands: list = []
+        for name in self.operands:
+            value = bound.arguments[name]
+            if self.spec.parameters[name].kind is inspect.Parameter.VAR_POSITIONAL:
+                operands.extend(value)
+            else:
+                operands.append(value)
+        params = {name: bound.arguments[name] for name in self.params}
+        params.update(dict(self.fixed))
+        return operands, params
+
+    def unsupported(self, args: tuple, kwargs: dict) -> list:
+        """Keyword arguments of the call that wengert does not model (`out=`, `where=` ...)."""
+        return [name for name in kwargs if name not in self.spec.parameters]
+
+
+def signature(text: str) -> inspect.Signature:
+    scope: dict = {}
+    exec(f"def spec({text}): pass", {}, scope)  # the spec text is ours, never user input
+    return inspect.signature(scope["spec"])
+
+
+_CALLABLES: dict[int, tuple[Any, Binding]] = {}
+METHODS: dict[str, Binding] = {}
+PROPERTIES: dict[str, Primitive] = {}
+OPERATORS: dict[Any, Primitive] = {}
+#: methods that mutate their receiver: the tracer rebinds the receiver's name to the result
+MUTATING_METHODS: dict[str, Binding] = {}
+
+
+def stands_for(prim: Primitive, callables: list, spec: str, operands: str = "",
+               params: str = "", fixed: dict | None = None, method: str | None = None) -> Binding:
+    """Declare that each of `callables` (and `ndarray.<method>`, whose receiver is the first
+    operand) is `prim` called with the signature `spec`."""
+    binding = Binding(prim, signature(spec), tuple(operands.split()), tuple(params.split()),
+                      tuple((fixed or {}).items()))
+    for fn in callables:
+        _CALLABLES[id(fn)] = (fn, binding)
+    if method:
+        METHODS[method] = binding
+    return binding
+
+
+def method(name: str, prim: Primitive, spec: str, operands: str, params: str = "",
+           table: dict | None = None) -> Binding:
+    """Declare that the method `name` (of arrays, lists or dicts; the receiver the first operand)
+    is `prim` called with the signature `spec`."""
+    binding = Binding(prim, signature(spec), tuple(operands.split()), tuple(params.split()))
+    (METHODS if table is None else table)[name] = binding
+    return binding
+
+
+def lookup_callable(fn: Any) -> Binding | None:
+    entry = _CALLABLES.get(id(fn))
+    if entry is not None and entry[0] is fn:
+        return entry[1]
+    return None
+
+
+def bound_callables() -> list:
+    """(callable, binding) for every Python callable bound to a primitive, in declaration order."""
+    return list(_CALLABLES.values())
+
+
+def unbind_callable(fn: Any) -> None:
+    """Forget `fn`'s binding (a declaration that binds it again, with its own signature, follows)."""
+    _CALLABLES.pop(id(fn), None)
+
+
+# ---------------------------------------------------------------------------------------------
+# bind: apply a primitive to arguments of any kind
+# ---------------------------------------------------------------------------------------------
+
+def bind(prim: Primitive, *operands, **params):
+    """Apply `prim`. An operand whose type defines `__wengert_bind__` (a Tensor, a symbolic IR
+    value) takes over, the highest `__wengert_priority__` first; plain values just compute.
+    This is where the three interpreters of one rule part: arrays compute here, Tensors record a
+    node (runtime/tensor.py), IR values append an equation (tracer/ir.py, codegen/build.py)."""
+    handler = None
+    for x in operands:
+        hook = getattr(type(x), "__wengert_bind__", None)
+        if hook is not None and (handler is None or type(x).__wengert_priority__ > handler[0]):
+            handler = (type(x).__wengert_priority__, hook)
+    if handler is not None:
+        return handler[1](prim, operands, params)
+    full = {**prim.params, **params}
+    return prim.impl(*operands, **full)
+
+
+# ---------------------------------------------------------------------------------------------
+# ops: primitives as functions, for writing rules; a misspelt name fails when the rules load
+# ---------------------------------------------------------------------------------------------
+
+class _Ops:
+    """`ops.mul(x, y)` is `bind(P.mul, x, y)`; a trailing underscore is dropped (`ops.print_`)."""
+
+    def __getattr__(self, name: str) -> Callable:
+        prim = PRIMITIVES.get(name.rstrip("_"))
+        if prim is None:
+            raise AttributeError(f"no primitive named {name.rstrip('_')!r}")
+
+        def apply(*operands, **params):
+            return bind(prim, *operands, **params)
+        apply.__name__ = name
+        return apply
+
+
+ops = _Ops()
+
+_LOADS = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF")
+_ATTRS = ("LOAD_ATTR", "LOAD_METHOD")
+
+
+def ops_names(code: types.CodeType) -> set:
+    """The names read as `ops.<name>` in `code` and the functions and lambdas nested in it."""
+    names: set = set()
+    previous = None
+    for ins in dis.get_instructions(code):
+        if ins.opname in _ATTRS and previous is not None and previous.opname in _LOADS and previous.argval == "ops":
+            names.add(ins.argval)
+        previous = ins
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= ops_names(const)
+    return names
+
+
+def check_rule_names(*modules) -> None:
+    """Raise at import when a rule in `modules` (or a rule a primitive holds) names a primitive
+    through `ops` that is not declared: a typo fails when the rules load, not when one first runs."""
+    codes = []
+    for module in modules:
+        codes += [v.__code__ for v in vars(module).values()
+                  if isinstance(v, types.FunctionType) and v.__module__ == module.__name__]
+    for prim in PRIMITIVES.values():
+        for rules in (prim.vjp, prim.jvp, prim.partials):
+            for rule in (rules if isinstance(rules, tuple) else (rules,)):
+                if isinstance(rule, types.FunctionType):
+                    codes.append(rule.__code__)
+    for code in codes:
+        for name in ops_names(code):
+            if name.rstrip("_") not in PRIMITIVES:
+                raise NameError(f"{code.co_filename}:{code.co_firstlineno}: a rule uses ops.{name}, "
+                                f"but no primitive is named {name.rstrip('_')!r}")
