@@ -61,6 +61,28 @@ SCALAR = {name: f"math.{fn.__name__}" if fn.__module__ == "math" else f"scalar.{
           for name, fn in scalar.FUNCTIONS.items()}
 
 
+#: a spelling that is a binary operator: NumPy's on arrays, runtime/scalar.py's on Python numbers
+_OPERATOR = re.compile(r"\{0\} [^{}]+ \{1\}")
+
+
+def _table_spelling(kind: str) -> str | None:
+    if kind in BINARY:
+        return f"{{0}} {BINARY[kind]} {{1}}"
+    if kind in UNARY:
+        return f"{UNARY[kind]}{{0}}"
+    if kind in BUILTINS:
+        return f"{BUILTINS[kind]}({{args}})"
+    return _TABLE_SPELLINGS.get(kind)
+
+
+_TABLE_SPELLINGS = {"contains": "{1} in {0}", "shape": "np.shape({0})", "copy": "{0}.copy()",
+                    "reversed": "{0}[::-1]",   # a list, like the primitive's (it may be indexed or measured)
+                    "dict_items": "list({0}.items())", "dict_keys": "list({0}.keys())",
+                    "dict_values": "list({0}.values())", "dict_get": "{0}.get({1}, {2})",
+                    "zip": "list(zip({args}))", "enumerate": "list(enumerate({args}))",
+                    "item": "np.asarray({0}).item()"}
+
+
 #: the deepest expression the emitter writes inline (Python's parser allows 200 parentheses)
 MAX_NESTING = 50
 
@@ -231,12 +253,11 @@ class Emitter:
             positional = args[1:len(args) - len(names)]
             keywords = [f"{k}={v}" for k, v in zip(names, args[len(args) - len(names):])]
             return f"{args[0]}({', '.join(positional + keywords)})"
-        if kind in BINARY and not (kind in SCALAR and not any(_is_array(x) for x in op.operands)):
-            return f"{args[0]} {BINARY[kind]} {args[1]}"   # NumPy's operator when an array is involved
-        if kind in UNARY:
-            return f"{UNARY[kind]}{args[0]}"
-        if kind == "contains":
-            return f"{args[1]} in {args[0]}"
+        prim = P.PRIMITIVES[kind]
+        spelling = prim.spelling or _table_spelling(kind)
+        if spelling is not None and not (_OPERATOR.fullmatch(spelling) and kind in SCALAR and
+                                         not any(_is_array(x) for x in op.operands)):
+            return spelling.format(*args, args=", ".join(args))   # NumPy's operator when an array is involved
         if kind == "getitem":
             return f"{args[0]}[{index_text(op.operands[1:], args[1:])}]"
         if kind == "tuple":
@@ -251,33 +272,16 @@ class Emitter:
             extra = [f"{k}={literal(params[k])}" for k in ("sep", "end")
                      if k in params and params[k] != P.print_.params[k]]
             return f"print({', '.join(args + extra)})"
-        if kind == "shape":
-            return f"np.shape({args[0]})"
-        if kind == "copy":
-            return f"{args[0]}.copy()"
-        if kind == "reversed":   # a list, like the primitive's (it may be indexed or measured)
-            return f"{args[0]}[::-1]"
         if kind == "transpose" and params.get("axes") is None and _is_array(op.operands[0]):
             return f"{args[0]}.T"
-        if kind in ("dict_items", "dict_keys", "dict_values"):
-            return f"list({args[0]}.{kind[5:]}())"
-        if kind == "dict_get":
-            return f"{args[0]}.get({args[1]}, {args[2]})"
         if kind == "py_sum":
             return f"sum({args[0]}, {args[1]})" if args[1] != "0" else f"sum({args[0]})"
-        if kind in ("zip", "enumerate"):
-            return f"list({kind}({', '.join(args)}))"
-        if kind == "item":
-            return f"np.asarray({args[0]}).item()"
         if kind == "astype":
             return f"np.asarray({args[0]}).astype({literal(params['dtype'])})"
         if kind == "einsum":
             return f"np.einsum({literal(params['spec'])}, {', '.join(args)})"
-        if kind in BUILTINS:
-            return f"{BUILTINS[kind]}({', '.join(args)})"
-        if kind in SCALAR and (kind in BINARY or all(_is_real_number(x) for x in op.operands)):
+        if kind in SCALAR and (_OPERATOR.fullmatch(spelling or "") or all(_is_real_number(x) for x in op.operands)):
             return f"{SCALAR[kind]}({', '.join(args)})"
-        prim = P.PRIMITIVES[kind]
         keywords = [f"{k}={literal(v)}" for k, v in params.items()
                     if k != "n" and not (k in prim.params and _same(prim.params[k], v))]
         if kind in NUMPY:

@@ -310,5 +310,7 @@ def _function(name: str):
     return function
 
 
-#: torch.add, torch.exp ... (kept in a dict: several shadow builtins such as sum, max, abs)
-FUNCTIONS = {name: _function(name) for name in METHOD_FUNCTIONS}
+#: torch.add, torch.exp ... (kept in a dict: several shadow builtins such as sum, max, abs): those of
+#: the Tensor's own methods above, and those the primitives' declarations name (`Eager.functions`)
+FUNCTIONS = {name: _function(name) for name in
+             dict.fromkeys(METHOD_FUNCTIONS + tuple(n for p in P.PRIMITIVES.values() for n in p.eager.functions))}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import dis
 import inspect
+import sys
 import types
 from typing import Any, Callable
 
@@ -50,6 +51,16 @@ class Eager:
     functions: tuple = ()
 
 
+@dataclasses.dataclass(frozen=True)
+class Sequences:
+    """Python's meaning of an operator on lists and tuples besides its elementwise one (`+` joins
+    two, `*` repeats one): where `joins(*operands)` is true (None: only the run time can tell) the
+    cotangent of operand i is `vjp[i](g, out, *operands)`, and the tangent is the operator applied
+    to the tangents of the sequences (it is linear in them)."""
+    joins: Callable
+    vjp: tuple
+
+
 #: saves of a primitive whose rules read nothing (add, views, reductions by sum)
 NOTHING = {0: (), 1: (), 2: ()}
 
@@ -79,9 +90,12 @@ class Primitive:
     linear_in: tuple | str | None = None      # positions it is linear in, "all", or "rest" (all but the first)
     reads_containers: bool = False            # its rules take list/tuple operands as such (not as arrays)
     joins_pieces: bool = False                # it joins a list of arrays (np.concatenate, np.stack ...)
+    reads_items: bool = False                 # linear_in: an item it reads of a tangent container may be None
+    sequences: Sequences | None = None        # `+`/`*` on lists and tuples (see Sequences)
     # generated code and the eager Tensor
     spelling: str | Callable | None = None    # how generated code writes it (see codegen/emit.py)
     eager: Eager = Eager()
+    group: str = ""                           # the module that declares it (runtime/prims/<group>.py)
 
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"
@@ -120,6 +134,7 @@ PRIMITIVES: dict[str, Primitive] = {}
 def primitive(name: str, impl: Callable, **kw) -> Primitive:
     """Declare a primitive (see `declare`, which also binds the Python it stands for)."""
     prim = Primitive(name, impl, **kw)
+    prim.group = prim.group or _declaring_module()
     if name in PRIMITIVES:
         raise ValueError(f"primitive {name} declared twice")
     if prim.partials is not None and prim.vjp is not None:
@@ -127,6 +142,14 @@ def primitive(name: str, impl: Callable, **kw) -> Primitive:
     PRIMITIVES[name] = prim
     _bind_implementation(prim)
     return prim
+
+
+def _declaring_module() -> str:
+    """The module whose code declares the primitive being made (the first caller outside this one)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame = frame.f_back
+    return "" if frame is None else frame.f_globals.get("__name__", "")
 
 
 def declare(name: str, impl: Callable, *, callables: list = (), spec: str | None = None, operands: str = "",

@@ -1,10 +1,13 @@
-"""The gradient table: every derivative wengert knows, written once.
-
-`VJP[name][i](g, out, *operands, **params)` is the cotangent of operand `i` of primitive `name`
-given the cotangent `g` of its result `out` (for several results, `g` and `out` are tuples);
-a missing entry, or a rule returning None, means a zero cotangent. Rules are plain functions over
+"""Derivatives from declarations: `vjp_rule(name, i)` and `jvp_rule(name)` turn what a primitive's
+declaration says (partials, linearity, or per-operand VJP/JVP rules; see `registry.Primitive`) into
+the rules reverse mode, forward mode and the eager Tensor call. Rules are plain functions over
 primitives (through `ops`), so the same rule computes on arrays, records a Tensor graph, or emits
-IR when the reverse-mode code generator calls it on symbolic values.
+IR when the code generators call it on symbolic values.
+
+`vjp_rule(name, i)(g, out, *operands, **params)` is the cotangent of operand `i` given the
+cotangent `g` of the result `out` (tuples for several results); None means a zero cotangent.
+`jvp_rule(name)(tangents, out, *operands, **params)` is the tangent of the result (`tangents[i]`
+is None where operand i has none).
 """
 from __future__ import annotations
 
@@ -13,30 +16,41 @@ from typing import Callable
 import numpy as np
 
 from . import primitives as P
+from .calculus import (add_tangents, broadcast_like, expand, is_container, maybe_container, ndim_of, ops, select,
+                       shape, unbroadcast, zero_tangent)
+from .calculus import axes_of as _axes  # noqa: F401
 
-
-class _Ops:
-    """`ops.mul(x, y)` is `bind(P.mul, x, y)`: primitives as functions, for writing rules."""
-
-    def __getattr__(self, name: str) -> Callable:
-        prim = P.PRIMITIVES[name.rstrip("_")]
-
-        def apply(*operands, **params):
-            return P.bind(prim, *operands, **params)
-        apply.__name__ = name
-        return apply
-
-
-ops = _Ops()
 VJP: dict[str, dict[int, Callable]] = {}
 #: primitives with any number of operands: VARIADIC_VJP[name](i) is the rule of operand i
 VARIADIC_VJP: dict[str, Callable[[int], Callable]] = {}
+_ndim, _expand, _select = ndim_of, expand, select
+_add_tangents, _broadcast_like, _is_container, _maybe_container, _zero_tangent = (
+    add_tangents, broadcast_like, is_container, maybe_container, zero_tangent)
+
+
+def declared_vjp(prim: P.Primitive, i: int) -> Callable | None:
+    """The cotangent rule of operand i as the declaration gives it: from its partials (summed down
+    to the operand's shape where operands broadcast), or its own rule."""
+    if prim.partials is not None:
+        partial = prim.partials[i] if i < len(prim.partials) else None
+        return partial if partial is None or len(prim.partials) == 1 else _unbroadcasting(partial, i)
+    if prim.vjp is not None:
+        return prim.vjp_of(i)
+    name = prim.name
+    return VARIADIC_VJP[name](i) if name in VARIADIC_VJP else VJP.get(name, {}).get(i)
 
 
 def vjp_rule(name: str, i: int) -> Callable | None:
     """The cotangent rule of operand `i` of primitive `name`, or None when none flows there."""
-    rule = VARIADIC_VJP[name](i) if name in VARIADIC_VJP else VJP.get(name, {}).get(i)
-    return rule if rule is None or name in READS_CONTAINERS else _structured(rule, i)
+    prim = P.PRIMITIVES[name]
+    if prim.sequences is not None:
+        return _sequence_vjp(prim, i)
+    rule = declared_vjp(prim, i)
+    return rule if rule is None or _reads_containers(prim) else _structured(rule, i)
+
+
+def _reads_containers(prim: P.Primitive) -> bool:
+    return prim.reads_containers or prim.joins_pieces or prim.sequences is not None or prim.name in READS_CONTAINERS
 
 
 def _structured(rule: Callable, i: int) -> Callable:
@@ -45,58 +59,59 @@ def _structured(rule: Callable, i: int) -> Callable:
     operations index into it, and second order differentiates them)."""
     def structured(g, out, *operands, **params):
         ct = rule(g, out, *operands, **params)
-        if ct is None or not _is_container(operands[i]) or _is_container(ct):
+        if ct is None or not is_container(operands[i]) or is_container(ct):
             return ct
         return ops.rows_like(ct, operands[i])
     return structured
 
 
 def has_vjp(name: str) -> bool:
-    return name in VJP or name in VARIADIC_VJP
+    prim = P.PRIMITIVES[name]
+    return prim.partials is not None or prim.vjp is not None or name in VJP or name in VARIADIC_VJP
 
 
 def defvjp(prim: P.Primitive, *rules, argnums: tuple | None = None) -> None:
     """Declare the cotangent rule of each operand of `prim` (None: no gradient flows there)."""
-    if prim.name in VJP:
+    if has_vjp(prim.name):
         raise ValueError(f"the rule of {prim.name} is declared twice")
     positions = argnums if argnums is not None else range(len(rules))
     VJP[prim.name] = {i: rule for i, rule in zip(positions, rules) if rule is not None}
 
 
-def shape(x):
-    return ops.shape(x)
+def _sequence_vjp(prim: P.Primitive, i: int) -> Callable:
+    """`+` / `*` of lists (tuples) joins / repeats them: where the operands' types say so, the
+    declared sequence rules replace the elementwise ones (`list + array` stays NumPy's sum)."""
+    elementwise = declared_vjp(prim, i)
+    elementwise = None if elementwise is None else _structured(elementwise, i)
+    joins, sequence_rule = prim.sequences.joins, prim.sequences.vjp[i]
+
+    def rule(g, out, *operands):
+        chosen = sequence_rule if joins(*operands) else elementwise
+        return None if chosen is None else chosen(g, out, *operands)
+    return rule
 
 
-def unbroadcast(g, x):
-    """g summed down to x's shape: the adjoint of broadcasting x (the optimizer removes it when
-    the shapes are known to be equal)."""
-    return ops.sum_to(g, shape(x))
+def _sequence_jvp(prim: P.Primitive, elementwise: Callable) -> Callable:
+    """The tangent of `+` / `*` where it joins / repeats sequences: the operator applied to the
+    sequences' tangents (zeros where none), the other operand (a repeat count) as it is."""
+    elementwise = _reading_arrays(elementwise)
+
+    def rule(tangents, out, *operands):
+        if not prim.sequences.joins(*operands):
+            return elementwise(tangents, out, *operands)
+        positions = [i for i, x in enumerate(operands) if is_container(x)]
+        if all(tangents[i] is None for i in positions):
+            return None
+        return P.bind(prim, *[(tangents[i] if tangents[i] is not None else zero_tangent(x)) if i in positions else x
+                              for i, x in enumerate(operands)])
+    return rule
 
 
-def _ndim(x) -> int:
-    n = ops.ndim(x)
-    if not isinstance(n, int):
-        raise TypeError("its gradient depends on the number of axes of its operands, which wengert cannot tell "
-                        "here (they differ between the paths into this line, or come from a value of unknown "
-                        "shape); give the value the same number of axes on every path (e.g. start an accumulator "
-                        "as np.zeros_like(x), or reshape it), or build it from arrays of known shape")
-    return n
-
-
-def _axes(axis, ndim: int) -> tuple:
-    if axis is None:
-        return tuple(range(ndim))
-    return tuple(sorted(a % ndim for a in (axis if isinstance(axis, tuple) else (axis,))))
-
-
-def _expand(g, x, axis, keepdims):
-    """A reduction's cotangent `g` broadcast back to the shape of its operand `x`. Without x's
-    rank the axes stay as written: `np.expand_dims` reads them against g's rank plus their count,
-    which is x's rank, so the run time resolves them as the reduction did."""
-    if axis is not None and not keepdims:
-        n = ops.ndim(x)
-        g = ops.expand_dims(g, axis=_axes(axis, n) if isinstance(n, int) else axis)
-    return ops.broadcast_to(g, shape(x))
+def _unbroadcasting(partial, i):
+    def rule(g, out, *operands, **params):
+        term = partial(g, out, *operands, **params)
+        return None if term is None else unbroadcast(term, operands[i])
+    return rule
 
 
 # ---------------------------------------------------------------------------------------------
@@ -112,13 +127,6 @@ def defelementwise(prim: P.Primitive, *partials) -> None:
     else:
         defvjp(prim, *[None if p is None else _unbroadcasting(p, i) for i, p in enumerate(partials)])
     PARTIALS[prim.name] = partials
-
-
-def _unbroadcasting(partial, i):
-    def rule(g, out, *operands, **params):
-        term = partial(g, out, *operands, **params)
-        return None if term is None else unbroadcast(term, operands[i])
-    return rule
 
 
 PARTIALS: dict[str, tuple] = {}
@@ -140,11 +148,6 @@ def _pow_exponent_partial(out, x, y):
     return _select(flat, 0.0, ops.mul(out, ops.log(_select(flat, 1.0, x))))
 
 
-def _select(cond, a, b):
-    """ops.where, decided here when the condition is a constant (a literal exponent)."""
-    if isinstance(cond, (bool, np.bool_)):
-        return a if cond else b
-    return ops.where(cond, a, b)
 
 
 def _balanced(x, out, other):
@@ -784,13 +787,6 @@ def defjvp(prim: P.Primitive, rule: Callable) -> None:
     JVP[prim.name] = rule
 
 
-def _add_tangents(terms: list):
-    """The sum of the non-None terms (None when there are none)."""
-    total = None
-    for term in terms:
-        if term is not None:
-            total = term if total is None else ops.add(total, term)
-    return total
 
 
 def _elementwise_jvp(partials):
@@ -800,14 +796,6 @@ def _elementwise_jvp(partials):
     return rule
 
 
-def _broadcast_like(term, out):
-    """A tangent term broadcast to the result's shape (an operand may have broadcast into it)."""
-    if _is_container(out):
-        return term
-    target, current = shape(out), shape(term)
-    if isinstance(target, tuple) and isinstance(current, tuple) and target == current:
-        return term
-    return ops.broadcast_to(term, target)
 
 
 def _linear_jvp(prim: P.Primitive, linear):
@@ -824,32 +812,18 @@ def _linear_jvp(prim: P.Primitive, linear):
         result = P.bind(prim, *args, **params)
         # an item read from a container of tangents may be None (zero): make it a real zero (also
         # when the operand's type is unknown: it may be a container)
-        return ops.or_zeros(result, out) if prim.name in _READS_ITEMS and _maybe_container(operands[0]) else result
+        reads_items = prim.reads_items or prim.name in _READS_ITEMS
+        return ops.or_zeros(result, out) if reads_items and _maybe_container(operands[0]) else result
     return rule
 
 
 _READS_ITEMS = {"getitem", "dict_values", "to_tuple", "to_list", "reversed"}
 
 
-def _zero_tangent(x):
-    if x is None:
-        return None
-    if isinstance(x, (int, float, complex)) and not isinstance(x, bool):
-        return 0.0
-    return ops.zero_cotangent(x)
 
 
-def _is_container(x) -> bool:
-    """Whether x is a list/tuple/dict: by its value, or for an IR value by its type."""
-    if isinstance(x, (list, tuple, dict)):
-        return True
-    kind = getattr(x, "type", None)
-    return type(kind).__name__ in ("ListType", "TupleType", "DictType")
 
 
-def _maybe_container(x) -> bool:
-    """Whether x may be a list/tuple/dict: it is one, or it is an IR value of unknown type."""
-    return _is_container(x) or type(getattr(x, "type", None)).__name__ in ("UnknownType", "OpaqueType")
 
 
 def _bilinear_jvp(prim: P.Primitive):
@@ -982,7 +956,7 @@ VARIADIC_JVP["py_max"] = _max_of_values(ops.gt)
 VARIADIC_JVP["py_min"] = _max_of_values(ops.lt)
 
 
-def _sequence_jvp(name: str) -> None:
+def _table_sequence_jvp(name: str) -> None:
     """The forward rule of `+` / `*` when it concatenates / repeats lists (see `_on_sequences`)."""
     elementwise = _reading_arrays(JVP.pop(name))
 
@@ -1009,11 +983,40 @@ READS_CONTAINERS = frozenset({
     "unrepeat", "rows_like", "array_of", "py_max", "py_min", "copy", "add", "mul", *JOINS_PIECES})
 
 
+def declared_jvp(prim: P.Primitive) -> Callable | None:
+    """The tangent rule as the declaration gives it: from its partials, from its linearity (the
+    primitive applied to the tangents), or the sum of its per-operand tangent terms."""
+    if prim.partials is not None:
+        return _elementwise_jvp(prim.partials)
+    if prim.linear_in is not None:
+        return _linear_jvp(prim, prim.linear_in)
+    if prim.jvp is not None:
+        return _summed_terms(prim)
+    return JVP.get(prim.name) or VARIADIC_JVP.get(prim.name)
+
+
+def _summed_terms(prim: P.Primitive) -> Callable:
+    """jvp[i](t, out, *operands, **params) is operand i's term of the result's tangent."""
+    def rule(tangents, out, *operands, **params):
+        terms = []
+        for i, t in enumerate(tangents):
+            term_rule = None if t is None else (prim.jvp(i) if callable(prim.jvp) else
+                                                prim.jvp[i] if i < len(prim.jvp) else None)
+            terms.append(None if term_rule is None else term_rule(t, out, *operands, **params))
+        return add_tangents(terms)
+    return rule
+
+
 def jvp_rule(name: str):
-    rule = JVP.get(name) or VARIADIC_JVP.get(name)
-    if rule is not None and name in JOINS_PIECES:
+    prim = P.PRIMITIVES[name]
+    rule = declared_jvp(prim)
+    if rule is None:
+        return None
+    if prim.sequences is not None:
+        return _sequence_jvp(prim, rule)
+    if prim.joins_pieces or name in JOINS_PIECES:
         return _dense_pieces(rule)
-    return rule if rule is None or name in READS_CONTAINERS else _reading_arrays(rule)
+    return rule if _reads_containers(prim) else _reading_arrays(rule)
 
 
 def _dense_pieces(rule: Callable) -> Callable:
@@ -1036,7 +1039,7 @@ def _reading_arrays(rule: Callable) -> Callable:
 
 
 for _name in SEQUENCE_JOINS:
-    _sequence_jvp(_name)
+    _table_sequence_jvp(_name)
 # Symmetric Jacobians (diagonal for relu/sigmoid/rsqrt, symmetric for softmax): the forward
 # rule is the reverse rule applied to the tangent.
 for _name in ("relu", "sigmoid", "rsqrt", "softmax"):

@@ -152,11 +152,11 @@ NO_FP_WARNINGS = {"reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expa
 
 
 def _compute(prim, arrays: list, params: dict):
-    policy = PROMOTION.get(prim.name)
+    policy = prim.eager.promote or PROMOTION.get(prim.name)
     if policy is not None:
         arrays = _promote(policy, arrays, 1 if prim.name == "where" else 0)
     try:
-        if prim.name in NO_FP_WARNINGS:
+        if prim.eager.quiet or prim.name in NO_FP_WARNINGS:
             return prim.impl(*arrays, **params)
         with np.errstate(all="ignore"):
             return prim.impl(*arrays, **params)
@@ -189,9 +189,9 @@ def record(prim, operands: tuple, params: dict | None = None, name: str | None =
     out = _wrap_result(_compute(prim, arrays, full))
     if not isinstance(out, (Tensor, TensorList)):
         return out
-    if prim.name in VIEW_PRIMS and isinstance(operands[0], Tensor):
+    if (prim.eager.view or prim.name in VIEW_PRIMS) and isinstance(operands[0], Tensor):
         _mark_view(out, operands[0], prim, operands[1:], full)
-    if grad_mode.is_grad_enabled() and (prim.differentiable or prim.name in N.ZERO_GRADIENT) and \
+    if grad_mode.is_grad_enabled() and (prim.differentiable or N.zero_gradient(prim)) and \
             _any_requires_grad(operands):
         outs = list(out) if isinstance(out, TensorList) else [out]
         node = make_node(prim, full, operands, outs, name, several=isinstance(out, TensorList))
@@ -214,7 +214,7 @@ def _has_slot(prim, i: int) -> bool:
     key = (prim.name, i)
     has = _SLOTS.get(key)
     if has is None:
-        has = _SLOTS[key] = (i == 0) if prim.name in N.ZERO_GRADIENT else vjp_rule(prim.name, i) is not None
+        has = _SLOTS[key] = (i == 0) if N.zero_gradient(prim) else vjp_rule(prim.name, i) is not None
     return has
 
 
@@ -250,25 +250,25 @@ def make_node(prim, params: dict, operands: tuple, outs: list, name: str | None,
                     slots.append((i, k))
                     if edge[0] is not None and i not in needed:
                         needed.append(i)
-        elif i == 1 and prim.name in N.SCALAR_SLOTS and isinstance(o, numbers.Number):
+        elif i == 1 and N.scalar_slot(prim) and isinstance(o, numbers.Number):
             edges.append((None, 0))
             metas.append(None)
             slots.append((i, None))
-    reads = N.reads(prim.name, needed, len(operands))
-    structural = N.STRUCTURAL.get(prim.name, ())
+    reads = N.reads(prim, needed, len(operands))
+    structural = N.structural(prim)
     index_data = prim.name in ("getitem", "setitem")   # index arrays are saved (IndexBackward0)
     args = [_keep(o, i not in structural and (i in reads or (index_data and i >= 1 + (prim.name == "setitem")
                                                                 and isinstance(o, np.ndarray))))
             for i, o in enumerate(operands)]
     if name is None:
-        name = N.node_name(prim.name, operands, params)
+        name = N.node_name(prim, operands, params)
         if prim.name in ("reshape", "ravel") and outs[0]._base is None:
             name = "UnsafeViewBackward0"   # a reshape that had to copy
     node = A.node_class(name, A.PrimitiveNode)(tuple(edges), tuple(metas))
     node.prim, node.params, node.args, node.slots = prim, params, args, slots
     node.out_meta = [_meta(t) for t in outs] if several else None
     if "out" in reads:
-        if prim.name in N.RECOMPUTE_OUT:
+        if N.recompute_out(prim):
             node.out = A.RECOMPUTE
         elif several:
             node.out = [A.SavedTensor(t, is_output=True) for t in outs]
@@ -317,7 +317,7 @@ def inplace(t, prim, operands: tuple, params: dict | None = None, name: str | No
         if np.broadcast_shapes(result.shape, t._data.shape) != t._data.shape:
             raise RuntimeError(f"output with shape {A._sizes(t._data.shape)} doesn't match the broadcast shape "
                                f"{A._sizes(np.broadcast_shapes(result.shape, t._data.shape))}")
-    recording = recording and (prim.differentiable or prim.name in N.ZERO_GRADIENT) and _any_requires_grad(operands)
+    recording = recording and (prim.differentiable or N.zero_gradient(prim)) and _any_requires_grad(operands)
     if recording:
         before = _before_inplace(t, prim, operands)
     np.copyto(t._data, result, casting="unsafe")
@@ -335,7 +335,7 @@ def _before_inplace(t, prim, operands):
     current graph, holding a copy of the data only when the rules read it."""
     fn, nr = A.gradient_edge(t) if _needs_grad(t) else (None, 0)
     needed = [i for i, o in enumerate(operands) if isinstance(o, Tensor) and _needs_grad(o)]
-    read = 0 in N.reads(prim.name, needed, len(operands))
+    read = 0 in N.reads(prim, needed, len(operands))
     before = Tensor._wrap(t._data.copy() if read else A.stand_in(*_meta(t)), grad_fn=fn, output_nr=nr)
     if fn is None:
         before._requires_grad = False
@@ -1394,6 +1394,22 @@ class Tensor:
             _check_expand(src._data.shape, self._data.shape)
         return inplace(self, P.setitem, (self, src, Ellipsis), None, "CopyBackwards", cast=True)
 
+
+
+def _install_declared_methods() -> None:
+    """The Tensor methods each primitive's declaration names (`Eager.methods`, `reflected`,
+    `inplace`): one generic method per name, applying the primitive to the tensor and the rest."""
+    for prim in P.PRIMITIVES.values():
+        eager = prim.eager
+        for names, make in ((eager.methods, _method), (eager.reflected, lambda p: _method(p, reverse=True)),
+                            (eager.inplace, _inplace_method)):
+            for name in names:
+                if name in Tensor.__dict__:
+                    continue   # (while declarations take over) a method written out in the class
+                setattr(Tensor, name, make(prim))
+
+
+_install_declared_methods()
 
 
 _WARNED: set = set()

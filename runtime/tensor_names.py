@@ -89,8 +89,20 @@ def _data(x):
     return x._data if _is_tensor(x) else x
 
 
-def node_name(prim_name: str, operands: tuple, params: dict) -> str:
-    """PyTorch's grad_fn class name for `prim_name` applied to `operands`."""
+def node_name(prim, operands: tuple, params: dict) -> str:
+    """PyTorch's grad_fn class name for `prim` applied to `operands`: as its declaration gives it
+    (a name, or a function of the operands), else the name in PyTorch's style."""
+    node = prim.eager.node
+    if node is None:
+        node = _table_node_name(prim.name, operands, params)
+    if callable(node):
+        node = node(operands, params)
+    if node is None:   # a primitive PyTorch has no node for: its name in PyTorch's style
+        node = "".join(part.capitalize() for part in prim.name.split("_")) + "Backward0"
+    return node
+
+
+def _table_node_name(prim_name: str, operands: tuple, params: dict) -> str | None:
     if prim_name == "sub":
         return "SubBackward0" if _is_tensor(operands[0]) else "RsubBackward1"
     if prim_name == "pow":
@@ -114,10 +126,7 @@ def node_name(prim_name: str, operands: tuple, params: dict) -> str:
         return "SqueezeBackward0" if params.get("axis") is None else "SqueezeBackward1"
     if prim_name in ("reshape", "ravel"):
         return "ViewBackward0"
-    name = FIXED_NAMES.get(prim_name)
-    if name is None:   # a primitive PyTorch has no node for: its name in PyTorch's style
-        name = "".join(part.capitalize() for part in prim_name.split("_")) + "Backward0"
-    return name
+    return FIXED_NAMES.get(prim_name)
 
 
 def message_name(node_name: str) -> str:
@@ -175,13 +184,34 @@ STRUCTURAL = {"reshape": (1,), "broadcast_to": (1,), "sum_to": (1,)}
 SCALAR_SLOTS = {"add", "sub", "mul", "div", "setitem"}
 
 
-def reads(prim_name: str, needed: list, n_operands: int) -> set:
+def saves(prim) -> dict | None:
+    """operand position -> what the rule of that operand reads (None: everything)."""
+    return prim.eager.saves if prim.eager.saves is not None else READS.get(prim.name)
+
+
+def reads(prim, needed: list, n_operands: int) -> set:
     """The operand positions and "out" that the rules of the `needed` operands read; a primitive
-    missing from the table reads everything."""
-    table = READS.get(prim_name)
+    whose declaration says nothing reads everything."""
+    table = saves(prim)
     if table is None:
         return set(range(n_operands)) | {"out"}
     out: set = set()
     for i in needed:
         out.update(table.get(i, ()))
     return out
+
+
+def zero_gradient(prim) -> bool:
+    return prim.eager.zero_gradient or prim.name in ZERO_GRADIENT
+
+
+def structural(prim) -> tuple:
+    return prim.eager.structural or STRUCTURAL.get(prim.name, ())
+
+
+def recompute_out(prim) -> bool:
+    return prim.eager.recompute_out or prim.name in RECOMPUTE_OUT
+
+
+def scalar_slot(prim) -> bool:
+    return prim.eager.scalar_slot or prim.name in SCALAR_SLOTS

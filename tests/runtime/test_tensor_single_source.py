@@ -52,8 +52,8 @@ def test_nodes_save_everything_their_rules_read(name, operands, params):
         rule = R.vjp_rule(name, i)
         if rule is None:
             continue
-        reads = N.reads(name, [i], len(operands))
-        kept = [o if j in reads or j in N.STRUCTURAL.get(name, ()) or (name in ("getitem", "setitem") and j > 0)
+        reads = N.reads(P.PRIMITIVES[name], [i], len(operands))
+        kept = [o if j in reads or j in N.structural(P.PRIMITIVES[name]) or (name in ("getitem", "setitem") and j > 0)
                 else _poison(o) for j, o in enumerate(operands)]
         result = rule(g, out if "out" in reads else _poison(out), *kept, **params)
         if result is None:   # no gradient flows to this operand here (a None bound of clip)
