@@ -285,10 +285,10 @@ class Emitter:
         return f"{self.helper(prim)}({', '.join(args + keywords)})"
 
     def if_op(self, op: Op, depth: int) -> None:
-        self.emit(depth, f"if {self.expr(op.operands[0])}:", op)
+        self.emit(depth, f"if {self.expr(op.cond)}:", op)
         targets = [self.name(r) for r in op.results]
-        for k, sub in enumerate(op.regions):
-            if k == 1:
+        for sub in (op.then, op.orelse):
+            if sub is op.orelse:
                 self.emit(depth, "else:")
             start = len(self.lines)
             for inner in sub.ops:
@@ -298,29 +298,26 @@ class Emitter:
                 self.emit(depth + 1, "pass")
 
     def loop(self, op: Op, depth: int) -> None:
-        lead = 1 if op.kind == "for" else 0
-        body = op.regions[-1]
+        body = op.body
         # a carried value, its loop argument(s) and its result share one Python variable, named
         # like the user's variable inside the loop
-        for j, result in enumerate(op.results):
-            arg = body.args[lead + j]
-            self.alias(result, arg)
-            for sub in op.regions:
-                self.alias(sub.args[(lead if sub is body else 0) + j], arg)
+        for c in op.carried():
+            self.alias(c.result, c.arg)
+            for arg in c.args:
+                self.alias(arg, c.arg)
         targets = [self.name(r) for r in op.results]
-        self.assign_many(depth, targets, [self.expr(x) for x in op.operands[lead:]])
-        exit_index = op.params.get("exit")
+        self.assign_many(depth, targets, [self.expr(x) for x in op.inits])
         ops = body.ops
         if op.kind == "for":
-            item = body.args[0]
+            item = op.item
             target = self.name(item)
             if ops and ops[0].kind == "unpack" and ops[0].operands[0] is item and self.uses.get(id(item)) == 1:
                 names = [self.name(r) for r in ops[0].results]   # for a, b in pairs:
                 target = ", ".join(names) + ("," if len(names) == 1 else "")
                 ops = ops[1:]
-            self.emit(depth, f"for {target} in {self.expr(op.operands[0])}:", op)
+            self.emit(depth, f"for {target} in {self.expr(op.iterable)}:", op)
         else:
-            test = op.regions[0]
+            test = op.test
             if not test.ops:
                 self.emit(depth, f"while {self.expr(test.yields[0])}:", op)
             else:
@@ -333,8 +330,8 @@ class Emitter:
         for inner in ops:
             self.op(inner, depth + 1)
         self.assign_many(depth + 1, targets, [self.expr(y) for y in body.yields])
-        if exit_index is not None:
-            self.emit(depth + 1, f"if {targets[exit_index]}:")
+        if op.exit is not None:
+            self.emit(depth + 1, f"if {targets[op.exit]}:")
             self.emit(depth + 2, "break")
         if len(self.lines) == start:
             self.emit(depth + 1, "pass")

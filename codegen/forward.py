@@ -120,19 +120,19 @@ class _Forward(DerivativePass):
             dot[id(r)] = d
 
     def tangent_loop(self, op: Op, region: Region, dot: dict) -> None:
-        lead = 1 if op.kind == "for" else 0
-        body = op.regions[-1]
+        body = op.body
+        carries = op.carried()
         # a carry varies when its argument in some region does, even where the loop's result
         # cannot (a carry that ends as None after a last iteration, an earlier one not)
-        carried = [j for j, r in enumerate(op.results) if id(r) in self.varied or any(
-            id(sub.args[(lead if sub is body else 0) + j]) in self.varied for sub in op.regions)]
+        carried = [c.index for c in carries if id(c.result) in self.varied or any(
+            id(a) in self.varied for a in c.args)]
         if not carried:
             self.region(body, dict(dot))
             return
         inits = []
         with Builder(region, self.namer, op.loc) as b:
             for j in carried:
-                x = op.operands[lead + j]
+                x = carries[j].init
                 t = dot.get(id(x)) if isinstance(x, Value) else None
                 inits.append(t if t is not None else self.zeros(x, b))
         # the ops just built for the inits go before the loop
@@ -140,30 +140,28 @@ class _Forward(DerivativePass):
         del region.ops[region.ops.index(op) + 1:]
         region.ops[region.ops.index(op):region.ops.index(op)] = made
         local = dict(dot)
-        new_args = {}
-        for sub in op.regions:
+        new_args = {j: [] for j in carried}   # the tangent's argument in each region
+        for k, sub in enumerate(op.regions):
             for j in carried:
-                arg = sub.args[(lead if sub is body else 0) + j]
-                d = Value(self.namer.fresh(f"{arg.name}.dot"), arg.type)
-                sub.args.append(d)
-                if sub is body:
-                    local[id(arg)] = d
-                new_args.setdefault(j, d)
+                arg = carries[j].args[k]
+                new_args[j].append(Value(self.namer.fresh(f"{arg.name}.dot"), arg.type))
+        for j in carried:
+            local[id(carries[j].arg)] = new_args[j][-1]
         if op.kind == "while":
             test_local = dict(dot)
             for j in carried:
-                test_local[id(op.regions[0].args[j])] = op.regions[0].args[-len(carried) + carried.index(j)]
-            self.region(op.regions[0], test_local)
+                test_local[id(carries[j].args[0])] = new_args[j][0]
+            self.region(op.test, test_local)
         self.region(body, local)
+        nexts = []
         with Builder(body, self.namer, op.loc) as b:
             for j in carried:
                 y = body.yields[j]
                 t = local.get(id(y)) if isinstance(y, Value) else None
-                body.yields.append(t if t is not None else self.zeros(y, b))
-        op.operands.extend(inits)
-        for j in carried:
+                nexts.append(t if t is not None else self.zeros(y, b))
+        for j, init, next_ in zip(carried, inits, nexts):
             r = op.results[j]
             d = Value(self.namer.fresh(f"{r.name}.dot"), r.type)
-            op.results.append(d)
+            op.add_carry(init, new_args[j], next_, d)
             if id(r) in self.varied:
                 dot[id(r)] = d

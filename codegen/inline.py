@@ -75,8 +75,8 @@ def fold_constants(region: Region, scope: Region) -> None:
     branch taken (`scope` is the outermost region, where uses are substituted)."""
     out = []
     for op in region.ops:
-        if op.kind == "if" and isinstance(op.operands[0], Literal):
-            taken = op.regions[0 if op.operands[0].value else 1]
+        if op.kind == "if" and isinstance(op.cond, Literal):
+            taken = op.then if op.cond.value else op.orelse
             fold_constants(taken, scope)
             out.extend(taken.ops)
             for r, y in zip(op.results, taken.yields):

@@ -58,15 +58,13 @@ def varied_values(fn: Function, wrt: list[int]) -> set:
                     if any(is_varied(sub.yields[i]) for sub in op.regions):
                         mark(r)
             elif op.kind in ("for", "while"):
-                lead = 1 if op.kind == "for" else 0
-                body = op.regions[-1]
-                if op.kind == "for" and is_varied(op.operands[0]):
-                    mark(body.args[0])
-                for j, r in enumerate(op.results):
-                    if is_varied(op.operands[lead + j]) or is_varied(body.yields[j]):
-                        for sub in op.regions:
-                            mark(sub.args[(lead if sub is body else 0) + j])
-                        mark(r)
+                if op.kind == "for" and is_varied(op.iterable):
+                    mark(op.item)
+                for c in op.carried():
+                    if is_varied(c.init) or is_varied(c.next):
+                        for arg in c.args:
+                            mark(arg)
+                        mark(c.result)
             elif op.kind == "pycall":
                 continue
             elif op.kind == "sub" and op.operands[0] is op.operands[1]:
@@ -319,7 +317,8 @@ class _Reverse(DerivativePass):
                     adj.yields.append(self.typed(ct, x, b))
             results.append(Value(self.namer.fresh(f"{x.name}.bar"), type_of_operand(x)))
         self.thread_residuals_if(op, [b[0] for b in branches], [b[2] for b in branches])
-        target.ops.append(Op("if", [op.operands[0]], results, {}, [b[2] for b in branches], op.loc))
+        then, orelse = (adj for _, _, adj in branches)
+        target.ops.append(Op.make_if(op.cond, then, orelse, results, loc=op.loc))
         for key, result in zip(changed, results):
             bar[key] = result
 
@@ -363,14 +362,13 @@ class _Reverse(DerivativePass):
                 substitute(adj, v, result)
 
     def adjoint_loop(self, op: Op, primal: Region, bar: dict, target: Region) -> None:
-        lead = 1 if op.kind == "for" else 0
-        body = op.regions[-1]
+        body = op.body
+        carries = op.carried()
         # a carry varies when its argument in some region does, even where the loop's result
         # cannot (a carry that ends as None after a last iteration, an earlier one not); its
         # cotangent is then typed like the argument's
-        carried = [j for j, r in enumerate(op.results) if self.active(r) or any(
-            self.active(sub.args[(lead if sub is body else 0) + j]) for sub in op.regions)]
-        kinds = {j: op.results[j].type if self.active(op.results[j]) else body.args[lead + j].type for j in carried}
+        carried = [c.index for c in carries if self.active(c.result) or any(self.active(a) for a in c.args)]
+        kinds = {j: op.results[j].type if self.active(op.results[j]) else carries[j].arg.type for j in carried}
         inside = defined_in(body)
         outer_read = [v for v in values_read(body) if self.active(v) and id(v) not in inside]
         # the adjoint body starts from placeholders: carried cotangents and outer accumulators
@@ -378,7 +376,7 @@ class _Reverse(DerivativePass):
         local: dict = {}
         carry_in = {}
         for j in carried:   # named after the variable the loop carries, as in `h_bar = W.T @ ...`
-            carry_in[j] = Value(self.namer.fresh(f"{body.args[lead + j].name}.bar"), kinds[j])
+            carry_in[j] = Value(self.namer.fresh(f"{carries[j].arg.name}.bar"), kinds[j])
         acc_in = {id(v): Value(self.namer.fresh(f"{v.name}.bar"), v.type) for v in outer_read}
         for v in outer_read:
             local[id(v)] = acc_in[id(v)]
@@ -390,7 +388,7 @@ class _Reverse(DerivativePass):
         carry_out = []
         with builder:
             for j in carried:
-                arg = body.args[lead + j]
+                arg = carries[j].arg
                 ct = local.get(id(arg)) if local.get(id(arg)) is not None else self.zeros(arg, builder)
                 result = op.results[j]   # the carry's type in the later iterations, the cotangent's in all
                 # but the last (the first primal one's goes to the initial value: `acc = 0.0` then arrays)
@@ -420,18 +418,18 @@ class _Reverse(DerivativePass):
                 inits.append(g if g is not None else self.zeros(op.results[j], b))
             for v in accs:
                 inits.append(bar.get(id(v)) if bar.get(id(v)) is not None else self.zeros(v, b))
-        adj.args = [entry] + [carry_in[j] for j in carried] + [acc_in[id(v)] for v in accs]
         # placeholders of accumulators that stayed unchanged were dropped above; keep names unique
-        results = [Value(self.namer.fresh(f"{_name_of(op.operands[lead + j])}.bar"), kinds[j])
+        results = [Value(self.namer.fresh(f"{_name_of(carries[j].init)}.bar"), kinds[j])
                    for j in carried] + [Value(self.namer.fresh(f"{v.name}.bar"), v.type) for v in accs]
-        target.ops.append(Op("for", [backwards, *inits], results, {}, [adj], op.loc))
+        carry_args = [carry_in[j] for j in carried] + [acc_in[id(v)] for v in accs]
+        target.ops.append(Op.make_for(backwards, inits, entry, carry_args, adj, results, loc=op.loc))
         # accumulators first (each already includes the cotangent its value had before the loop),
         # then the carries' contributions to their initial values: a value can be both
         for v, result in zip(accs, results[len(carried):]):
             bar[id(v)] = result
         with Builder(target, self.namer, op.loc) as b:
             for j, result in zip(carried, results):
-                self.accumulate(bar, op.operands[lead + j], result, b)
+                self.accumulate(bar, carries[j].init, result, b)
 
     def push_tape(self, op: Op, primal: Region, residuals: list) -> Value:
         """Give the primal loop a tape carry that collects the residuals of each iteration."""
@@ -439,19 +437,12 @@ class _Reverse(DerivativePass):
         list_type = T.ListType(tuple_type)
         start = Value(self.namer.fresh("tape"), T.ListType(T.NEVER))
         primal.ops.insert(primal.ops.index(op), Op("list", [], [start], {}, [], op.loc))
-        body = op.regions[-1]
-        args = []
-        for sub in op.regions:
-            arg = Value(self.namer.fresh("tape"), list_type)
-            sub.args.append(arg)
-            args.append(arg)
-        with Builder(body, self.namer, op.loc) as b:
+        args = [Value(self.namer.fresh("tape"), list_type) for _ in op.regions]
+        with Builder(op.body, self.namer, op.loc) as b:
             entry = b.apply(P.make_tuple, tuple(residuals), {}, hint="t")
             pushed = b.apply(P.list_append, (args[-1], entry), {}, hint="tape")
-        body.yields.append(pushed)
         final = Value(self.namer.fresh("tape"), list_type)
-        op.operands.append(start)
-        op.results.append(final)
+        op.add_carry(start, args, pushed, final)
         return final
 
 
@@ -484,10 +475,10 @@ def _index_active_loops(fn: Function, varied: set, namer: Namer) -> None:
         for op in list(region.ops):
             for sub in op.regions:
                 visit(sub)
-            if op.kind == "for" and isinstance(op.operands[0], Value) and id(op.operands[0]) in varied:
-                seq = op.operands[0]
-                body = op.regions[0]
-                item = body.args[0]
+            if op.kind == "for" and isinstance(op.iterable, Value) and id(op.iterable) in varied:
+                seq = op.iterable
+                body = op.body
+                item = op.item
                 at = region.ops.index(op)
                 n = Value(namer.fresh("n"), T.ScalarType("int"))
                 steps = Value(namer.fresh("steps"), T.OpaqueType("range"))
@@ -496,6 +487,6 @@ def _index_active_loops(fn: Function, varied: set, namer: Namer) -> None:
                 new_item = Value(item.name, item.type)
                 body.ops.insert(0, Op("getitem", [seq, k], [new_item], {}, [], op.loc))
                 substitute(body, item, new_item)
-                body.args[0] = k
-                op.operands[0] = steps
+                op.item = k
+                op.iterable = steps
     visit(fn.body)

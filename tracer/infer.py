@@ -174,19 +174,19 @@ class _Inference:
 
     def op(self, op: Op) -> None:
         ins = [type_of_operand(x) for x in op.operands]
-        if op.kind == "if" and isinstance(op.operands[0], Literal):   # the other branch never runs
-            out = self.region(op.regions[0 if op.operands[0].value else 1])
+        if op.kind == "if" and isinstance(op.cond, Literal):   # the other branch never runs
+            out = self.region(op.then if op.cond.value else op.orelse)
         elif op.kind == "if":
             self.conditional += 1
             try:
-                a, b = (self.region(r) for r in op.regions)
+                a, b = self.region(op.then), self.region(op.orelse)
             finally:
                 self.conditional -= 1
             out = [T.join(x, y) for x, y in zip(a, b)]
         elif op.kind in ("for", "while"):
             self.depth += 1
             try:
-                out = self.loop(op, ins)
+                out = self.loop(op)
             finally:
                 self.depth -= 1
         elif op.kind == "call":
@@ -215,13 +215,13 @@ class _Inference:
         elif op.kind == "range" and all(isinstance(x, Literal) for x in op.operands):
             self.range_lengths[id(op.results[0])] = len(range(*[x.value for x in op.operands]))
 
-    def loop(self, op: Op, ins: list) -> list:
+    def loop(self, op: Op) -> list:
         """The loop's result types. Carries widen to a fixed point, except that a carry whose
         type changes in the first iteration only (`acc = 0.0; acc = acc + x`) keeps the type the
         later iterations agree on: the body is typed for both and each value gets the join."""
-        carried = ins[1:] if op.kind == "for" else ins
-        item = [P._item_type(ins[0])] if op.kind == "for" else []
-        runs = max(self.trip_count(op, ins) or 0, 0) if op.kind == "for" else 0
+        carried = [type_of_operand(x) for x in op.inits]
+        item = [P._item_type(type_of_operand(op.iterable))] if op.kind == "for" else []
+        runs = max(self.trip_count(op) or 0, 0) if op.kind == "for" else 0
         out = self.iteration(op, item, carried, certain=runs > 0)
         if out == carried or (runs == 1 and "exit" not in op.params):   # (one iteration: these types are all)
             return self.settled(op, out, runs)
@@ -258,13 +258,15 @@ class _Inference:
         Unless it is `certain` to run with these (the first iteration of a loop known to run), a
         shape mismatch in it is left to run time."""
         for region in op.regions:
-            for a, t in zip(region.args, item + carried if region is op.regions[-1] else carried):
+            for a, t in zip(op.carry_args(region), carried):
                 a.type = t
+        if item:
+            op.item.type = item[0]
         self.conditional += not certain
         try:
             if op.kind == "while":
-                self.region(op.regions[0])
-            return self.region(op.regions[-1])
+                self.region(op.test)
+            return self.region(op.body)
         finally:
             self.conditional -= not certain
 
@@ -275,19 +277,19 @@ class _Inference:
         if runs and "exit" not in op.params and op.kind == "for":
             carried = self.grown_lists(op, carried, runs)
         if runs > 0:
-            for result, y in zip(op.results, op.regions[-1].yields):
+            for result, y in zip(op.results, op.body.yields):
                 if isinstance(y, Literal) and y.value is not UNDEF:
                     substitute(self.current[-1].body, result, y)
         return carried
 
     def grown_lists(self, op: Op, carried: list, runs: int) -> list:
-        inits = [type_of_operand(x) for x in op.operands[1:]]
+        inits = [type_of_operand(x) for x in op.inits]
         growing = [i for i, (c, t) in enumerate(zip(carried, inits))
                    if isinstance(c, T.ListType) and c.length is None and isinstance(t, T.ListType)
                    and t.length is not None]
         if not growing:
             return carried
-        item = [P._item_type(type_of_operand(op.operands[0]))]
+        item = [P._item_type(type_of_operand(op.iterable))]
         probe = [T.ListType(c.elem, inits[i].length) if i in growing else c for i, c in enumerate(carried)]
         values = [v for region in op.regions for v in _values(region)]
         kept = [v.type for v in values]
@@ -303,15 +305,15 @@ class _Inference:
                 carried[i] = T.ListType(carried[i].elem, inits[i].length + runs * (out[i].length - inits[i].length))
         return carried
 
-    def trip_count(self, op: Op, ins: list) -> int | None:
+    def trip_count(self, op: Op) -> int | None:
         """How many times a `for` loop runs, when that is known while tracing."""
-        iterable = op.operands[0]
+        iterable = op.iterable
         if id(iterable) in self.range_lengths:
             return self.range_lengths[id(iterable)]
         if self.depth > 1 or self.guessed:   # a type that may still widen: inside another loop until its
             # fixed point, and anywhere once a recursive call was typed with its result so far
             return None
-        t = ins[0]
+        t = type_of_operand(iterable)
         if isinstance(t, T.TupleType):
             return len(t.elems)
         if isinstance(t, T.ListType):

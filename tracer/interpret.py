@@ -51,28 +51,25 @@ class _Interpreter:
         if op.kind == "if":
             if args[0] is UNDEF:
                 raise UndefinedValueError("an if condition is undefined")
-            return self.region(op.regions[0 if args[0] else 1], env, globals_)
+            return self.region(op.then if args[0] else op.orelse, env, globals_)
         if op.kind == "for":
-            carried = args[1:]
-            body = op.regions[0]
-            exit_index = op.params.get("exit")
-            for item in args[0]:
-                env.update({id(a): v for a, v in zip(body.args, [item, *carried])})
-                carried = self.region(body, env, globals_)
-                if exit_index is not None and carried[exit_index]:
+            carried = [self.read(x, env) for x in op.inits]
+            for item in self.read(op.iterable, env):
+                env[id(op.item)] = item
+                env.update({id(a): v for a, v in zip(op.carries, carried)})
+                carried = self.region(op.body, env, globals_)
+                if op.exit is not None and carried[op.exit]:
                     break
             return carried
         if op.kind == "while":
             carried = args
-            test, body = op.regions
-            exit_index = op.params.get("exit")
             while True:
-                env.update({id(a): v for a, v in zip(test.args, carried)})
-                if not self.region(test, env, globals_)[0]:
+                env.update({id(a): v for a, v in zip(op.carry_args(op.test), carried)})
+                if not self.region(op.test, env, globals_)[0]:
                     return carried
-                env.update({id(a): v for a, v in zip(body.args, carried)})
-                carried = self.region(body, env, globals_)
-                if exit_index is not None and carried[exit_index]:
+                env.update({id(a): v for a, v in zip(op.carries, carried)})
+                carried = self.region(op.body, env, globals_)
+                if op.exit is not None and carried[op.exit]:
                     return carried
         if op.kind == "call":
             return [self.call(op.params["callee"], args)]

@@ -86,26 +86,10 @@ class _FunctionVerifier:
         if op.kind == "if":
             if len(op.operands) != 1 or len(op.regions) != 2 or any(r.args for r in op.regions):
                 raise self.fail("expects one condition and two argument-less regions", op)
-            for r in op.regions:
+            for r in (op.then, op.orelse):
                 self.region(r, visible, nres, op)
-        elif op.kind == "for":
-            if len(op.regions) != 1 or not op.operands:
-                raise self.fail("expects an iterable and one body region", op)
-            ncarry = len(op.operands) - 1
-            body = op.regions[0]
-            if len(body.args) != ncarry + 1 or nres != ncarry:
-                raise self.fail(f"{ncarry} carried values need {ncarry + 1} body arguments and "
-                                f"{ncarry} results", op)
-            self.check_exit(op, ncarry)
-            self.region(body, visible, ncarry, op)
-        elif op.kind == "while":
-            ncarry = len(op.operands)
-            if len(op.regions) != 2 or nres != ncarry or any(len(r.args) != ncarry for r in op.regions):
-                raise self.fail(f"{ncarry} carried values need {ncarry} arguments in both regions and "
-                                f"{ncarry} results", op)
-            self.check_exit(op, ncarry)
-            self.region(op.regions[0], visible, 1, op)
-            self.region(op.regions[1], visible, ncarry, op)
+        elif op.kind in ("for", "while"):
+            self.check_loop(op, visible)
         elif op.kind == "call":
             callee = self.module.functions.get(op.params.get("callee"))
             if callee is None:
@@ -123,6 +107,22 @@ class _FunctionVerifier:
             self.check_primitive(op)
         if op.regions and op.kind not in STRUCTURAL:
             raise self.fail("only if/for/while own regions", op)
+
+    def check_loop(self, op: Op, visible: set) -> None:
+        nres = len(op.results)
+        if op.kind == "for" and (len(op.regions) != 1 or not op.operands):
+            raise self.fail("expects an iterable and one body region", op)
+        if op.kind == "while" and len(op.regions) != 2:
+            raise self.fail("expects a test region and a body region", op)
+        ncarry = len(op.inits)
+        if nres != ncarry or any(len(op.carry_args(r)) != ncarry for r in op.regions) or (
+                op.kind == "for" and not op.body.args):
+            need = f"{ncarry + 1} body arguments" if op.kind == "for" else f"{ncarry} arguments in both regions"
+            raise self.fail(f"{ncarry} carried values need {need} and {ncarry} results", op)
+        self.check_exit(op, ncarry)
+        if op.kind == "while":
+            self.region(op.test, visible, 1, op)
+        self.region(op.body, visible, ncarry, op)
 
     def check_exit(self, op: Op, ncarry: int) -> None:
         exit_index = op.params.get("exit")
