@@ -96,9 +96,9 @@ class _Inference:
         self.active: set[str] = set()
         self.current: list = []
         self.returns: dict[str, T.Type] = {}   # functions inferred so far, and their return types
-        self.list_items: dict = {}   # id of a `list` op's result -> its items' types (the list type joins them)
+        self.list_items: dict = {}   # a `list` op's result -> its items' types (the list type joins them)
         self.conditional = 0   # > 0 inside a branch: it may never run, so a shape mismatch there is not refused
-        self.range_lengths: dict = {}   # id of a `range` of constants -> its length
+        self.range_lengths: dict = {}   # a `range` of constants -> its length
         self.depth = 0   # loops entered
         self.guessed = False   # a recursive call was typed with its return type so far
         self.specs: dict = {}    # (function as traced, argument types) -> the copy typed with them
@@ -201,8 +201,8 @@ class _Inference:
         else:
             prim = P.PRIMITIVES[op.kind]
             consts, params = [_const(x) for x in op.operands], {**prim.params, **op.params}
-            if op.kind in SEQUENCE_OPS and id(op.operands[0]) in self.list_items:
-                ins = [T.TupleType(self.list_items[id(op.operands[0])])]   # each item's own shape
+            if op.kind in SEQUENCE_OPS and op.operands[0] in self.list_items:
+                ins = [T.TupleType(self.list_items[op.operands[0]])]   # each item's own shape
             out = prim.infer(ins, consts, params)
             if op.kind in SHAPE_CHECKED and not self.conditional and all(t == T.UNKNOWN for t in out):
                 problem = _shape_problem(prim, ins, consts, params)
@@ -211,9 +211,9 @@ class _Inference:
         for value, t in zip(op.results, out):
             value.type = t if isinstance(t, T.Type) else T.UNKNOWN
         if op.kind == "list":
-            self.list_items[id(op.results[0])] = ins
+            self.list_items[op.results[0]] = ins
         elif op.kind == "range" and all(isinstance(x, Literal) for x in op.operands):
-            self.range_lengths[id(op.results[0])] = len(range(*[x.value for x in op.operands]))
+            self.range_lengths[op.results[0]] = len(range(*[x.value for x in op.operands]))
 
     def loop(self, op: Op) -> list:
         """The loop's result types. Carries widen to a fixed point, except that a carry whose
@@ -225,7 +225,7 @@ class _Inference:
         out = self.iteration(op, item, carried, certain=runs > 0)
         if out == carried or (runs == 1 and "exit" not in op.params):   # (one iteration: these types are all)
             return self.settled(op, out, runs)
-        first = {id(v): v.type for region in op.regions for v in _values(region)}
+        first = {v: v.type for region in op.regions for v in _values(region)}
         later = self.iteration(op, item, out)
         if [_any_length(t) for t in later] != [_any_length(t) for t in out]:
             # a carry that keeps the first iteration's values (a tape of them) changes once more:
@@ -236,7 +236,7 @@ class _Inference:
             out = later = [T.join(o, x) for o, x in zip(out, later)]
             for region in op.regions:
                 for v in _values(region):
-                    v.type = T.join(first.get(id(v), T.NEVER), v.type)
+                    v.type = T.join(first.get(v, T.NEVER), v.type)
             if all(self.specs.get((self.origin.get(c.params["callee"], c.params["callee"]),
                                    tuple(type_of_operand(x) for x in c.operands))) == c.params["callee"]
                    for region in op.regions for c in walk(region) if c.kind == "call"):
@@ -308,8 +308,8 @@ class _Inference:
     def trip_count(self, op: Op) -> int | None:
         """How many times a `for` loop runs, when that is known while tracing."""
         iterable = op.iterable
-        if id(iterable) in self.range_lengths:
-            return self.range_lengths[id(iterable)]
+        if iterable in self.range_lengths:
+            return self.range_lengths[iterable]
         if self.depth > 1 or self.guessed:   # a type that may still widen: inside another loop until its
             # fixed point, and anywhere once a recursive call was typed with its result so far
             return None
@@ -325,8 +325,8 @@ class _Inference:
     def mismatch(self, op: Op, ins: list, problem: str) -> ShapeMismatchError:
         """The located refusal of `op`, whose operands of types `ins` NumPy rejects with `problem`."""
         described = ", ".join(_describe(x, t) for x, t in zip(op.operands, ins))
-        if op.kind in SEQUENCE_OPS and id(op.operands[0]) in self.list_items:   # `[a, b]` as written
-            described = "[" + ", ".join(t.text() for t in self.list_items[id(op.operands[0])]) + "]"
+        if op.kind in SEQUENCE_OPS and op.operands[0] in self.list_items:   # `[a, b]` as written
+            described = "[" + ", ".join(t.text() for t in self.list_items[op.operands[0]]) + "]"
         message = f"`{op.kind}` of {described}: {problem.strip()}"
         hint = ("the shapes come from the arguments the function is called with: check them, or reshape or "
                 "transpose the operands so that NumPy accepts them")

@@ -26,14 +26,14 @@ class _Interpreter:
 
     def call(self, name: str, args: list):
         fn = self.module.functions[name]
-        env = {id(p): a for p, a in zip(fn.params, args)}
+        env = dict(zip(fn.params, args))
         (result,) = self.region(fn.body, env, fn.env)
         if result is UNDEF:
             raise UndefinedValueError(f"@{name} returns a variable that was never assigned on this path")
         return result
 
     def read(self, x, env):
-        return x.value if isinstance(x, Literal) else env[id(x)]
+        return x.value if isinstance(x, Literal) else env[x]
 
     def region(self, region: Region, env: dict, globals_: dict) -> list:
         for op in region.ops:
@@ -42,7 +42,7 @@ class _Interpreter:
                 raise UndefinedValueError(f"`{op.kind}` at {op.loc} reads a variable that was never assigned")
             out = self.op(op, args, env, globals_)
             for value, result in zip(op.results, out):
-                env[id(value)] = result
+                env[value] = result
                 if self.observe is not None:
                     self.observe(value, result)
         return [self.read(x, env) for x in region.yields]
@@ -55,8 +55,8 @@ class _Interpreter:
         if op.kind == "for":
             carried = [self.read(x, env) for x in op.inits]
             for item in self.read(op.iterable, env):
-                env[id(op.item)] = item
-                env.update({id(a): v for a, v in zip(op.carries, carried)})
+                env[op.item] = item
+                env.update(zip(op.carries, carried))
                 carried = self.region(op.body, env, globals_)
                 if op.exit is not None and carried[op.exit]:
                     break
@@ -64,10 +64,10 @@ class _Interpreter:
         if op.kind == "while":
             carried = args
             while True:
-                env.update({id(a): v for a, v in zip(op.carry_args(op.test), carried)})
+                env.update(zip(op.carry_args(op.test), carried))
                 if not self.region(op.test, env, globals_)[0]:
                     return carried
-                env.update({id(a): v for a, v in zip(op.carries, carried)})
+                env.update(zip(op.carries, carried))
                 carried = self.region(op.body, env, globals_)
                 if op.exit is not None and carried[op.exit]:
                     return carried

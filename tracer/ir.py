@@ -287,9 +287,6 @@ class Function:
     source: str = ""
     arg_names: tuple = ()   # the Python parameter names (a nested function's captures come first)
     captures: tuple = ()    # enclosing variables a nested function receives as leading arguments
-    #: code generation: id(value) -> another Value whose Python variable it may share (a residual
-    #: read back from a tape is the primal value it saved)
-    aliases: dict = dataclasses.field(default_factory=dict)
 
     @property
     def params(self) -> list:
@@ -322,19 +319,45 @@ def walk(region: Region) -> Iterator[Op]:
             yield from walk(sub)
 
 
-def use_counts(region: Region, counts: dict | None = None) -> dict:
-    """How many times each value (by id) is read in `region` and its nested regions."""
-    counts = {} if counts is None else counts
-    for op in region.ops:
-        for x in op.operands:
+# -- use/def information: dicts keyed by the Values themselves (a Value hashes by identity) ---------
+
+def readers(region: Region) -> dict[Value, list]:
+    """Each value read in `region` or its nested regions -> what reads it, in program order: the
+    op that has it as an operand, or the region that yields it (once per read)."""
+    out: dict = {}
+
+    def visit(r: Region) -> None:
+        for op in r.ops:
+            for x in op.operands:
+                if isinstance(x, Value):
+                    out.setdefault(x, []).append(op)
+            for sub in op.regions:
+                visit(sub)
+        for x in r.yields:
             if isinstance(x, Value):
-                counts[id(x)] = counts.get(id(x), 0) + 1
+                out.setdefault(x, []).append(r)
+    visit(region)
+    return out
+
+
+def use_counts(region: Region) -> dict[Value, int]:
+    """How many times each value is read in `region` and its nested regions."""
+    return {v: len(users) for v, users in readers(region).items()}
+
+
+def defined_in(region: Region) -> set[Value]:
+    """Every value `region` and its nested regions define: their arguments and op results."""
+    out = set(region.args)
+    for op in region.ops:
+        out.update(op.results)
         for sub in op.regions:
-            use_counts(sub, counts)
-    for x in region.yields:
-        if isinstance(x, Value):
-            counts[id(x)] = counts.get(id(x), 0) + 1
-    return counts
+            out |= defined_in(sub)
+    return out
+
+
+def producers(region: Region) -> dict[Value, Op]:
+    """Each result of an op of `region` or its nested regions -> that op."""
+    return {r: op for op in walk(region) for r in op.results}
 
 
 def structurally_equal(a: Module, b: Module) -> bool:
@@ -358,7 +381,7 @@ def _bind_values(xs: list, ys: list, mapping: dict) -> bool:
     for x, y in zip(xs, ys):
         if x.type != y.type or x.name != y.name:
             return False
-        mapping[id(x)] = y
+        mapping[x] = y
     return True
 
 
@@ -369,7 +392,7 @@ def _operands_equal(xs: list, ys: list, mapping: dict) -> bool:
         if isinstance(x, Literal):
             if x != y:
                 return False
-        elif not isinstance(y, Value) or mapping.get(id(x)) is not y:
+        elif not isinstance(y, Value) or mapping.get(x) is not y:
             return False
     return True
 

@@ -31,7 +31,7 @@ class _FunctionVerifier:
     def __init__(self, module: Module, fn: Function):
         self.module = module
         self.fn = fn
-        self.defined: set[int] = set()
+        self.defined: set[Value] = set()
         self.names: set[str] = set()
 
     def fail(self, message: str, op: Op | None = None):
@@ -42,11 +42,11 @@ class _FunctionVerifier:
     def define(self, value, op: Op | None = None) -> None:
         if not isinstance(value, Value):
             raise self.fail(f"{value!r} defined where a Value is required", op)
-        if id(value) in self.defined or value.name in self.names:
+        if value in self.defined or value.name in self.names:
             raise self.fail(f"%{value.name} is defined more than once", op)
         if value.type is not None and not isinstance(value.type, Type):
             raise self.fail(f"%{value.name} has a type that is not a Type: {value.type!r}", op)
-        self.defined.add(id(value))
+        self.defined.add(value)
         self.names.add(value.name)
 
     def use(self, x, visible: set, op: Op | None) -> None:
@@ -54,27 +54,27 @@ class _FunctionVerifier:
             return
         if not isinstance(x, Value):
             raise self.fail(f"operand {x!r} is neither a Value nor a Literal", op)
-        if id(x) not in visible:
+        if x not in visible:
             raise self.fail(f"%{x.name} is used where its definition is not visible", op)
 
     def run(self) -> None:
         for p in self.fn.params:
             self.define(p)
-        self.region(self.fn.body, {id(p) for p in self.fn.params}, expect_yields=1, owner=None)
+        self.region(self.fn.body, set(self.fn.params), expect_yields=1, owner=None)
 
     def region(self, region: Region, visible: set, expect_yields: int, owner: Op | None) -> None:
         visible = set(visible)
         for arg in region.args:
             if owner is not None:
                 self.define(arg, owner)
-            visible.add(id(arg))
+            visible.add(arg)
         for op in region.ops:
             for x in op.operands:
                 self.use(x, visible, op)
             self.check_op(op, visible)
             for r in op.results:
                 self.define(r, op)
-                visible.add(id(r))
+                visible.add(r)
         for x in region.yields:
             self.use(x, visible, owner)
         if len(region.yields) != expect_yields:
