@@ -29,7 +29,7 @@ class Builder:
         self.region = region
         self.namer = namer
         self.loc = loc
-        self.created: set = set()   # ids of the values this builder made
+        self.created: set = set()   # the values this builder made
         self._token = None
 
     def __enter__(self) -> "Builder":
@@ -52,7 +52,7 @@ class Builder:
                            [x.value if isinstance(x, Literal) else P.NOVALUE for x in operands], full)
         n = prim.num_results(params)
         results = [self.value(hint, t) for t in types[:n]]
-        self.created |= {id(r) for r in results}
+        self.created |= set(results)
         self.region.ops.append(Op(prim.name, operands, results, dict(params), [], self.loc))
         if n == 1:
             return results[0]

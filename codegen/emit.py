@@ -23,7 +23,7 @@ from ..runtime import primitives as P
 from ..runtime import scalar
 from ..runtime import types as T
 from ..tracer.infer import type_of_operand
-from ..tracer.ir import UNDEF, Function, Literal, Op, Region, Value, use_counts, walk
+from ..tracer.ir import UNDEF, Function, Literal, Op, Region, Value, producers, use_counts, walk
 from .build import is_temporary
 
 BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**",
@@ -87,27 +87,30 @@ _TABLE_SPELLINGS = {"contains": "{1} in {0}", "shape": "np.shape({0})", "copy": 
 MAX_NESTING = 50
 
 class Emitter:
-    def __init__(self, fn: Function, files: dict | None = None):
+    def __init__(self, fn: Function, files: dict | None = None, shared: dict | None = None):
         self.fn = fn
         self.files = files or {}      # base name -> path, to quote the user's line in comments
+        # value -> another Value whose Python variable it may share (a residual read back from a
+        # tape is the primal value it saved)
+        self.shared = shared or {}
         self.last_loc = None
-        self.names: dict[int, str] = {}
+        self.names: dict[Value, str] = {}
         self.taken: set = set(NAMESPACE) | set(BUILTINS.values()) | {"print", "sum", "dict", "list", "tuple"}
         self.lines: list[str] = []
         self.globals: dict = dict(NAMESPACE)
         self.helpers: set = set()   # primitive implementations the code calls by name
         self.uses = use_counts(fn.body)
-        self.producers = _producers(fn.body)
+        self.producers = producers(fn.body)
         self.temporaries: dict[str, str] = {}
-        self.inline: dict[int, str] = {}     # folded temporaries: their expression, read once
-        self.nesting: dict[int, int] = {}    # how deep the parentheses of a folded expression go
+        self.inline: dict[Value, str] = {}     # folded temporaries: their expression, read once
+        self.nesting: dict[Value, int] = {}    # how deep the parentheses of a folded expression go
         self.foldable = _foldable(fn.body, self.uses)
 
     # -- names --------------------------------------------------------------------------------------
     def name(self, v: Value) -> str:
-        if id(v) not in self.names and id(v) in self.fn.aliases:
-            self.names[id(v)] = self.name(self.fn.aliases[id(v)])
-        if id(v) not in self.names:
+        if v not in self.names and v in self.shared:
+            self.names[v] = self.name(self.shared[v])
+        if v not in self.names:
             base = self.readable(v.name)
             if base[0].isdigit():
                 base = "t" + base
@@ -117,8 +120,8 @@ class Emitter:
             while candidate in self.taken:
                 candidate += "_"
             self.taken.add(candidate)
-            self.names[id(v)] = candidate
-        return self.names[id(v)]
+            self.names[v] = candidate
+        return self.names[v]
 
     def readable(self, ir_name: str) -> str:
         """A Python name for an IR name: temporaries are numbered in the order they appear
@@ -131,12 +134,12 @@ class Emitter:
         return ir_name.replace(".", "_").replace("?", "").replace("<", "").replace(">", "") or "v"
 
     def alias(self, v: Value, as_: Value) -> None:
-        self.names[id(v)] = self.name(as_)
+        self.names[v] = self.name(as_)
 
     def expr(self, x) -> str:
         if isinstance(x, Value):
-            if id(x) in self.inline:
-                return self.inline.pop(id(x))
+            if x in self.inline:
+                return self.inline.pop(x)
             return self.name(x)
         return literal(x.value)
 
@@ -166,7 +169,7 @@ class Emitter:
         (result,) = body.yields
         last = body.ops[-1] if body.ops else None
         packed = last is not None and last.kind == "tuple" and last.results == [result] and \
-            self.uses.get(id(result)) == 1
+            self.uses.get(result) == 1
         if packed:   # `return a, b` rather than a temporary
             body = Region(body.args, body.ops[:-1], body.yields)
         self.region(body, 1)
@@ -199,12 +202,13 @@ class Emitter:
             return self.if_op(op, depth)
         if op.kind in ("for", "while"):
             return self.loop(op, depth)
-        nesting = 1 + max((self.nesting.get(id(x), 0) for x in op.operands if id(x) in self.inline), default=0)
+        nesting = 1 + max((self.nesting.get(x, 0) for x in op.operands if isinstance(x, Value) and x in self.inline),
+                          default=0)
         args = [self.expr(x) for x in op.operands]
         # Python's parser takes at most 200 nested parentheses: a deeper expression gets a name
-        if op.results and id(op.results[0]) in self.foldable and nesting <= MAX_NESTING:
-            self.inline[id(op.results[0])] = f"({self.expression(op, args)})"   # written where it is read
-            self.nesting[id(op.results[0])] = nesting
+        if op.results and op.results[0] in self.foldable and nesting <= MAX_NESTING:
+            self.inline[op.results[0]] = f"({self.expression(op, args)})"   # written where it is read
+            self.nesting[op.results[0]] = nesting
             return None
         results = [self.name(r) for r in op.results]
         if op.kind == "setitem":
@@ -238,13 +242,13 @@ class Emitter:
     def single_use(self, x) -> bool:
         """Whether the op at hand may update `x` in place: x is read only there, and it is a fresh
         object this code made (not a view of another array, nor the caller's)."""
-        return isinstance(x, Value) and self.uses.get(id(x), 0) == 1 and id(x) not in self.protected and \
-            self.producers.get(id(x)) in FRESH
+        return isinstance(x, Value) and self.uses.get(x, 0) == 1 and x not in self.protected and \
+            x in self.producers and self.producers[x].kind in FRESH
 
     @property
     def protected(self) -> set:
         """Parameters: the caller's arrays are never modified."""
-        return {id(p) for p in self.fn.params}
+        return set(self.fn.params)
 
     def expression(self, op: Op, args: list) -> str:
         kind, params = op.kind, op.params
@@ -289,10 +293,10 @@ class Emitter:
         return f"{self.helper(prim)}({', '.join(args + keywords)})"
 
     def if_op(self, op: Op, depth: int) -> None:
-        self.emit(depth, f"if {self.expr(op.operands[0])}:", op)
+        self.emit(depth, f"if {self.expr(op.cond)}:", op)
         targets = [self.name(r) for r in op.results]
-        for k, sub in enumerate(op.regions):
-            if k == 1:
+        for sub in (op.then, op.orelse):
+            if sub is op.orelse:
                 self.emit(depth, "else:")
             start = len(self.lines)
             for inner in sub.ops:
@@ -302,29 +306,26 @@ class Emitter:
                 self.emit(depth + 1, "pass")
 
     def loop(self, op: Op, depth: int) -> None:
-        lead = 1 if op.kind == "for" else 0
-        body = op.regions[-1]
+        body = op.body
         # a carried value, its loop argument(s) and its result share one Python variable, named
         # like the user's variable inside the loop
-        for j, result in enumerate(op.results):
-            arg = body.args[lead + j]
-            self.alias(result, arg)
-            for sub in op.regions:
-                self.alias(sub.args[(lead if sub is body else 0) + j], arg)
+        for c in op.carried():
+            self.alias(c.result, c.arg)
+            for arg in c.args:
+                self.alias(arg, c.arg)
         targets = [self.name(r) for r in op.results]
-        self.assign_many(depth, targets, [self.expr(x) for x in op.operands[lead:]])
-        exit_index = op.params.get("exit")
+        self.assign_many(depth, targets, [self.expr(x) for x in op.inits])
         ops = body.ops
         if op.kind == "for":
-            item = body.args[0]
+            item = op.item
             target = self.name(item)
-            if ops and ops[0].kind == "unpack" and ops[0].operands[0] is item and self.uses.get(id(item)) == 1:
+            if ops and ops[0].kind == "unpack" and ops[0].operands[0] is item and self.uses.get(item) == 1:
                 names = [self.name(r) for r in ops[0].results]   # for a, b in pairs:
                 target = ", ".join(names) + ("," if len(names) == 1 else "")
                 ops = ops[1:]
-            self.emit(depth, f"for {target} in {self.expr(op.operands[0])}:", op)
+            self.emit(depth, f"for {target} in {self.expr(op.iterable)}:", op)
         else:
-            test = op.regions[0]
+            test = op.test
             if not test.ops:
                 self.emit(depth, f"while {self.expr(test.yields[0])}:", op)
             else:
@@ -337,8 +338,8 @@ class Emitter:
         for inner in ops:
             self.op(inner, depth + 1)
         self.assign_many(depth + 1, targets, [self.expr(y) for y in body.yields])
-        if exit_index is not None:
-            self.emit(depth + 1, f"if {targets[exit_index]}:")
+        if op.exit is not None:
+            self.emit(depth + 1, f"if {targets[op.exit]}:")
             self.emit(depth + 2, "break")
         if len(self.lines) == start:
             self.emit(depth + 1, "pass")
@@ -352,36 +353,25 @@ def _foldable(region: Region, uses: dict, out: set | None = None) -> set:
     """Temporaries written inside the one expression that reads them: read once, later in the
     same region, with nothing in between that could change what they read."""
     out = set() if out is None else out
-    pending: dict[int, Value] = {}
+    pending: set = set()
     for op in region.ops:
         for sub in op.regions:
             _foldable(sub, uses, out)
         for k, x in enumerate(op.operands):
             # a value updated in place (x[i] = v, xs.append(v)) must be a variable
-            if isinstance(x, Value) and id(x) in pending and not (k == 0 and op.kind in ("setitem", "list_append")):
-                out.add(id(x))
+            if isinstance(x, Value) and x in pending and not (k == 0 and op.kind in ("setitem", "list_append")):
+                out.add(x)
         if op.kind in _NOT_EXPRESSIONS:
             pending.clear()   # an update in place or an effect: no expression moves across it
             continue
-        pending = {k: v for k, v in pending.items() if uses.get(k) == 1}
-        if len(op.results) == 1 and is_temporary(op.results[0].name) and uses.get(id(op.results[0])) == 1:
-            pending[id(op.results[0])] = op.results[0]
+        if len(op.results) == 1 and is_temporary(op.results[0].name) and uses.get(op.results[0]) == 1:
+            pending.add(op.results[0])
     return out
 
 
 #: ops whose result is a new object no other value shares (safe to update in place)
 FRESH = {"zeros_like", "ones_like", "full_like", "zero_cotangent", "zeros", "ones", "full", "empty", "copy",
          "setitem", "list", "dict", "list_append", "add", "sub", "mul", "div", "neg", "getitem_grad", "to_list"}
-
-
-def _producers(region: Region, out: dict | None = None) -> dict:
-    out = {} if out is None else out
-    for op in region.ops:
-        for r in op.results:
-            out[id(r)] = op.kind
-        for sub in op.regions:
-            _producers(sub, out)
-    return out
 
 
 def _is_array(x) -> bool:
@@ -431,9 +421,11 @@ def index_text(components: list, texts: list) -> str:
                                 and isinstance(components[0].value, tuple) else "")
 
 
-def emit_function(fn: Function, name: str, files: dict | None = None, doc: str = "") -> tuple[str, object]:
-    """Python source for `fn` and the compiled function, registered in linecache."""
-    emitter = Emitter(fn, files)
+def emit_function(fn: Function, name: str, files: dict | None = None, doc: str = "",
+                  shared: dict | None = None) -> tuple[str, object]:
+    """Python source for `fn` and the compiled function, registered in linecache. `shared` maps
+    values to others whose Python variable they may use (what `adjoint` returns)."""
+    emitter = Emitter(fn, files, shared)
     text = emitter.function(name)
     if doc:
         text = text.replace(":\n", f":\n    {literal(doc)}\n", 1)

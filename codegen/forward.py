@@ -17,10 +17,11 @@ from .inline import NotDifferentiableError
 from .reverse import DerivativePass
 
 
-def tangent(fn: Function, wrt: list[int], files: dict | None = None) -> Function:
-    """Turn `fn` into its tangent function, in place, and return it."""
+def tangent(fn: Function, wrt: list[int], files: dict | None = None) -> dict:
+    """Turn `fn` into its tangent function, in place. Returns what `adjoint` does: no value
+    shares another's variable (forward mode keeps no tape)."""
     _Forward(fn, wrt, files or {}).run()
-    return fn
+    return {}
 
 
 class _Forward(DerivativePass):
@@ -38,14 +39,14 @@ class _Forward(DerivativePass):
         for i in self.wrt:
             p = fn.params[i]
             d = Value(self.namer.fresh(f"{p.name}.dot"), p.type)
-            dot[id(p)] = d
+            dot[p] = d
         self.region(fn.body, dot)
         (out,) = fn.body.yields
         with Builder(fn.body, self.namer) as b:
-            out_dot = dot.get(id(out)) if isinstance(out, Value) and dot.get(id(out)) is not None \
+            out_dot = dot.get(out) if isinstance(out, Value) and dot.get(out) is not None \
                 else self.zeros(out, b)
             result = b.apply(P.make_tuple, (out, out_dot), {}, hint="result")
-        fn.body.args.extend(dot[id(fn.params[i])] for i in self.wrt)
+        fn.body.args.extend(dot[fn.params[i]] for i in self.wrt)
         fn.body.yields = [as_operand(result)]   # all-literal results fold to a constant tuple
 
     def region(self, region: Region, dot: dict) -> None:
@@ -63,7 +64,7 @@ class _Forward(DerivativePass):
                 self.tangent_primitive(op, region, dot)
 
     def check_opaque(self, op: Op, dot: dict) -> None:
-        if any(isinstance(x, Value) and dot.get(id(x)) is not None for x in op.operands[1:]) and \
+        if any(isinstance(x, Value) and dot.get(x) is not None for x in op.operands[1:]) and \
                 not isinstance(type_of_operand(op.results[0]), (T.ScalarType,)):
             raise NotDifferentiableError(self.opaque_call(op))
 
@@ -71,7 +72,7 @@ class _Forward(DerivativePass):
         prim = P.PRIMITIVES.get(op.kind)
         if prim is None or not prim.differentiable:
             return
-        tangents = [dot.get(id(x)) if isinstance(x, Value) else None for x in op.operands]
+        tangents = [dot.get(x) if isinstance(x, Value) else None for x in op.operands]
         if all(t is None for t in tangents):
             return
         rule = R.jvp_rule(op.kind)
@@ -93,11 +94,11 @@ class _Forward(DerivativePass):
                 results = list(result) if isinstance(result, (list, tuple)) else list(b.apply(
                     P.unpack, (result,), {"n": len(op.results)}))
             for r, t in zip(op.results, results):
-                if t is not None and id(r) in self.varied:   # ints and bools carry no tangent
+                if t is not None and r in self.varied:   # ints and bools carry no tangent
                     t = as_operand(t)
-                    if isinstance(t, Value) and id(t) in b.created:
+                    if isinstance(t, Value) and t in b.created:
                         t.name = self.namer.fresh(f"{r.name}.dot")
-                    dot[id(r)] = t
+                    dot[r] = t
 
     def tangent_if(self, op: Op, dot: dict) -> None:
         branches = []
@@ -105,65 +106,63 @@ class _Forward(DerivativePass):
             local = dict(dot)
             self.region(sub, local)
             branches.append(local)
-        wanted = [i for i, r in enumerate(op.results) if id(r) in self.varied and any(
-            isinstance(sub.yields[i], Value) and local.get(id(sub.yields[i])) is not None
+        wanted = [i for i, r in enumerate(op.results) if r in self.varied and any(
+            isinstance(sub.yields[i], Value) and local.get(sub.yields[i]) is not None
             for sub, local in zip(op.regions, branches))]
         for i in wanted:
             for sub, local in zip(op.regions, branches):
                 y = sub.yields[i]
                 with Builder(sub, self.namer, op.loc) as b:
-                    t = local.get(id(y)) if isinstance(y, Value) else None
+                    t = local.get(y) if isinstance(y, Value) else None
                     sub.yields.append(t if t is not None else self.zeros(y, b))
             r = op.results[i]
             d = Value(self.namer.fresh(f"{r.name}.dot"), r.type)
             op.results.append(d)
-            dot[id(r)] = d
+            dot[r] = d
 
     def tangent_loop(self, op: Op, region: Region, dot: dict) -> None:
-        lead = 1 if op.kind == "for" else 0
-        body = op.regions[-1]
+        body = op.body
+        carries = op.carried()
         # a carry varies when its argument in some region does, even where the loop's result
         # cannot (a carry that ends as None after a last iteration, an earlier one not)
-        carried = [j for j, r in enumerate(op.results) if id(r) in self.varied or any(
-            id(sub.args[(lead if sub is body else 0) + j]) in self.varied for sub in op.regions)]
+        carried = [c.index for c in carries if c.result in self.varied or any(
+            a in self.varied for a in c.args)]
         if not carried:
             self.region(body, dict(dot))
             return
         inits = []
         with Builder(region, self.namer, op.loc) as b:
             for j in carried:
-                x = op.operands[lead + j]
-                t = dot.get(id(x)) if isinstance(x, Value) else None
+                x = carries[j].init
+                t = dot.get(x) if isinstance(x, Value) else None
                 inits.append(t if t is not None else self.zeros(x, b))
         # the ops just built for the inits go before the loop
         made = region.ops[region.ops.index(op) + 1:]
         del region.ops[region.ops.index(op) + 1:]
         region.ops[region.ops.index(op):region.ops.index(op)] = made
         local = dict(dot)
-        new_args = {}
-        for sub in op.regions:
+        new_args = {j: [] for j in carried}   # the tangent's argument in each region
+        for k, sub in enumerate(op.regions):
             for j in carried:
-                arg = sub.args[(lead if sub is body else 0) + j]
-                d = Value(self.namer.fresh(f"{arg.name}.dot"), arg.type)
-                sub.args.append(d)
-                if sub is body:
-                    local[id(arg)] = d
-                new_args.setdefault(j, d)
+                arg = carries[j].args[k]
+                new_args[j].append(Value(self.namer.fresh(f"{arg.name}.dot"), arg.type))
+        for j in carried:
+            local[carries[j].arg] = new_args[j][-1]
         if op.kind == "while":
             test_local = dict(dot)
             for j in carried:
-                test_local[id(op.regions[0].args[j])] = op.regions[0].args[-len(carried) + carried.index(j)]
-            self.region(op.regions[0], test_local)
+                test_local[carries[j].args[0]] = new_args[j][0]
+            self.region(op.test, test_local)
         self.region(body, local)
+        nexts = []
         with Builder(body, self.namer, op.loc) as b:
             for j in carried:
                 y = body.yields[j]
-                t = local.get(id(y)) if isinstance(y, Value) else None
-                body.yields.append(t if t is not None else self.zeros(y, b))
-        op.operands.extend(inits)
-        for j in carried:
+                t = local.get(y) if isinstance(y, Value) else None
+                nexts.append(t if t is not None else self.zeros(y, b))
+        for j, init, next_ in zip(carried, inits, nexts):
             r = op.results[j]
             d = Value(self.namer.fresh(f"{r.name}.dot"), r.type)
-            op.results.append(d)
-            if id(r) in self.varied:
-                dot[id(r)] = d
+            op.add_carry(init, new_args[j], next_, d)
+            if r in self.varied:
+                dot[r] = d

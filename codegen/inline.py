@@ -25,7 +25,7 @@ class NotDifferentiableError(WengertError):
 
 
 def _defined(region: Region) -> set:
-    return {id(r) for op in region.ops for r in op.results}
+    return {r for op in region.ops for r in op.results}
 
 
 def all_names(region: Region) -> set:
@@ -75,8 +75,8 @@ def fold_constants(region: Region, scope: Region) -> None:
     branch taken (`scope` is the outermost region, where uses are substituted)."""
     out = []
     for op in region.ops:
-        if op.kind == "if" and isinstance(op.operands[0], Literal):
-            taken = op.regions[0 if op.operands[0].value else 1]
+        if op.kind == "if" and isinstance(op.cond, Literal):
+            taken = op.then if op.cond.value else op.orelse
             fold_constants(taken, scope)
             out.extend(taken.ops)
             for r, y in zip(op.results, taken.yields):
@@ -121,13 +121,13 @@ class _Inliner:
             result = body.yields[0]
             # a callee returning its argument returns what an earlier call here returned
             # (`ident(loop_only(c))`): its replacement, not the call result about to disappear
-            while isinstance(result, Value) and id(result) in replaced:
-                result = replaced[id(result)][1]
-            if isinstance(result, Value) and is_temporary(result.name) and id(result) in _defined(body):
+            while isinstance(result, Value) and result in replaced:
+                result = replaced[result]
+            if isinstance(result, Value) and is_temporary(result.name) and result in _defined(body):
                 result.name = op.results[0].name   # `p = sigmoid(z)`: the value keeps the name p
-            replaced[id(op.results[0])] = (op.results[0], result)
+            replaced[op.results[0]] = result
         region.ops = out
-        for old, new in replaced.values():   # later ops read the callee's return value instead
+        for old, new in replaced.items():   # later ops read the callee's return value instead
             substitute(region, old, new)
 
     def adopt_global(self, op: Op, home: Function) -> Op:
@@ -144,19 +144,19 @@ class _Inliner:
 
     def clone(self, callee: Function, arguments: list) -> Region:
         """The callee's body with its parameters replaced by the call's arguments."""
-        mapping = {id(p): a for p, a in zip(callee.params, arguments)}
+        mapping = dict(zip(callee.params, arguments))
         body = self._clone_region(Region([], callee.body.ops, callee.body.yields), mapping)
         return body
 
     def _fresh(self, v: Value, mapping: dict) -> Value:
         new = Value(self.namer.fresh(v.name), v.type)
-        mapping[id(v)] = new
+        mapping[v] = new
         return new
 
     def _use(self, x, mapping: dict):
         if isinstance(x, Literal):
             return x
-        return mapping.get(id(x), x)
+        return mapping.get(x, x)
 
     def _clone_region(self, region: Region, mapping: dict) -> Region:
         args = [self._fresh(a, mapping) for a in region.args]

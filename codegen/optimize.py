@@ -12,7 +12,7 @@ from ..runtime import primitives as P
 from ..runtime import types as T
 from ..tracer.cleanup import prune, substitute
 from ..tracer.infer import type_of_operand
-from ..tracer.ir import Function, Literal, Module, Op, Region, Value, use_counts
+from ..tracer.ir import Function, Literal, Module, Op, Region, Value, producers, readers, use_counts
 from ..tracer.verify import verify
 from .build import is_temporary
 
@@ -109,14 +109,14 @@ def sink_broadcasts(fn: Function) -> bool:
     """`broadcast_to(a, s)` read only by elementwise ops: where every other operand has shape s,
     the broadcast is not needed (NumPy broadcasts); read once by an op with a scalar other
     operand, it moves after that op. So `np.broadcast_to(g, (n,)) / n * y` becomes `g / n * y`."""
-    readers = _readers(fn.body)
+    read_by = readers(fn.body)
     for region, ops in _ops_with_regions(fn.body):
         for producer in ops:
             if producer.kind != "broadcast_to" or not isinstance(producer.operands[1], Literal) \
                     or _shape_of(producer.operands[0]) is None:
                 continue
             value, target = producer.results[0], tuple(producer.operands[1].value)
-            users = readers.get(id(value), [])
+            users = read_by.get(value, [])
             if not users or any(not isinstance(u, Op) or u.kind not in _ELEMENTWISE for u in users):
                 continue
             others = [u.operands[1 - u.operands.index(value)] for u in users]
@@ -140,29 +140,6 @@ def sink_broadcasts(fn: Function) -> bool:
     return False
 
 
-def _readers(region: Region, out: dict | None = None) -> dict:
-    out = {} if out is None else out
-    for op in region.ops:
-        for x in op.operands:
-            if isinstance(x, Value):
-                out.setdefault(id(x), []).append(op)
-        for sub in op.regions:
-            _readers(sub, out)
-    for x in region.yields:
-        if isinstance(x, Value):
-            out.setdefault(id(x), []).append(region)   # a yield is not an elementwise reader
-    return out
-
-
-def _producer(region: Region, x):
-    if not isinstance(x, Value):
-        return None
-    for op in region.ops:
-        if x in op.results:
-            return op
-    return None
-
-
 def _broadcast_type(op: Op, result: Value):
     prim = P.PRIMITIVES[op.kind]
     (t,) = prim.infer([type_of_operand(x) for x in op.operands],
@@ -181,11 +158,7 @@ def _same_type(x, out) -> bool:
 
 def simplify_algebra(fn: Function) -> bool:
     changed = False
-    producers = {}
-    for region, ops in _ops_with_regions(fn.body):
-        for op in ops:
-            for r in op.results:
-                producers[id(r)] = op
+    made_by = producers(fn.body)
     for region, ops in _ops_with_regions(fn.body):
         for op in ops:
             a = op.operands
@@ -200,12 +173,12 @@ def simplify_algebra(fn: Function) -> bool:
                 keep = a[0]
             elif op.kind == "mul" and _is(a[0], 1) and _same_type(a[1], op.results[0]):
                 keep = a[1]
-            elif op.kind in ("getitem", "or_zeros") and isinstance(a[0], Value) and id(a[0]) in producers:
-                keep = _known_item(producers[id(a[0])], op)
-            elif op.kind == "unpack" and isinstance(a[0], Value) and producers.get(id(a[0])) is not None \
-                    and producers[id(a[0])].kind == "tuple" and len(producers[id(a[0])].operands) == len(op.results):
+            elif op.kind in ("getitem", "or_zeros") and isinstance(a[0], Value) and a[0] in made_by:
+                keep = _known_item(made_by[a[0]], op)
+            elif op.kind == "unpack" and isinstance(a[0], Value) and a[0] in made_by \
+                    and made_by[a[0]].kind == "tuple" and len(made_by[a[0]].operands) == len(op.results):
                 region.ops.remove(op)
-                for r, item in zip(op.results, producers[id(a[0])].operands):
+                for r, item in zip(op.results, made_by[a[0]].operands):
                     substitute(fn.body, r, item)
                 changed = True
                 continue
@@ -243,7 +216,7 @@ def eliminate_common_subexpressions(fn: Function) -> bool:
             prim = P.PRIMITIVES.get(op.kind)
             if prim is None or prim.effect or len(op.results) != 1 or op.kind in ("list", "dict", "setitem"):
                 continue
-            key = (op.kind, tuple(id(x) if isinstance(x, Value) else ("lit", repr(x.value)) for x in op.operands),
+            key = (op.kind, tuple(x if isinstance(x, Value) else ("lit", repr(x.value)) for x in op.operands),
                    repr(sorted(op.params.items())))
             if key in seen:
                 region.ops.remove(op)
@@ -285,7 +258,7 @@ def _remove_dead(region: Region, uses: dict) -> bool:
     for op in list(region.ops):
         for sub in op.regions:
             removed |= _remove_dead(sub, uses)
-        if not _has_effect(op) and all(uses.get(id(r), 0) == 0 for r in op.results):
+        if not _has_effect(op) and all(uses.get(r, 0) == 0 for r in op.results):
             region.ops.remove(op)
             removed = True
     return removed

@@ -79,7 +79,7 @@ def _compile_deep(fn, arg_types, wrt, optimize, constants, transform, suffix) ->
         _stage(lambda: run_optimizer(entry), "optimizing")
         _verify(flat, "optimizing")
     refuse_output(fn, entry.body.yields[0])   # after optimizing: a branch on a shape is folded
-    transform(entry, wrt, files)
+    shared = transform(entry, wrt, files)   # values that may share another's Python variable
     _verify(flat, "reverse mode" if suffix == "adjoint" else "forward mode")
     if optimize:
         _stage(lambda: run_optimizer(entry), "optimizing the derivative")
@@ -87,7 +87,7 @@ def _compile_deep(fn, arg_types, wrt, optimize, constants, transform, suffix) ->
     name = python_identifier(entry.name) + "_" + suffix
     doc = f"Adjoint of {entry.name}: returns (value, gradient w.r.t. {names})." if suffix == "adjoint" else \
         f"Tangent of {entry.name}: returns (value, derivative along the tangents of {names})."
-    source, compiled = emit_function(entry, name, files, doc)
+    source, compiled = emit_function(entry, name, files, doc, shared)
     return Compiled(source, compiled, flat, output_type or T.UNKNOWN)
 
 

@@ -15,7 +15,7 @@ from ..runtime import types as T
 from ..tracer.cleanup import substitute
 from ..tracer.errors import excerpt
 from ..tracer.infer import type_of_operand
-from ..tracer.ir import UNDEF, Function, Literal, Op, Region, Value
+from ..tracer.ir import UNDEF, Function, Literal, Op, Region, Value, defined_in, readers
 from .build import Builder, Namer, as_operand, is_temporary, python_value
 from .inline import NotDifferentiableError, all_names
 
@@ -25,11 +25,13 @@ def python_identifier(name: str) -> str:
     return out if not out[0].isdigit() else f"f_{out}"
 
 
-def adjoint(fn: Function, wrt: list[int], files: dict | None = None) -> Function:
-    """Turn `fn` (inlined, typed) into its adjoint, in place, and return it. `files` maps the
-    base names in locations to paths, for error messages."""
-    _Reverse(fn, wrt, files or {}).run()
-    return fn
+def adjoint(fn: Function, wrt: list[int], files: dict | None = None) -> dict:
+    """Turn `fn` (inlined, typed) into its adjoint, in place. `files` maps the base names in
+    locations to paths, for error messages. Returns the values that may share another's Python
+    variable (for the emitter): each residual read back from a tape -> the primal value it saved."""
+    reverse = _Reverse(fn, wrt, files or {})
+    reverse.run()
+    return reverse.shared
 
 
 # ---------------------------------------------------------------------------------------------
@@ -37,17 +39,17 @@ def adjoint(fn: Function, wrt: list[int], files: dict | None = None) -> Function
 # ---------------------------------------------------------------------------------------------
 
 def varied_values(fn: Function, wrt: list[int]) -> set:
-    varied = {id(fn.params[i]) for i in wrt}
+    varied = {fn.params[i] for i in wrt}
     changed = True
 
     def mark(v) -> None:
         nonlocal changed
-        if isinstance(v, Value) and id(v) not in varied and not _integral(v):
-            varied.add(id(v))
+        if isinstance(v, Value) and v not in varied and not _integral(v):
+            varied.add(v)
             changed = True
 
     def is_varied(x) -> bool:
-        return isinstance(x, Value) and id(x) in varied
+        return isinstance(x, Value) and x in varied
 
     def visit(region: Region) -> None:
         for op in region.ops:
@@ -58,15 +60,13 @@ def varied_values(fn: Function, wrt: list[int]) -> set:
                     if any(is_varied(sub.yields[i]) for sub in op.regions):
                         mark(r)
             elif op.kind in ("for", "while"):
-                lead = 1 if op.kind == "for" else 0
-                body = op.regions[-1]
-                if op.kind == "for" and is_varied(op.operands[0]):
-                    mark(body.args[0])
-                for j, r in enumerate(op.results):
-                    if is_varied(op.operands[lead + j]) or is_varied(body.yields[j]):
-                        for sub in op.regions:
-                            mark(sub.args[(lead if sub is body else 0) + j])
-                        mark(r)
+                if op.kind == "for" and is_varied(op.iterable):
+                    mark(op.item)
+                for c in op.carried():
+                    if is_varied(c.init) or is_varied(c.next):
+                        for arg in c.args:
+                            mark(arg)
+                        mark(c.result)
             elif op.kind == "pycall":
                 continue
             elif op.kind == "sub" and op.operands[0] is op.operands[1]:
@@ -87,36 +87,6 @@ def _integral(v: Value) -> bool:
     t = v.type
     return (isinstance(t, T.ScalarType) and t.kind in ("int", "bool", "str", "none")) or (
         isinstance(t, T.ArrayType) and t.dtype[0] in "biu")
-
-
-def defined_in(region: Region) -> set:
-    """ids of every value a region (and its nested regions) defines."""
-    out = {id(a) for a in region.args}
-    for op in region.ops:
-        out |= {id(r) for r in op.results}
-        for sub in op.regions:
-            out |= defined_in(sub)
-    return out
-
-
-def values_read(region: Region) -> list:
-    """The Values a region reads (operands and yields, nested regions included), in order."""
-    seen, out = set(), []
-
-    def visit(r: Region) -> None:
-        for op in r.ops:
-            for x in op.operands:
-                if isinstance(x, Value) and id(x) not in seen:
-                    seen.add(id(x))
-                    out.append(x)
-            for sub in op.regions:
-                visit(sub)
-        for x in r.yields:
-            if isinstance(x, Value) and id(x) not in seen:
-                seen.add(id(x))
-                out.append(x)
-    visit(region)
-    return out
 
 
 def _is_container(t) -> bool:
@@ -170,10 +140,13 @@ class DerivativePass:
 
 
 class _Reverse(DerivativePass):
+    def __init__(self, fn: Function, wrt: list[int], files: dict):
+        super().__init__(fn, wrt, files)
+        self.shared: dict[Value, Value] = {}   # what `adjoint` returns
 
     # -- cotangent bookkeeping --------------------------------------------------------------------
     def active(self, x) -> bool:
-        return isinstance(x, Value) and id(x) in self.varied
+        return isinstance(x, Value) and x in self.varied
 
     def accumulate(self, bar: dict, x, ct, builder: Builder) -> None:
         """Add cotangent `ct` into x's; the first contribution is the cotangent itself."""
@@ -182,18 +155,18 @@ class _Reverse(DerivativePass):
         if isinstance(ct, (list, tuple)):
             ct = builder.apply(P.make_tuple if isinstance(ct, tuple) else P.make_list, tuple(ct), {})
         ct = as_operand(ct)
-        old = bar.get(id(x))
+        old = bar.get(x)
         if old is None:
-            bar[id(x)] = self.named(ct, x, builder)
+            bar[x] = self.named(ct, x, builder)
             return
         # a value of unknown type may hold a container at run time (a tape threaded out of a
         # branch, retraced): add_any adds item by item where `+` would concatenate
         adder = P.add if _is_numeric(type_of_operand(x)) else P.add_any
-        bar[id(x)] = as_operand(builder.apply(adder, (old, ct), {}, hint=f"{x.name}.bar"))
+        bar[x] = as_operand(builder.apply(adder, (old, ct), {}, hint=f"{x.name}.bar"))
 
     def named(self, ct, x, builder: Builder):
         """Name a cotangent this rule just computed `<x>.bar`: it reads like the hand-written one."""
-        if isinstance(ct, Value) and id(ct) in builder.created:
+        if isinstance(ct, Value) and ct in builder.created:
             ct.name = self.namer.fresh(f"{x.name}.bar")
         return ct
 
@@ -229,13 +202,13 @@ class _Reverse(DerivativePass):
         bar: dict = {}
         builder = Builder(fn.body, self.namer)
         if self.active(out):
-            bar[id(out)] = seed
+            bar[out] = seed
         self.sweep(fn.body, bar, fn.body, set())
         grads = []
         with builder:
             for i in self.wrt:
                 p = fn.params[i]
-                grads.append(bar.get(id(p)) or self.zeros(p, builder))
+                grads.append(bar.get(p) or self.zeros(p, builder))
             result = builder.apply(P.make_tuple, (out, *grads), {}, hint="result")
         fn.body.args.append(seed)
         fn.body.yields = [as_operand(result)]   # all-literal results fold to a constant tuple
@@ -249,7 +222,7 @@ class _Reverse(DerivativePass):
                 if op.kind == "pycall":
                     self.check_opaque(op)
                 continue
-            if all(bar.get(id(r)) is None for r in op.results):
+            if all(bar.get(r) is None for r in op.results):
                 continue
             if op.kind == "if":
                 self.adjoint_if(op, primal, bar, target)
@@ -269,7 +242,7 @@ class _Reverse(DerivativePass):
         prim = P.PRIMITIVES.get(op.kind)
         if prim is None or not prim.differentiable:
             return
-        gs = [bar.get(id(r)) for r in op.results]
+        gs = [bar.get(r) for r in op.results]
         single = prim.results == 1   # unpack[n=1] still has a tuple of results
         g = gs[0] if single else tuple(gs)
         out = op.results[0] if single else list(op.results)
@@ -303,41 +276,25 @@ class _Reverse(DerivativePass):
             builder = Builder(adj, self.namer, op.loc)
             with builder:
                 for r, y in zip(op.results, sub.yields):
-                    if bar.get(id(r)) is not None:
-                        self.accumulate(local, y, bar[id(r)], builder)
+                    if bar.get(r) is not None:
+                        self.accumulate(local, y, bar[r], builder)
             self.sweep(sub, local, adj, defined_in(sub))
             branches.append((sub, local, adj))
         inside = set().union(*(defined_in(sub) for sub in op.regions))
         changed = [k for k in self._keys_changed(before, [b[1] for b in branches]) if k not in inside]
         results = []
-        for key in changed:
-            x = self.value_of[key]
+        for x in changed:
             for sub, local, adj in branches:
                 with Builder(adj, self.namer, op.loc) as b:
-                    ct = local.get(key) if local.get(key) is not None else (
-                        before.get(key) if before.get(key) is not None else self.zeros(x, b))
+                    ct = local.get(x) if local.get(x) is not None else (
+                        before.get(x) if before.get(x) is not None else self.zeros(x, b))
                     adj.yields.append(self.typed(ct, x, b))
             results.append(Value(self.namer.fresh(f"{x.name}.bar"), type_of_operand(x)))
         self.thread_residuals_if(op, [b[0] for b in branches], [b[2] for b in branches])
-        target.ops.append(Op("if", [op.operands[0]], results, {}, [b[2] for b in branches], op.loc))
-        for key, result in zip(changed, results):
-            bar[key] = result
-
-    @property
-    def value_of(self) -> dict:
-        if not hasattr(self, "_value_of"):
-            self._value_of = {}
-
-            def visit(region: Region) -> None:
-                for a in region.args:
-                    self._value_of[id(a)] = a
-                for o in region.ops:
-                    for r in o.results:
-                        self._value_of[id(r)] = r
-                    for sub in o.regions:
-                        visit(sub)
-            visit(self.fn.body)
-        return self._value_of
+        then, orelse = (adj for _, _, adj in branches)
+        target.ops.append(Op.make_if(op.cond, then, orelse, results, loc=op.loc))
+        for x, result in zip(changed, results):
+            bar[x] = result
 
     def _keys_changed(self, before: dict, afters: list) -> list:
         keys = []
@@ -352,36 +309,34 @@ class _Reverse(DerivativePass):
         of the primal `if` (the branch not taken yields undef)."""
         for k, (sub, adj) in enumerate(zip(branches, adjoints)):
             inside = defined_in(sub)
-            for v in values_read(adj):
-                if id(v) not in inside:
+            for v in readers(adj):
+                if v not in inside:
                     continue
                 result = Value(self.namer.fresh(v.name), v.type)
-                self.value_of[id(result)] = result
                 for j, other in enumerate(op.regions):
                     other.yields.append(v if j == k else Literal(UNDEF))
                 op.results.append(result)
                 substitute(adj, v, result)
 
     def adjoint_loop(self, op: Op, primal: Region, bar: dict, target: Region) -> None:
-        lead = 1 if op.kind == "for" else 0
-        body = op.regions[-1]
+        body = op.body
+        carries = op.carried()
         # a carry varies when its argument in some region does, even where the loop's result
         # cannot (a carry that ends as None after a last iteration, an earlier one not); its
         # cotangent is then typed like the argument's
-        carried = [j for j, r in enumerate(op.results) if self.active(r) or any(
-            self.active(sub.args[(lead if sub is body else 0) + j]) for sub in op.regions)]
-        kinds = {j: op.results[j].type if self.active(op.results[j]) else body.args[lead + j].type for j in carried}
+        carried = [c.index for c in carries if self.active(c.result) or any(self.active(a) for a in c.args)]
+        kinds = {j: op.results[j].type if self.active(op.results[j]) else carries[j].arg.type for j in carried}
         inside = defined_in(body)
-        outer_read = [v for v in values_read(body) if self.active(v) and id(v) not in inside]
+        outer_read = [v for v in readers(body) if self.active(v) and v not in inside]
         # the adjoint body starts from placeholders: carried cotangents and outer accumulators
         adj = Region()
         local: dict = {}
         carry_in = {}
         for j in carried:   # named after the variable the loop carries, as in `h_bar = W.T @ ...`
-            carry_in[j] = Value(self.namer.fresh(f"{body.args[lead + j].name}.bar"), kinds[j])
-        acc_in = {id(v): Value(self.namer.fresh(f"{v.name}.bar"), v.type) for v in outer_read}
+            carry_in[j] = Value(self.namer.fresh(f"{carries[j].arg.name}.bar"), kinds[j])
+        acc_in = {v: Value(self.namer.fresh(f"{v.name}.bar"), v.type) for v in outer_read}
         for v in outer_read:
-            local[id(v)] = acc_in[id(v)]
+            local[v] = acc_in[v]
         builder = Builder(adj, self.namer, op.loc)
         with builder:
             for j in carried:
@@ -390,48 +345,48 @@ class _Reverse(DerivativePass):
         carry_out = []
         with builder:
             for j in carried:
-                arg = body.args[lead + j]
-                ct = local.get(id(arg)) if local.get(id(arg)) is not None else self.zeros(arg, builder)
+                arg = carries[j].arg
+                ct = local.get(arg) if local.get(arg) is not None else self.zeros(arg, builder)
                 result = op.results[j]   # the carry's type in the later iterations, the cotangent's in all
                 # but the last (the first primal one's goes to the initial value: `acc = 0.0` then arrays)
                 carry_out.append(self.typed(ct, result, builder) if type_of_operand(result) == kinds[j] else ct)
-        accs = [v for v in outer_read if local.get(id(v)) is not acc_in[id(v)]]
-        adj.yields = carry_out + [local[id(v)] for v in accs]
+        accs = [v for v in outer_read if local.get(v) is not acc_in[v]]
+        adj.yields = carry_out + [local[v] for v in accs]
         # residuals: what the adjoint body reads from inside the primal body goes on a tape
         # (recomputed: differentiating nested loops and ifs added tapes and results to the body)
         inside = defined_in(body)
-        residuals = [v for v in values_read(adj) if id(v) in inside]
+        residuals = [v for v in readers(adj) if v in inside]
         tape = self.push_tape(op, primal, residuals)
         with Builder(target, self.namer, op.loc) as b:
             backwards = b.apply(P.reversed_, (tape,), {}, hint="t")
         entry = Value(self.namer.fresh("residuals"), T.TupleType(tuple(v.type or T.UNKNOWN for v in residuals)))
         unpacked = [Value(self.namer.fresh(v.name), v.type) for v in residuals]
-        body_args = {id(a) for a in body.args}
+        body_args = set(body.args)
         for v, u in zip(residuals, unpacked):
             substitute(adj, v, u)
-            if id(v) not in body_args:   # a loop argument shares its variable with the loop's result
-                self.fn.aliases[id(u)] = v
+            if v not in body_args:   # a loop argument shares its variable with the loop's result
+                self.shared[u] = v
         if residuals:
             adj.ops.insert(0, Op("unpack", [entry], unpacked, {"n": len(residuals)}, [], op.loc))
         inits = []
         with Builder(target, self.namer, op.loc) as b:
             for j in carried:
-                g = bar.get(id(op.results[j]))
+                g = bar.get(op.results[j])
                 inits.append(g if g is not None else self.zeros(op.results[j], b))
             for v in accs:
-                inits.append(bar.get(id(v)) if bar.get(id(v)) is not None else self.zeros(v, b))
-        adj.args = [entry] + [carry_in[j] for j in carried] + [acc_in[id(v)] for v in accs]
+                inits.append(bar.get(v) if bar.get(v) is not None else self.zeros(v, b))
         # placeholders of accumulators that stayed unchanged were dropped above; keep names unique
-        results = [Value(self.namer.fresh(f"{_name_of(op.operands[lead + j])}.bar"), kinds[j])
+        results = [Value(self.namer.fresh(f"{_name_of(carries[j].init)}.bar"), kinds[j])
                    for j in carried] + [Value(self.namer.fresh(f"{v.name}.bar"), v.type) for v in accs]
-        target.ops.append(Op("for", [backwards, *inits], results, {}, [adj], op.loc))
+        carry_args = [carry_in[j] for j in carried] + [acc_in[v] for v in accs]
+        target.ops.append(Op.make_for(backwards, inits, entry, carry_args, adj, results, loc=op.loc))
         # accumulators first (each already includes the cotangent its value had before the loop),
         # then the carries' contributions to their initial values: a value can be both
         for v, result in zip(accs, results[len(carried):]):
-            bar[id(v)] = result
+            bar[v] = result
         with Builder(target, self.namer, op.loc) as b:
             for j, result in zip(carried, results):
-                self.accumulate(bar, op.operands[lead + j], result, b)
+                self.accumulate(bar, carries[j].init, result, b)
 
     def push_tape(self, op: Op, primal: Region, residuals: list) -> Value:
         """Give the primal loop a tape carry that collects the residuals of each iteration."""
@@ -439,19 +394,12 @@ class _Reverse(DerivativePass):
         list_type = T.ListType(tuple_type)
         start = Value(self.namer.fresh("tape"), T.ListType(T.NEVER))
         primal.ops.insert(primal.ops.index(op), Op("list", [], [start], {}, [], op.loc))
-        body = op.regions[-1]
-        args = []
-        for sub in op.regions:
-            arg = Value(self.namer.fresh("tape"), list_type)
-            sub.args.append(arg)
-            args.append(arg)
-        with Builder(body, self.namer, op.loc) as b:
+        args = [Value(self.namer.fresh("tape"), list_type) for _ in op.regions]
+        with Builder(op.body, self.namer, op.loc) as b:
             entry = b.apply(P.make_tuple, tuple(residuals), {}, hint="t")
             pushed = b.apply(P.list_append, (args[-1], entry), {}, hint="tape")
-        body.yields.append(pushed)
         final = Value(self.namer.fresh("tape"), list_type)
-        op.operands.append(start)
-        op.results.append(final)
+        op.add_carry(start, args, pushed, final)
         return final
 
 
@@ -484,10 +432,10 @@ def _index_active_loops(fn: Function, varied: set, namer: Namer) -> None:
         for op in list(region.ops):
             for sub in op.regions:
                 visit(sub)
-            if op.kind == "for" and isinstance(op.operands[0], Value) and id(op.operands[0]) in varied:
-                seq = op.operands[0]
-                body = op.regions[0]
-                item = body.args[0]
+            if op.kind == "for" and isinstance(op.iterable, Value) and op.iterable in varied:
+                seq = op.iterable
+                body = op.body
+                item = op.item
                 at = region.ops.index(op)
                 n = Value(namer.fresh("n"), T.ScalarType("int"))
                 steps = Value(namer.fresh("steps"), T.OpaqueType("range"))
@@ -496,6 +444,6 @@ def _index_active_loops(fn: Function, varied: set, namer: Namer) -> None:
                 new_item = Value(item.name, item.type)
                 body.ops.insert(0, Op("getitem", [seq, k], [new_item], {}, [], op.loc))
                 substitute(body, item, new_item)
-                body.args[0] = k
-                op.operands[0] = steps
+                op.item = k
+                op.iterable = steps
     visit(fn.body)

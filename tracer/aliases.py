@@ -104,13 +104,11 @@ class Aliases:
                 for r, y in zip(res, region.yields):
                     self._link(r, y, "merge", op)
         elif kind in ("for", "while"):
-            first = 1 if kind == "for" else 0
-            for k, r in enumerate(res):
-                self._link(r, ops[first + k], "merge", op)
-                self._link(r, op.regions[-1].yields[k], "merge", op)
-                for region in op.regions:
-                    arg = region.args[k + (first if region is op.regions[-1] else 0)]
-                    self._link(arg, op.regions[-1].yields[k], "merge", op)
+            for c in op.carried():
+                self._link(c.result, c.init, "merge", op)
+                self._link(c.result, c.next, "merge", op)
+                for arg in c.args:
+                    self._link(arg, c.next, "merge", op)
         elif kind == "call":
             shared = self.lw.tracer.returns_alias.get(op.params.get("callee"))
             for i, x in enumerate(ops):

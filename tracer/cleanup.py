@@ -25,20 +25,21 @@ def _liveness(fn: Function) -> set:
 
     def mark(x) -> None:
         if isinstance(x, Value):
-            live.add(id(x))
+            live.add(x)
 
     def scan(region: Region) -> None:
         for op in region.ops:
             if op.kind in ("if", "for", "while"):
                 plumbing.append(op)
-                if op.kind in ("if", "for"):
-                    mark(op.operands[0])   # the condition / the iterable
-                if op.kind == "while":
-                    for x in op.regions[0].yields:
+                if op.kind == "if":
+                    mark(op.cond)
+                elif op.kind == "for":
+                    mark(op.iterable)
+                else:
+                    for x in op.test.yields:
                         mark(x)
-                exit_index = op.params.get("exit")
-                if exit_index is not None:
-                    mark(op.results[exit_index])
+                if op.kind != "if" and op.exit is not None:
+                    mark(op.results[op.exit])
             else:
                 for x in op.operands:
                     mark(x)
@@ -52,20 +53,15 @@ def _liveness(fn: Function) -> set:
     while changed:
         changed = False
         for op in plumbing:
-            lead = 1 if op.kind == "for" else 0
-            for i, result in enumerate(op.results):
-                args = [sub.args[lead + i] for sub in op.regions] if op.kind != "if" else []
-                if not (id(result) in live or any(id(a) in live for a in args)):
+            # (result, arguments, what feeds them) of each carried position
+            flows = [(r, [], [sub.yields[i] for sub in op.regions]) for i, r in enumerate(op.results)] \
+                if op.kind == "if" else [(c.result, list(c.args), [c.init, c.next]) for c in op.carried()]
+            for result, args, feeds in flows:
+                if not (result in live or any(a in live for a in args)):
                     continue
-                feeds = [sub.yields[i] for sub in op.regions] if op.kind == "if" else \
-                    [op.operands[lead + i], op.regions[-1].yields[i]]
-                for x in feeds:
-                    if isinstance(x, Value) and id(x) not in live:
-                        live.add(id(x))
-                        changed = True
-                for a in [result, *args]:
-                    if id(a) not in live:
-                        live.add(id(a))
+                for x in [*feeds, result, *args]:
+                    if isinstance(x, Value) and x not in live:
+                        live.add(x)
                         changed = True
     return live
 
@@ -83,59 +79,44 @@ def _prune_once(fn: Function) -> bool:
     return _prune_region(fn.body, fn, _liveness(fn))
 
 
-def _drop(op, keep: list) -> None:
-    """Keep only the carried positions in `keep` (indices into op.results)."""
-    exit_index = op.params.get("exit")
-    if exit_index is not None:
-        op.params["exit"] = keep.index(exit_index)
-    op.results = [op.results[i] for i in keep]
-    if op.kind == "if":
-        for sub in op.regions:
-            sub.yields = [sub.yields[i] for i in keep]
-        return
-    offset = 1 if op.kind == "for" else 0
-    op.operands = op.operands[:offset] + [op.operands[offset + i] for i in keep]
-    for sub in op.regions:
-        lead = 1 if op.kind == "for" else 0
-        sub.args = sub.args[:lead] + [sub.args[lead + i] for i in keep]
-    body = op.regions[-1]
-    body.yields = [body.yields[i] for i in keep]
-
-
 def _prune_region(region: Region, fn: Function, live: set) -> bool:
     changed = False
     for op in region.ops:
         for sub in op.regions:
             changed |= _prune_region(sub, fn, live)
-        if op.kind not in ("if", "for", "while"):
+        if op.kind == "if":
+            keep = _prune_if(op, fn, live)
+        elif op.kind in ("for", "while"):
+            keep = _prune_loop(op, fn, live)
+        else:
             continue
-        keep = []
-        for i, result in enumerate(op.results):
-            if op.kind == "if":
-                a, b = op.regions[0].yields[i], op.regions[1].yields[i]
-                if a is b or (not isinstance(a, Value) and a == b):
-                    substitute(fn.body, result, a)
-                    changed = True
-                    continue
-                if id(result) not in live:
-                    changed = True
-                    continue
-            else:
-                lead = 1 if op.kind == "for" else 0
-                init = op.operands[lead + i]
-                args = [sub.args[lead + i] for sub in op.regions]
-                body = op.regions[-1]
-                if i != op.params.get("exit") and body.yields[i] is args[-1]:
-                    # never changes: every use reads the initial value
-                    for sub, arg in zip(op.regions, args):
-                        substitute(sub, arg, init)
-                    substitute(fn.body, result, init)
-                    changed = True
-                    continue
-                if id(result) not in live and not any(id(a) in live for a in args):
-                    changed = True
-                    continue
-            keep.append(i)
         if len(keep) != len(op.results):
-            _drop(op, keep)
+            op.keep_carries(keep)
+            changed = True
     return changed
+
+
+def _prune_if(op, fn: Function, live: set) -> list:
+    """The results of an `if` to keep; one that is the same on both paths is replaced by it."""
+    keep = []
+    for i, result in enumerate(op.results):
+        a, b = op.then.yields[i], op.orelse.yields[i]
+        if a is b or (not isinstance(a, Value) and a == b):
+            substitute(fn.body, result, a)
+        elif result in live:
+            keep.append(i)
+    return keep
+
+
+def _prune_loop(op, fn: Function, live: set) -> list:
+    """The carries of a loop to keep; one that never changes is replaced by its initial value."""
+    keep = []
+    for c in op.carried():
+        if c.index != op.exit and c.next is c.arg:
+            # never changes: every use reads the initial value
+            for sub, arg in zip(op.regions, c.args):
+                substitute(sub, arg, c.init)
+            substitute(fn.body, c.result, c.init)
+        elif c.result in live or any(a in live for a in c.args):
+            keep.append(c.index)
+    return keep

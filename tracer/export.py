@@ -144,7 +144,7 @@ class _Dot:
         # edges go at the top level, after every cluster: Graphviz makes both ends of an edge
         # members of the subgraph the edge is written in, which would pull nodes across clusters
         self.edges: list[str] = []
-        self.defs: dict[int, str] = {}   # id(Value) -> the node that defines it
+        self.defs: dict[Value, str] = {}   # the node that defines each value
         self.count = 0
 
     def node_id(self, prefix: str) -> str:
@@ -179,7 +179,7 @@ class _Dot:
 
     def define_arg(self, v: Value, depth: int, prefix: str, owner: str | None = None) -> None:
         node = self.node_id(prefix)
-        self.defs[id(v)] = node
+        self.defs[v] = node
         self.emit(depth, f"{node} [label={_quote(_decl(v))}, shape=ellipse];")
         if owner is not None:
             self.edges.append(f"{owner} -> {node} [style=dashed, arrowhead=none];")
@@ -192,8 +192,8 @@ class _Dot:
         for x in operands:
             # an operand with no known definition cannot come from a verified graph; skip it
             # rather than invent a node
-            if isinstance(x, Value) and id(x) in self.defs:
-                self.edges.append(f"{self.defs[id(x)]} -> {node};")
+            if isinstance(x, Value) and x in self.defs:
+                self.edges.append(f"{self.defs[x]} -> {node};")
 
     def terminator(self, region: Region, depth: int, word: str, owner: str | None = None) -> None:
         node = self.node_id("ret" if word == "return" else "yield")
@@ -229,4 +229,4 @@ class _Dot:
             self.terminator(region, depth + 1, "yield", owner=node)
             self.emit(depth, "}")
         for v in op.results:
-            self.defs[id(v)] = node
+            self.defs[v] = node

@@ -96,9 +96,9 @@ class _Inference:
         self.active: set[str] = set()
         self.current: list = []
         self.returns: dict[str, T.Type] = {}   # functions inferred so far, and their return types
-        self.list_items: dict = {}   # id of a `list` op's result -> its items' types (the list type joins them)
+        self.list_items: dict = {}   # a `list` op's result -> its items' types (the list type joins them)
         self.conditional = 0   # > 0 inside a branch: it may never run, so a shape mismatch there is not refused
-        self.range_lengths: dict = {}   # id of a `range` of constants -> its length
+        self.range_lengths: dict = {}   # a `range` of constants -> its length
         self.depth = 0   # loops entered
         self.guessed = False   # a recursive call was typed with its return type so far
         self.specs: dict = {}    # (function as traced, argument types) -> the copy typed with them
@@ -174,19 +174,19 @@ class _Inference:
 
     def op(self, op: Op) -> None:
         ins = [type_of_operand(x) for x in op.operands]
-        if op.kind == "if" and isinstance(op.operands[0], Literal):   # the other branch never runs
-            out = self.region(op.regions[0 if op.operands[0].value else 1])
+        if op.kind == "if" and isinstance(op.cond, Literal):   # the other branch never runs
+            out = self.region(op.then if op.cond.value else op.orelse)
         elif op.kind == "if":
             self.conditional += 1
             try:
-                a, b = (self.region(r) for r in op.regions)
+                a, b = self.region(op.then), self.region(op.orelse)
             finally:
                 self.conditional -= 1
             out = [T.join(x, y) for x, y in zip(a, b)]
         elif op.kind in ("for", "while"):
             self.depth += 1
             try:
-                out = self.loop(op, ins)
+                out = self.loop(op)
             finally:
                 self.depth -= 1
         elif op.kind == "call":
@@ -201,8 +201,8 @@ class _Inference:
         else:
             prim = P.PRIMITIVES[op.kind]
             consts, params = [_const(x) for x in op.operands], {**prim.params, **op.params}
-            if op.kind in SEQUENCE_OPS and id(op.operands[0]) in self.list_items:
-                ins = [T.TupleType(self.list_items[id(op.operands[0])])]   # each item's own shape
+            if op.kind in SEQUENCE_OPS and op.operands[0] in self.list_items:
+                ins = [T.TupleType(self.list_items[op.operands[0]])]   # each item's own shape
             out = prim.infer(ins, consts, params)
             if op.kind in SHAPE_CHECKED and not self.conditional and all(t == T.UNKNOWN for t in out):
                 problem = _shape_problem(prim, ins, consts, params)
@@ -211,21 +211,21 @@ class _Inference:
         for value, t in zip(op.results, out):
             value.type = t if isinstance(t, T.Type) else T.UNKNOWN
         if op.kind == "list":
-            self.list_items[id(op.results[0])] = ins
+            self.list_items[op.results[0]] = ins
         elif op.kind == "range" and all(isinstance(x, Literal) for x in op.operands):
-            self.range_lengths[id(op.results[0])] = len(range(*[x.value for x in op.operands]))
+            self.range_lengths[op.results[0]] = len(range(*[x.value for x in op.operands]))
 
-    def loop(self, op: Op, ins: list) -> list:
+    def loop(self, op: Op) -> list:
         """The loop's result types. Carries widen to a fixed point, except that a carry whose
         type changes in the first iteration only (`acc = 0.0; acc = acc + x`) keeps the type the
         later iterations agree on: the body is typed for both and each value gets the join."""
-        carried = ins[1:] if op.kind == "for" else ins
-        item = [P._item_type(ins[0])] if op.kind == "for" else []
-        runs = max(self.trip_count(op, ins) or 0, 0) if op.kind == "for" else 0
+        carried = [type_of_operand(x) for x in op.inits]
+        item = [P._item_type(type_of_operand(op.iterable))] if op.kind == "for" else []
+        runs = max(self.trip_count(op) or 0, 0) if op.kind == "for" else 0
         out = self.iteration(op, item, carried, certain=runs > 0)
         if out == carried or (runs == 1 and "exit" not in op.params):   # (one iteration: these types are all)
             return self.settled(op, out, runs)
-        first = {id(v): v.type for region in op.regions for v in _values(region)}
+        first = {v: v.type for region in op.regions for v in _values(region)}
         later = self.iteration(op, item, out)
         if [_any_length(t) for t in later] != [_any_length(t) for t in out]:
             # a carry that keeps the first iteration's values (a tape of them) changes once more:
@@ -236,7 +236,7 @@ class _Inference:
             out = later = [T.join(o, x) for o, x in zip(out, later)]
             for region in op.regions:
                 for v in _values(region):
-                    v.type = T.join(first.get(id(v), T.NEVER), v.type)
+                    v.type = T.join(first.get(v, T.NEVER), v.type)
             if all(self.specs.get((self.origin.get(c.params["callee"], c.params["callee"]),
                                    tuple(type_of_operand(x) for x in c.operands))) == c.params["callee"]
                    for region in op.regions for c in walk(region) if c.kind == "call"):
@@ -258,13 +258,15 @@ class _Inference:
         Unless it is `certain` to run with these (the first iteration of a loop known to run), a
         shape mismatch in it is left to run time."""
         for region in op.regions:
-            for a, t in zip(region.args, item + carried if region is op.regions[-1] else carried):
+            for a, t in zip(op.carry_args(region), carried):
                 a.type = t
+        if item:
+            op.item.type = item[0]
         self.conditional += not certain
         try:
             if op.kind == "while":
-                self.region(op.regions[0])
-            return self.region(op.regions[-1])
+                self.region(op.test)
+            return self.region(op.body)
         finally:
             self.conditional -= not certain
 
@@ -275,19 +277,19 @@ class _Inference:
         if runs and "exit" not in op.params and op.kind == "for":
             carried = self.grown_lists(op, carried, runs)
         if runs > 0:
-            for result, y in zip(op.results, op.regions[-1].yields):
+            for result, y in zip(op.results, op.body.yields):
                 if isinstance(y, Literal) and y.value is not UNDEF:
                     substitute(self.current[-1].body, result, y)
         return carried
 
     def grown_lists(self, op: Op, carried: list, runs: int) -> list:
-        inits = [type_of_operand(x) for x in op.operands[1:]]
+        inits = [type_of_operand(x) for x in op.inits]
         growing = [i for i, (c, t) in enumerate(zip(carried, inits))
                    if isinstance(c, T.ListType) and c.length is None and isinstance(t, T.ListType)
                    and t.length is not None]
         if not growing:
             return carried
-        item = [P._item_type(type_of_operand(op.operands[0]))]
+        item = [P._item_type(type_of_operand(op.iterable))]
         probe = [T.ListType(c.elem, inits[i].length) if i in growing else c for i, c in enumerate(carried)]
         values = [v for region in op.regions for v in _values(region)]
         kept = [v.type for v in values]
@@ -303,15 +305,15 @@ class _Inference:
                 carried[i] = T.ListType(carried[i].elem, inits[i].length + runs * (out[i].length - inits[i].length))
         return carried
 
-    def trip_count(self, op: Op, ins: list) -> int | None:
+    def trip_count(self, op: Op) -> int | None:
         """How many times a `for` loop runs, when that is known while tracing."""
-        iterable = op.operands[0]
-        if id(iterable) in self.range_lengths:
-            return self.range_lengths[id(iterable)]
+        iterable = op.iterable
+        if iterable in self.range_lengths:
+            return self.range_lengths[iterable]
         if self.depth > 1 or self.guessed:   # a type that may still widen: inside another loop until its
             # fixed point, and anywhere once a recursive call was typed with its result so far
             return None
-        t = ins[0]
+        t = type_of_operand(iterable)
         if isinstance(t, T.TupleType):
             return len(t.elems)
         if isinstance(t, T.ListType):
@@ -323,8 +325,8 @@ class _Inference:
     def mismatch(self, op: Op, ins: list, problem: str) -> ShapeMismatchError:
         """The located refusal of `op`, whose operands of types `ins` NumPy rejects with `problem`."""
         described = ", ".join(_describe(x, t) for x, t in zip(op.operands, ins))
-        if op.kind in SEQUENCE_OPS and id(op.operands[0]) in self.list_items:   # `[a, b]` as written
-            described = "[" + ", ".join(t.text() for t in self.list_items[id(op.operands[0])]) + "]"
+        if op.kind in SEQUENCE_OPS and op.operands[0] in self.list_items:   # `[a, b]` as written
+            described = "[" + ", ".join(t.text() for t in self.list_items[op.operands[0]]) + "]"
         message = f"`{op.kind}` of {described}: {problem.strip()}"
         hint = ("the shapes come from the arguments the function is called with: check them, or reshape or "
                 "transpose the operands so that NumPy accepts them")

@@ -26,14 +26,14 @@ class _Interpreter:
 
     def call(self, name: str, args: list):
         fn = self.module.functions[name]
-        env = {id(p): a for p, a in zip(fn.params, args)}
+        env = dict(zip(fn.params, args))
         (result,) = self.region(fn.body, env, fn.env)
         if result is UNDEF:
             raise UndefinedValueError(f"@{name} returns a variable that was never assigned on this path")
         return result
 
     def read(self, x, env):
-        return x.value if isinstance(x, Literal) else env[id(x)]
+        return x.value if isinstance(x, Literal) else env[x]
 
     def region(self, region: Region, env: dict, globals_: dict) -> list:
         for op in region.ops:
@@ -42,7 +42,7 @@ class _Interpreter:
                 raise UndefinedValueError(f"`{op.kind}` at {op.loc} reads a variable that was never assigned")
             out = self.op(op, args, env, globals_)
             for value, result in zip(op.results, out):
-                env[id(value)] = result
+                env[value] = result
                 if self.observe is not None:
                     self.observe(value, result)
         return [self.read(x, env) for x in region.yields]
@@ -51,28 +51,25 @@ class _Interpreter:
         if op.kind == "if":
             if args[0] is UNDEF:
                 raise UndefinedValueError("an if condition is undefined")
-            return self.region(op.regions[0 if args[0] else 1], env, globals_)
+            return self.region(op.then if args[0] else op.orelse, env, globals_)
         if op.kind == "for":
-            carried = args[1:]
-            body = op.regions[0]
-            exit_index = op.params.get("exit")
-            for item in args[0]:
-                env.update({id(a): v for a, v in zip(body.args, [item, *carried])})
-                carried = self.region(body, env, globals_)
-                if exit_index is not None and carried[exit_index]:
+            carried = [self.read(x, env) for x in op.inits]
+            for item in self.read(op.iterable, env):
+                env[op.item] = item
+                env.update(zip(op.carries, carried))
+                carried = self.region(op.body, env, globals_)
+                if op.exit is not None and carried[op.exit]:
                     break
             return carried
         if op.kind == "while":
             carried = args
-            test, body = op.regions
-            exit_index = op.params.get("exit")
             while True:
-                env.update({id(a): v for a, v in zip(test.args, carried)})
-                if not self.region(test, env, globals_)[0]:
+                env.update(zip(op.carry_args(op.test), carried))
+                if not self.region(op.test, env, globals_)[0]:
                     return carried
-                env.update({id(a): v for a, v in zip(body.args, carried)})
-                carried = self.region(body, env, globals_)
-                if exit_index is not None and carried[exit_index]:
+                env.update(zip(op.carries, carried))
+                carried = self.region(op.body, env, globals_)
+                if op.exit is not None and carried[op.exit]:
                     return carried
         if op.kind == "call":
             return [self.call(op.params["callee"], args)]

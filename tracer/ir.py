@@ -107,16 +107,21 @@ class Op:
     """One equation. `kind` is a primitive name or one of STRUCTURAL.
 
     - primitive: operands and static `params` as the primitive declares them;
-    - `if`: operand the condition; regions then/else each yield the results;
-    - `for`: operands the iterable then the carried inits; the body's args are the item then the
-      carries, it yields the next carries; `params["exit"]` (optional) is the index of a carry
-      whose truth after an iteration ends the loop (a `break`);
-    - `while`: operands the carried inits; region 0 (the test) takes the carries and yields one
-      condition; region 1 (the body) takes the carries and yields the next ones; `exit` as for `for`;
+    - `if`: `cond` (the operand); regions `then` and `orelse` each yield the results;
+    - `for`: `iterable` then the carried `inits` are the operands; the `body` region's args are the
+      `item` then the `carries`, it yields the next carries; `exit` (`params["exit"]`, optional) is
+      the index of a carry whose truth after an iteration ends the loop (a `break`);
+    - `while`: the carried `inits` are the operands; the `test` region takes the carries and yields
+      one condition; the `body` region takes the `carries` and yields the next ones; `exit` as for
+      `for`;
     - `call`: `params["callee"]` names a function of the module; operands are its arguments;
     - `global`: `params["name"]` names an object of the function's `env` (an array constant);
     - `pycall`: operand 0 is a callable (from a `global`), the rest its arguments: a call of
       Python code wengert does not look into (no gradient flows through it).
+
+    Passes read and change structured ops through these named parts (and `carried()`,
+    `carry_args`, `keep_carries`, `add_carry` for the carried positions of a loop), never through
+    operand or region positions: where the parts lie is written only here.
     """
     kind: str
     operands: list
@@ -129,6 +134,148 @@ class Op:
     def prim(self) -> P.Primitive | None:
         return P.PRIMITIVES.get(self.kind)
 
+    # -- structured ops: construction ----------------------------------------------------------------
+    @classmethod
+    def make_if(cls, cond, then: Region, orelse: Region, results: list, params: dict | None = None,
+                loc: Loc | None = None) -> Op:
+        return cls("if", [cond], results, params or {}, [then, orelse], loc)
+
+    @classmethod
+    def make_for(cls, iterable, inits: list, item: Value, carries: list, body: Region, results: list,
+                 params: dict | None = None, loc: Loc | None = None) -> Op:
+        """A `for` loop; `body`'s args become the item then the carries."""
+        body.args = [item, *carries]
+        return cls("for", [iterable, *inits], results, params or {}, [body], loc)
+
+    @classmethod
+    def make_while(cls, inits: list, test: Region, body: Region, results: list, params: dict | None = None,
+                   loc: Loc | None = None) -> Op:
+        return cls("while", list(inits), results, params or {}, [test, body], loc)
+
+    # -- structured ops: named parts -----------------------------------------------------------------
+    @property
+    def cond(self):
+        """An `if`'s condition."""
+        return self.operands[0]
+
+    @property
+    def then(self) -> Region:
+        return self.regions[0]
+
+    @property
+    def orelse(self) -> Region:
+        return self.regions[1]
+
+    @property
+    def _lead(self) -> int:
+        """Operands before a loop's inits, and arguments of its body before the carries."""
+        return _LOOP_LEAD[self.kind]
+
+    @property
+    def iterable(self):
+        """What a `for` loop iterates over."""
+        return self.operands[0]
+
+    @iterable.setter
+    def iterable(self, x) -> None:
+        self.operands[0] = x
+
+    @property
+    def inits(self) -> list:
+        """A loop's carried values before its first iteration."""
+        return self.operands[self._lead:]
+
+    @property
+    def test(self) -> Region:
+        """A `while` loop's condition region."""
+        return self.regions[0]
+
+    @property
+    def body(self) -> Region:
+        return self.regions[-1]
+
+    @property
+    def item(self) -> Value:
+        """The body argument a `for` loop binds to each item of its iterable."""
+        return self.body.args[0]
+
+    @item.setter
+    def item(self, v: Value) -> None:
+        self.body.args[0] = v
+
+    @property
+    def carries(self) -> list:
+        """The body's arguments that receive the carried values."""
+        return self.carry_args(self.body)
+
+    @property
+    def exit(self) -> int | None:
+        """The carry whose truth after an iteration ends a loop (a `break`), or None."""
+        return self.params.get("exit")
+
+    def carry_args(self, region: Region) -> list:
+        """The arguments of one of a loop's regions (its test or its body) that receive the carries."""
+        return region.args[self._carry_start(region):]
+
+    def _carry_start(self, region: Region) -> int:
+        return self._lead if region is self.body else 0
+
+    def carried(self) -> list[Carry]:
+        """Each carried position of a loop, with its parts."""
+        body = self.body
+        args = [self.carry_args(sub) for sub in self.regions]
+        return [Carry(j, init, tuple(a[j] for a in args), body.yields[j], result)
+                for j, (init, result) in enumerate(zip(self.inits, self.results))]
+
+    def keep_carries(self, keep: list) -> None:
+        """Keep only the carried positions in `keep` (indices into the results) of a loop or an `if`."""
+        if self.exit is not None:
+            self.params["exit"] = keep.index(self.exit)
+        self.results = [self.results[i] for i in keep]
+        if self.kind == "if":
+            for sub in self.regions:
+                sub.yields = [sub.yields[i] for i in keep]
+            return
+        inits = self.inits
+        self.operands[self._lead:] = [inits[i] for i in keep]
+        for sub in self.regions:
+            args = self.carry_args(sub)
+            sub.args[self._carry_start(sub):] = [args[i] for i in keep]
+        self.body.yields = [self.body.yields[i] for i in keep]
+
+    def add_carry(self, init, args: list, next, result: Value) -> None:
+        """Carry one more value through a loop: `args` are its arguments in each of the loop's
+        regions (the test's then the body's), `next` what the body yields for it."""
+        if len(args) != len(self.regions):
+            raise ValueError(f"a carry of `{self.kind}` needs {len(self.regions)} arguments, got {len(args)}")
+        self.operands.append(init)
+        for sub, arg in zip(self.regions, args):
+            sub.args.append(arg)
+        self.body.yields.append(next)
+        self.results.append(result)
+
+
+#: the loops, and how many operands come before their carried inits (as many body arguments come
+#: before the carries: a `for` loop's item)
+_LOOP_LEAD = {"for": 1, "while": 0}
+
+
+@dataclasses.dataclass(frozen=True)
+class Carry:
+    """Carried position `index` of a loop: its initial value, its argument in each of the loop's
+    regions (the test's, then the body's), what the body yields for the next iteration, and the
+    loop's result."""
+    index: int
+    init: Any
+    args: tuple
+    next: Any
+    result: Value
+
+    @property
+    def arg(self) -> Value:
+        """The body's argument."""
+        return self.args[-1]
+
 
 @dataclasses.dataclass(eq=False)
 class Function:
@@ -140,9 +287,6 @@ class Function:
     source: str = ""
     arg_names: tuple = ()   # the Python parameter names (a nested function's captures come first)
     captures: tuple = ()    # enclosing variables a nested function receives as leading arguments
-    #: code generation: id(value) -> another Value whose Python variable it may share (a residual
-    #: read back from a tape is the primal value it saved)
-    aliases: dict = dataclasses.field(default_factory=dict)
 
     @property
     def params(self) -> list:
@@ -175,19 +319,45 @@ def walk(region: Region) -> Iterator[Op]:
             yield from walk(sub)
 
 
-def use_counts(region: Region, counts: dict | None = None) -> dict:
-    """How many times each value (by id) is read in `region` and its nested regions."""
-    counts = {} if counts is None else counts
-    for op in region.ops:
-        for x in op.operands:
+# -- use/def information: dicts keyed by the Values themselves (a Value hashes by identity) ---------
+
+def readers(region: Region) -> dict[Value, list]:
+    """Each value read in `region` or its nested regions -> what reads it, in program order: the
+    op that has it as an operand, or the region that yields it (once per read)."""
+    out: dict = {}
+
+    def visit(r: Region) -> None:
+        for op in r.ops:
+            for x in op.operands:
+                if isinstance(x, Value):
+                    out.setdefault(x, []).append(op)
+            for sub in op.regions:
+                visit(sub)
+        for x in r.yields:
             if isinstance(x, Value):
-                counts[id(x)] = counts.get(id(x), 0) + 1
+                out.setdefault(x, []).append(r)
+    visit(region)
+    return out
+
+
+def use_counts(region: Region) -> dict[Value, int]:
+    """How many times each value is read in `region` and its nested regions."""
+    return {v: len(users) for v, users in readers(region).items()}
+
+
+def defined_in(region: Region) -> set[Value]:
+    """Every value `region` and its nested regions define: their arguments and op results."""
+    out = set(region.args)
+    for op in region.ops:
+        out.update(op.results)
         for sub in op.regions:
-            use_counts(sub, counts)
-    for x in region.yields:
-        if isinstance(x, Value):
-            counts[id(x)] = counts.get(id(x), 0) + 1
-    return counts
+            out |= defined_in(sub)
+    return out
+
+
+def producers(region: Region) -> dict[Value, Op]:
+    """Each result of an op of `region` or its nested regions -> that op."""
+    return {r: op for op in walk(region) for r in op.results}
 
 
 def structurally_equal(a: Module, b: Module) -> bool:
@@ -211,7 +381,7 @@ def _bind_values(xs: list, ys: list, mapping: dict) -> bool:
     for x, y in zip(xs, ys):
         if x.type != y.type or x.name != y.name:
             return False
-        mapping[id(x)] = y
+        mapping[x] = y
     return True
 
 
@@ -222,7 +392,7 @@ def _operands_equal(xs: list, ys: list, mapping: dict) -> bool:
         if isinstance(x, Literal):
             if x != y:
                 return False
-        elif not isinstance(y, Value) or mapping.get(id(x)) is not y:
+        elif not isinstance(y, Value) or mapping.get(x) is not y:
             return False
     return True
 

@@ -192,19 +192,17 @@ class _Parser:
             rest = rest[close + 1:]
         rest = rest.strip()
         loc = self.loc(comment)
-        op = Op(kind, [], [], params, [], loc)
         if kind == "if":
-            self.if_op(op, rest)
+            op = self.if_op(rest, params, loc)
         elif kind == "for":
-            self.for_op(op, rest)
+            op = self.for_op(rest, params, loc)
         elif kind == "while":
-            self.while_op(op, rest)
+            op = self.while_op(rest, params, loc)
         elif kind == "call":
             callee, _, args = rest.partition(" ")
-            op.params = {"callee": callee.lstrip("@"), **params}
-            op.operands = self.operands(args)
+            op = Op(kind, self.operands(args), [], {"callee": callee.lstrip("@"), **params}, [], loc)
         else:
-            op.operands = self.operands(rest)
+            op = Op(kind, self.operands(rest), [], params, [], loc)
         op.results = [self.declare(d) for d in split_top(results_text, ",", angle=True)]
         return op
 
@@ -233,18 +231,18 @@ class _Parser:
         inits = [self.operand(p[1]) for p in pairs]
         return [self.declare(p[0]) for p in pairs], inits
 
-    def if_op(self, op: Op, rest: str) -> None:
+    def if_op(self, rest: str, params: dict, loc: Loc | None) -> Op:
         if not rest.endswith("{"):
             raise self.error("expected '{' after the if condition")
-        op.operands = [self.operand(rest[:-1])]
+        cond = self.operand(rest[:-1])
         then, orelse = Region(), Region()
         self.region_ops(then, "yield")
         self.expect("} else {")
         self.region_ops(orelse, "yield")
         self.expect("}")
-        op.regions = [then, orelse]
+        return Op.make_if(cond, then, orelse, [], params, loc)
 
-    def for_op(self, op: Op, rest: str) -> None:
+    def for_op(self, rest: str, params: dict, loc: Loc | None) -> Op:
         if not rest.endswith("{"):
             raise self.error("expected '{' at the end of the for header")
         head, *carry = split_top(rest[:-1].rstrip(), " carry(", angle=True)
@@ -254,12 +252,12 @@ class _Parser:
         iterable = self.operand(iter_text[0])
         carries, inits = self.carry("carry(" + carry[0] if carry else "")
         item = self.declare(item_text)
-        body = Region(args=[item, *carries])
+        body = Region()
         self.region_ops(body, "yield")
         self.expect("}")
-        op.operands, op.regions = [iterable, *inits], [body]
+        return Op.make_for(iterable, inits, item, carries, body, [], params, loc)
 
-    def while_op(self, op: Op, rest: str) -> None:
+    def while_op(self, rest: str, params: dict, loc: Loc | None) -> Op:
         if not rest.endswith("{"):
             raise self.error("expected '{' after while")
         carries, inits = self.carry(rest[:-1])
@@ -271,7 +269,7 @@ class _Parser:
         body = Region(args=[self.declare(d) for d in split_top(code[5:-3], ",", angle=True)])
         self.region_ops(body, "yield")
         self.expect("}")
-        op.operands, op.regions = inits, [test, body]
+        return Op.make_while(inits, test, body, [], params, loc)
 
 
 def _matching(text: str, start: int) -> int:

@@ -84,24 +84,21 @@ class _Printer:
         lhs = f"{lhs} = " if lhs else ""
         head = f"{lhs}{op.kind}{_params_text(op)}"
         if op.kind == "if":
-            self.emit(depth, f"{head} {operand_text(op.operands[0])} {{", op.loc)
-            self.region_body(op.regions[0], depth + 1, "yield")
+            self.emit(depth, f"{head} {operand_text(op.cond)} {{", op.loc)
+            self.region_body(op.then, depth + 1, "yield")
             self.emit(depth, "} else {")
-            self.region_body(op.regions[1], depth + 1, "yield")
+            self.region_body(op.orelse, depth + 1, "yield")
             self.emit(depth, "}")
         elif op.kind == "for":
-            body = op.regions[0]
-            item, carries = body.args[0], body.args[1:]
-            text = f"{head} {value_decl(item)} in {operand_text(op.operands[0])}{_carry(carries, op.operands[1:])} {{"
+            text = f"{head} {value_decl(op.item)} in {operand_text(op.iterable)}{_carry(op.carries, op.inits)} {{"
             self.emit(depth, text, op.loc)
-            self.region_body(body, depth + 1, "yield")
+            self.region_body(op.body, depth + 1, "yield")
             self.emit(depth, "}")
         elif op.kind == "while":
-            test, body = op.regions
-            self.emit(depth, f"{head}{_carry(test.args, op.operands)} {{", op.loc)
-            self.region_body(test, depth + 1, "yield")
-            self.emit(depth, "} do(" + ", ".join(value_decl(v) for v in body.args) + ") {")
-            self.region_body(body, depth + 1, "yield")
+            self.emit(depth, f"{head}{_carry(op.carry_args(op.test), op.inits)} {{", op.loc)
+            self.region_body(op.test, depth + 1, "yield")
+            self.emit(depth, "} do(" + ", ".join(value_decl(v) for v in op.carries) + ") {")
+            self.region_body(op.body, depth + 1, "yield")
             self.emit(depth, "}")
         else:
             operands = ", ".join(operand_text(x) for x in op.operands)

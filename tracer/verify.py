@@ -31,7 +31,7 @@ class _FunctionVerifier:
     def __init__(self, module: Module, fn: Function):
         self.module = module
         self.fn = fn
-        self.defined: set[int] = set()
+        self.defined: set[Value] = set()
         self.names: set[str] = set()
 
     def fail(self, message: str, op: Op | None = None):
@@ -42,11 +42,11 @@ class _FunctionVerifier:
     def define(self, value, op: Op | None = None) -> None:
         if not isinstance(value, Value):
             raise self.fail(f"{value!r} defined where a Value is required", op)
-        if id(value) in self.defined or value.name in self.names:
+        if value in self.defined or value.name in self.names:
             raise self.fail(f"%{value.name} is defined more than once", op)
         if value.type is not None and not isinstance(value.type, Type):
             raise self.fail(f"%{value.name} has a type that is not a Type: {value.type!r}", op)
-        self.defined.add(id(value))
+        self.defined.add(value)
         self.names.add(value.name)
 
     def use(self, x, visible: set, op: Op | None) -> None:
@@ -54,27 +54,27 @@ class _FunctionVerifier:
             return
         if not isinstance(x, Value):
             raise self.fail(f"operand {x!r} is neither a Value nor a Literal", op)
-        if id(x) not in visible:
+        if x not in visible:
             raise self.fail(f"%{x.name} is used where its definition is not visible", op)
 
     def run(self) -> None:
         for p in self.fn.params:
             self.define(p)
-        self.region(self.fn.body, {id(p) for p in self.fn.params}, expect_yields=1, owner=None)
+        self.region(self.fn.body, set(self.fn.params), expect_yields=1, owner=None)
 
     def region(self, region: Region, visible: set, expect_yields: int, owner: Op | None) -> None:
         visible = set(visible)
         for arg in region.args:
             if owner is not None:
                 self.define(arg, owner)
-            visible.add(id(arg))
+            visible.add(arg)
         for op in region.ops:
             for x in op.operands:
                 self.use(x, visible, op)
             self.check_op(op, visible)
             for r in op.results:
                 self.define(r, op)
-                visible.add(id(r))
+                visible.add(r)
         for x in region.yields:
             self.use(x, visible, owner)
         if len(region.yields) != expect_yields:
@@ -86,26 +86,10 @@ class _FunctionVerifier:
         if op.kind == "if":
             if len(op.operands) != 1 or len(op.regions) != 2 or any(r.args for r in op.regions):
                 raise self.fail("expects one condition and two argument-less regions", op)
-            for r in op.regions:
+            for r in (op.then, op.orelse):
                 self.region(r, visible, nres, op)
-        elif op.kind == "for":
-            if len(op.regions) != 1 or not op.operands:
-                raise self.fail("expects an iterable and one body region", op)
-            ncarry = len(op.operands) - 1
-            body = op.regions[0]
-            if len(body.args) != ncarry + 1 or nres != ncarry:
-                raise self.fail(f"{ncarry} carried values need {ncarry + 1} body arguments and "
-                                f"{ncarry} results", op)
-            self.check_exit(op, ncarry)
-            self.region(body, visible, ncarry, op)
-        elif op.kind == "while":
-            ncarry = len(op.operands)
-            if len(op.regions) != 2 or nres != ncarry or any(len(r.args) != ncarry for r in op.regions):
-                raise self.fail(f"{ncarry} carried values need {ncarry} arguments in both regions and "
-                                f"{ncarry} results", op)
-            self.check_exit(op, ncarry)
-            self.region(op.regions[0], visible, 1, op)
-            self.region(op.regions[1], visible, ncarry, op)
+        elif op.kind in ("for", "while"):
+            self.check_loop(op, visible)
         elif op.kind == "call":
             callee = self.module.functions.get(op.params.get("callee"))
             if callee is None:
@@ -123,6 +107,22 @@ class _FunctionVerifier:
             self.check_primitive(op)
         if op.regions and op.kind not in STRUCTURAL:
             raise self.fail("only if/for/while own regions", op)
+
+    def check_loop(self, op: Op, visible: set) -> None:
+        nres = len(op.results)
+        if op.kind == "for" and (len(op.regions) != 1 or not op.operands):
+            raise self.fail("expects an iterable and one body region", op)
+        if op.kind == "while" and len(op.regions) != 2:
+            raise self.fail("expects a test region and a body region", op)
+        ncarry = len(op.inits)
+        if nres != ncarry or any(len(op.carry_args(r)) != ncarry for r in op.regions) or (
+                op.kind == "for" and not op.body.args):
+            need = f"{ncarry + 1} body arguments" if op.kind == "for" else f"{ncarry} arguments in both regions"
+            raise self.fail(f"{ncarry} carried values need {need} and {ncarry} results", op)
+        self.check_exit(op, ncarry)
+        if op.kind == "while":
+            self.region(op.test, visible, 1, op)
+        self.region(op.body, visible, ncarry, op)
 
     def check_exit(self, op: Op, ncarry: int) -> None:
         exit_index = op.params.get("exit")
