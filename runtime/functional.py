@@ -312,5 +312,12 @@ def _function(name: str):
 
 #: torch.add, torch.exp ... (kept in a dict: several shadow builtins such as sum, max, abs): those of
 #: the Tensor's own methods above, and those the primitives' declarations name (`Eager.functions`)
-FUNCTIONS = {name: _function(name) for name in
-             dict.fromkeys(METHOD_FUNCTIONS + tuple(n for p in P.PRIMITIVES.values() for n in p.eager.functions))}
+FUNCTIONS = {name: _function(name) for name in METHOD_FUNCTIONS}
+
+
+def _add_declared_functions(prim) -> None:
+    for name in prim.eager.functions:
+        FUNCTIONS.setdefault(name, _function(name))
+
+
+P.on_declare(_add_declared_functions)

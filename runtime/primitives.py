@@ -12,7 +12,8 @@ from .prims import arithmetic, arrays, cotangents, linalg, python, reductions
 from .prims.arrays import _index, _sum_to  # noqa: F401  (the tracer folds constant indexing with _index)
 from .registry import (METHODS, MUTATING_METHODS, NOVALUE, OPERATORS, PRIMITIVES, PROPERTIES,  # noqa: F401
                        bound_callables,
-                       Binding, Eager, Primitive, bind, declare, lookup_callable, primitive, stands_for)
+                       Binding, Eager, Primitive, bind, declare, lookup_callable, on_declare, primitive,
+                       stands_for)
 from .shape_rules import dummy as _dummy, evaluating as _evaluating  # noqa: F401
 from .shape_rules import item_type as _item_type, same_as as _same_as  # noqa: F401
 

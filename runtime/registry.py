@@ -141,7 +141,20 @@ def primitive(name: str, impl: Callable, **kw) -> Primitive:
         raise ValueError(f"primitive {name}: give partials or vjp rules, not both")
     PRIMITIVES[name] = prim
     _bind_implementation(prim)
+    for watcher in _WATCHERS:
+        watcher(prim)
     return prim
+
+
+_WATCHERS: list = []
+
+
+def on_declare(watcher: Callable) -> None:
+    """Call `watcher(prim)` for every primitive declared so far and every one declared later: how
+    the tables derived from declarations (the Tensor's methods, the torch.* functions) stay whole."""
+    _WATCHERS.append(watcher)
+    for prim in list(PRIMITIVES.values()):
+        watcher(prim)
 
 
 def _declaring_module() -> str:

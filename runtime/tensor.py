@@ -1396,20 +1396,21 @@ class Tensor:
 
 
 
-def _install_declared_methods() -> None:
-    """The Tensor methods each primitive's declaration names (`Eager.methods`, `reflected`,
-    `inplace`): one generic method per name, applying the primitive to the tensor and the rest."""
-    for prim in P.PRIMITIVES.values():
-        eager = prim.eager
-        for names, make in ((eager.methods, _method), (eager.reflected, lambda p: _method(p, reverse=True)),
-                            (eager.inplace, _inplace_method)):
-            for name in names:
-                if name in Tensor.__dict__:
-                    continue   # (while declarations take over) a method written out in the class
-                setattr(Tensor, name, make(prim))
+def _install_declared_methods(prim) -> None:
+    """The Tensor methods `prim`'s declaration names (`Eager.methods`, `reflected`, `inplace`): one
+    generic method per name, applying the primitive to the tensor and the other arguments."""
+    eager = prim.eager
+    for names, make in ((eager.methods, _method), (eager.reflected, lambda p: _method(p, reverse=True)),
+                        (eager.inplace, _inplace_method)):
+        for name in names:
+            if name in Tensor.__dict__ and not getattr(Tensor.__dict__[name], "declared", False):
+                continue   # (while declarations take over) a method written out in the class
+            method = make(prim)
+            method.declared = True
+            setattr(Tensor, name, method)
 
 
-_install_declared_methods()
+P.on_declare(_install_declared_methods)
 
 
 _WARNED: set = set()

@@ -3,7 +3,10 @@
 With `import wengert as torch`, PyTorch autograd code runs on NumPy: everything here is a
 re-export of wengert.runtime (tensor.py, functional.py, dtypes.py, grad_mode.py ...).
 """
+import sys
+
 from . import autograd
+from .runtime import primitives as _primitives
 from .runtime import dtypes as _dtypes
 from .runtime import functional as _functional
 from .runtime.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
@@ -34,3 +37,17 @@ __all__ = [
     "get_default_dtype", "set_default_dtype", "set_printoptions", "get_printoptions",
 ]
 __all__ += [*_DTYPES, *_METHOD_FUNCTIONS]   # torch.float32 ..., torch.add, torch.exp ...
+
+
+def _export_declared_functions(prim) -> None:
+    """torch.<name> for each function a primitive declared later names (a recipe's new primitive)."""
+    package = sys.modules.get(__package__)   # `import wengert as torch`: torch.<name> too
+    for name in prim.eager.functions:
+        if name not in globals():
+            globals()[name] = _functional.FUNCTIONS[name]
+            __all__.append(name)
+            if package is not None and not hasattr(package, name):
+                setattr(package, name, globals()[name])
+
+
+_primitives.on_declare(_export_declared_functions)
