@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import operator
 
-from . import scalar
+from . import calculus, scalar
 from .prims import arithmetic, arrays, cotangents, linalg, python, reductions
 from .prims.arrays import _index, _sum_to  # noqa: F401  (the tracer folds constant indexing with _index)
 from .registry import (METHODS, MUTATING_METHODS, NOVALUE, OPERATORS, PRIMITIVES, PROPERTIES,  # noqa: F401
                        bound_callables,
-                       Binding, Eager, Primitive, bind, declare, lookup_callable, on_declare, primitive,
-                       stands_for)
+                       Binding, Eager, Primitive, bind, check_rule_names, declare, lookup_callable, on_declare,
+                       primitive, stands_for)
 from .shape_rules import dummy as _dummy, evaluating as _evaluating  # noqa: F401
 from .shape_rules import item_type as _item_type, same_as as _same_as  # noqa: F401
 
@@ -44,3 +44,6 @@ OPERATOR_FUNCTIONS = {
     "NotEq": operator.ne, "Is": operator.is_, "IsNot": operator.is_not, "In": operator.contains,
 }
 OPERATORS.update({node: lookup_callable(fn).prim for node, fn in OPERATOR_FUNCTIONS.items()})
+
+# every `ops.<name>` a rule writes names a declared primitive (a typo fails here, at import)
+check_rule_names(calculus, *GROUPS)

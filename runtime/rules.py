@@ -11,6 +11,7 @@ is None where operand i has none).
 """
 from __future__ import annotations
 
+import sys
 from typing import Callable
 
 import numpy as np
@@ -1048,3 +1049,6 @@ defjvp(P.PRIMITIVES["log_softmax"], lambda t, out, x, axis=-1: ops.sub(
     t[0], ops.sum(ops.mul(ops.exp(out), t[0]), axis=axis, keepdims=True)))
 defjvp(P.PRIMITIVES["logsumexp"], lambda t, out, x, axis=None, keepdims=False: ops.sum(
     ops.mul(ops.exp(ops.sub(x, _expand(out, x, axis, keepdims))), t[0]), axis=axis, keepdims=keepdims))
+
+
+P.check_rule_names(sys.modules[__name__])
