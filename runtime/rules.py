@@ -99,7 +99,7 @@ def _sequence_jvp(prim: P.Primitive, elementwise: Callable) -> Callable:
     def rule(tangents, out, *operands):
         if not prim.sequences.joins(*operands):
             return elementwise(tangents, out, *operands)
-        positions = [i for i, x in enumerate(operands) if is_container(x)]
+        positions = [i for i, x in enumerate(operands) if maybe_container(x)]   # (a tuple grown in a loop)
         if all(tangents[i] is None for i in positions):
             return None
         return P.bind(prim, *[(tangents[i] if tangents[i] is not None else zero_tangent(x)) if i in positions else x
@@ -382,7 +382,7 @@ def _dot(which: int) -> Callable:
     """np.dot is mul when an operand is a scalar, and matmul when y has at most two axes."""
     def rule(g, out, x, y):
         if _ndim(x) == 0 or _ndim(y) == 0:
-            return VJP["mul"][which](g, out, x, y)
+            return vjp_rule("mul", which)(g, out, x, y)
         if _ndim(y) > 2:
             raise NotImplementedError("no gradient rule for np.dot with a 3-D or higher second operand; "
                                       "use np.matmul or np.einsum")
