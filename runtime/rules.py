@@ -73,7 +73,7 @@ def has_vjp(name: str) -> bool:
 
 def defvjp(prim: P.Primitive, *rules, argnums: tuple | None = None) -> None:
     """Declare the cotangent rule of each operand of `prim` (None: no gradient flows there)."""
-    if has_vjp(prim.name):
+    if prim.name in VJP or prim.name in VARIADIC_VJP:   # (a declaration's own rule wins over this table)
         raise ValueError(f"the rule of {prim.name} is declared twice")
     positions = argnums if argnums is not None else range(len(rules))
     VJP[prim.name] = {i: rule for i, rule in zip(positions, rules) if rule is not None}
@@ -100,7 +100,7 @@ def _sequence_jvp(prim: P.Primitive, elementwise: Callable) -> Callable:
     def rule(tangents, out, *operands):
         if not prim.sequences.joins(*operands):
             return elementwise(tangents, out, *operands)
-        positions = [i for i, x in enumerate(operands) if is_container(x)]
+        positions = [i for i, x in enumerate(operands) if maybe_container(x)]   # (a tuple grown in a loop)
         if all(tangents[i] is None for i in positions):
             return None
         return P.bind(prim, *[(tangents[i] if tangents[i] is not None else zero_tangent(x)) if i in positions else x
@@ -383,7 +383,7 @@ def _dot(which: int) -> Callable:
     """np.dot is mul when an operand is a scalar, and matmul when y has at most two axes."""
     def rule(g, out, x, y):
         if _ndim(x) == 0 or _ndim(y) == 0:
-            return VJP["mul"][which](g, out, x, y)
+            return vjp_rule("mul", which)(g, out, x, y)
         if _ndim(y) > 2:
             raise NotImplementedError("no gradient rule for np.dot with a 3-D or higher second operand; "
                                       "use np.matmul or np.einsum")
