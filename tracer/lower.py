@@ -25,22 +25,13 @@ from .aliases import Aliases
 from .capture import Captured, capture
 from . import index_tricks
 from .entry import entry_function
-from .desugar import BREAK_FLAG, RETURN_FLAG, has_break, restructure
+from .desugar import has_break, restructure
 from .errors import SourceInfo, TraceError, UnsupportedSyntaxError, error_at
+from .fold import NOT_STATIC, is_literal, static_value
 from .ir import UNDEF, Function, Literal, Loc, Module, Op, Region, Value
+from .names import Namer
 
-LITERAL_TYPES = (int, float, complex, bool, str, type(None), type(Ellipsis))
 MAX_SPECIALISATIONS = 64   # per function; literal arguments may use half of them
-
-
-def is_literal(obj) -> bool:
-    if isinstance(obj, LITERAL_TYPES) and not isinstance(obj, np.generic):
-        return True
-    if isinstance(obj, tuple):
-        return all(is_literal(x) for x in obj)
-    if isinstance(obj, slice):
-        return all(is_literal(x) for x in (obj.start, obj.stop, obj.step))
-    return obj is UNDEF
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -167,28 +158,6 @@ def trace_module(fn, constants: dict | None = None) -> Module:
 # Lowering one function
 # ---------------------------------------------------------------------------------------------
 
-class Namer:
-    """Unique SSA names from the user's variable names: `x`, `x.1`, `x.2` ... never one of
-    `used` (the names a function already has, when a pass adds values to it)."""
-
-    def __init__(self, used: set | None = None):
-        self.used: set[str] = set(used or ())
-
-    def fresh(self, hint: str) -> str:
-        base = _display(hint)
-        name, k = base, 0
-        while name in self.used:
-            k += 1
-            name = f"{base}.{k}"
-        self.used.add(name)
-        return name
-
-
-def _display(key: str) -> str:
-    special = {RETURN_FLAG: "returned", BREAK_FLAG: "broke"}
-    return special.get(key, key.strip("<>").split(":")[0].replace(" ", "_"))
-
-
 class _Exit:
     """How a block ended: it returned a value, it raised, or it fell through (None)."""
 
@@ -245,19 +214,11 @@ class Lowerer:
         return results
 
     def apply(self, prim: P.Primitive, operands: list, node, params: dict | None = None):
-        """Emit `prim`, or fold it now when every operand is a literal and the result is one."""
+        """Emit `prim`, or fold it now when its value is known (tracer/fold.py)."""
         params = params or {}
-        if all(isinstance(x, Literal) for x in operands) and not prim.effect and prim.results == 1 \
-                and prim.name not in ("list", "dict", "print", "assert", "range", "zip", "enumerate"):
-            try:
-                with np.errstate(all="raise"):
-                    value = prim.impl(*[x.value for x in operands], **{**prim.params, **params})
-                if isinstance(value, np.generic):  # Python scalars in, a Python scalar out
-                    value = value.item()
-                if is_literal(value):
-                    return Literal(value)
-            except Exception:  # folding is an optimisation: leave the op for run time
-                pass
+        value = static_value(prim, operands, params)
+        if value is not NOT_STATIC:
+            return Literal(value)
         n = prim.num_results(params)
         results = self.emit(prim.name, operands, node, params, n)
         return results[0] if n == 1 else results
