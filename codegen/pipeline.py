@@ -7,6 +7,7 @@ import os
 
 from ..runtime import types as T
 from ..tracer.ir import Module
+from ..tracer.names import python_identifier
 from ..tracer.lower import refuse_output
 from ..tracer.pipeline import deep_recursion, trace
 from ..tracer.verify import IRVerificationError, verify
@@ -24,12 +25,6 @@ class Compiled:
     fn: object
     module: Module
     output_type: T.Type
-
-
-def python_identifier(name: str) -> str:
-    """`<lambda>` -> `lambda_`, `outer.inner` -> `outer_inner`: a name generated code may use."""
-    out = "".join(c if c.isalnum() or c == "_" else "_" for c in name).strip("_") or "function"
-    return out if not out[0].isdigit() and out not in ("lambda",) else f"{out}_"
 
 
 def source_files(module: Module) -> dict:

@@ -16,13 +16,9 @@ from ..tracer.cleanup import substitute
 from ..tracer.errors import excerpt
 from ..tracer.infer import type_of_operand
 from ..tracer.ir import UNDEF, Function, Literal, Op, Region, Value
+from ..tracer.names import name_base
 from .build import Builder, Namer, as_operand, is_temporary, python_value
 from .inline import NotDifferentiableError, all_names
-
-
-def python_identifier(name: str) -> str:
-    out = "".join(c if c.isalnum() or c == "_" else "_" for c in name).strip("_") or "f"
-    return out if not out[0].isdigit() else f"f_{out}"
 
 
 def adjoint(fn: Function, wrt: list[int], files: dict | None = None) -> Function:
@@ -225,7 +221,7 @@ class _Reverse(DerivativePass):
         (out,) = fn.body.yields
         base = out.name.split(".")[0] if isinstance(out, Value) else ""
         named = base.isidentifier() and not is_temporary(base) and base not in ("return", "returned", "break")
-        seed = Value(self.namer.fresh(f"{base if named else python_identifier(fn.name)}.bar"), type_of_operand(out))
+        seed = Value(self.namer.fresh(f"{base if named else name_base(fn.name, 'f')}.bar"), type_of_operand(out))
         bar: dict = {}
         builder = Builder(fn.body, self.namer)
         if self.active(out):
