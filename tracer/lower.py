@@ -24,7 +24,7 @@ from ..runtime import primitives as P
 from .aliases import Aliases
 from .capture import Captured, capture
 from . import index_tricks
-from .entry import entry_function
+from .entry import entry_function, is_static_argument
 from .desugar import has_break, restructure
 from .errors import SourceInfo, TraceError, UnsupportedSyntaxError, error_at
 from .fold import NOT_STATIC, is_literal, static_value
@@ -1437,8 +1437,9 @@ def _opaque_instance(value) -> bool:
 
 
 def _specialises(value) -> bool:
-    """Literal arguments a callee is specialised on (ints, flags, names, shapes; not floats)."""
-    return isinstance(value, (int, bool, str, type(None), tuple)) and not isinstance(value, float)
+    """Literal arguments a callee is specialised on: the static arguments of an entry function
+    (ints, flags), and names, None and shapes; not floats."""
+    return is_static_argument(value) or isinstance(value, (str, type(None), tuple))
 
 
 def _signature_text(binding: P.Binding, label: str) -> str:
