@@ -8,8 +8,7 @@ import os
 from ..runtime import types as T
 from ..tracer.ir import Module
 from ..tracer.names import python_identifier
-from ..tracer.lower import refuse_output
-from ..tracer.pipeline import deep_recursion, trace
+from ..tracer.pipeline import deep_recursion, refuse_output, trace
 from ..tracer.verify import IRVerificationError, verify
 from .emit import emit_function
 from .inline import NotDifferentiableError, inline_calls
