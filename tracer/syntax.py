@@ -34,24 +34,11 @@ def _collect_assigned(node, names: list) -> None:
     if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
         names.append(node.id)
     elif isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(node.ctx, gast.Store):
-        base = node.value
-        while isinstance(base, (gast.Subscript, gast.Attribute)):
-            base = base.value
-        if isinstance(base, gast.Name):
-            names.append(base.id)
+        names.extend(_root_name(node.value, (gast.Subscript, gast.Attribute)))
     elif isinstance(node, gast.AugAssign):
-        base = node.target
-        while isinstance(base, (gast.Subscript, gast.Attribute)):
-            base = base.value
-        if isinstance(base, gast.Name):
-            names.append(base.id)
-    elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-            node.func.attr in P.MUTATING_METHODS:
-        base = node.func.value
-        while isinstance(base, gast.Subscript):
-            base = base.value
-        if isinstance(base, gast.Name):
-            names.append(base.id)
+        names.extend(_root_name(node.target, (gast.Subscript, gast.Attribute)))
+    elif _mutating_call(node):
+        names.extend(_root_name(node.func.value, gast.Subscript))
     elif isinstance(node, gast.Break):
         names.append("break")
     elif isinstance(node, gast.For) or isinstance(node, gast.While):
@@ -70,14 +57,23 @@ def updated_in_place(stmts) -> set:
                 base = node.value
             elif isinstance(node, gast.AugAssign):
                 base = node.target
-            elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-                    node.func.attr in P.MUTATING_METHODS:
+            elif _mutating_call(node):
                 base = node.func.value
-            while isinstance(base, gast.Subscript):
-                base = base.value
-            if isinstance(base, gast.Name):
-                names.add(base.id)
+            names.update(_root_name(base, gast.Subscript))
     return names
+
+
+def _mutating_call(node) -> bool:
+    """`a.append(v)` and the other methods that change their receiver."""
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+        node.func.attr in P.MUTATING_METHODS
+
+
+def _root_name(node, through) -> list:
+    """[`a`] for `a` reached from `node` through the node kinds `through` (`a[i].b`), else []."""
+    while isinstance(node, through):
+        node = node.value
+    return [node.id] if isinstance(node, gast.Name) else []
 
 
 def assigned_names(fn_node) -> set:
