@@ -10,6 +10,7 @@ from ..tracer.ir import Module
 from ..tracer.names import python_identifier
 from ..tracer.pipeline import deep_recursion, refuse_output, trace
 from ..tracer.verify import IRVerificationError, verify
+from .derivative import carries_derivative
 from .emit import emit_function
 from .inline import NotDifferentiableError, inline_calls
 from .optimize import optimize as run_optimizer
@@ -61,8 +62,7 @@ def _compile_deep(fn, arg_types, wrt, optimize, constants, transform, suffix) ->
     _verify(flat, "inlining")
     for i in wrt:
         t = entry.params[i].type
-        if isinstance(t, T.ArrayType) and t.dtype[0] not in "fc" or isinstance(t, T.ScalarType) and t.kind not in (
-                "float", "complex"):
+        if not carries_derivative(t):
             name = entry.params[i].name
             raise NotDifferentiableError(
                 f"{entry.source}: cannot differentiate `{entry.name}` with respect to `{name}`: it is {t.text()}, "

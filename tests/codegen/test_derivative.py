@@ -2,6 +2,7 @@
 derivative, and one refusal of an opaque call that a varied value reaches -- the same programs,
 the same message, at the same call, in every mode."""
 import functools
+import re
 import statistics
 
 import numpy as np
@@ -87,3 +88,16 @@ def test_every_mode_accepts_an_opaque_call_on_values_that_do_not_vary():
 ])
 def test_which_values_carry_a_derivative(t, carries):
     assert carries_derivative(t) is carries
+
+
+def weighted(x, k):
+    return np.sum(x * k)
+
+
+@pytest.mark.parametrize("k, text", [(np.arange(3), "i64[3]"), (2, "int"), (True, "bool")])
+def test_differentiating_with_respect_to_a_value_without_derivative_is_refused(k, text):
+    x = np.array([0.4, 1.3, 2.2])
+    message = re.escape(f"with respect to `k`: it is {text}, not a floating-point")
+    for transform in (wengert.grad, wengert.jacfwd):
+        with pytest.raises(wengert.WengertError, match=message):
+            transform(weighted, wrt=1)(x, k)
