@@ -6,8 +6,8 @@ import dataclasses
 import os
 
 from ..runtime import types as T
+from ..runtime.names import python_identifier
 from ..tracer.ir import Module
-from ..tracer.names import python_identifier
 from ..tracer.pipeline import deep_recursion, refuse_output, trace
 from ..tracer.verify import IRVerificationError, verify
 from .derivative import carries_derivative

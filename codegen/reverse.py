@@ -12,10 +12,10 @@ from __future__ import annotations
 from ..runtime import primitives as P
 from ..runtime import rules as R
 from ..runtime import types as T
+from ..runtime.names import name_base
 from ..tracer.cleanup import substitute
 from ..tracer.infer import type_of_operand
 from ..tracer.ir import UNDEF, Function, Literal, Op, Region, Value
-from ..tracer.names import name_base
 from .build import Builder, as_operand, is_temporary, python_value
 from .derivative import DerivativePass
 from .inline import NotDifferentiableError

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import wengert
-from wengert.tracer.names import Namer, is_temporary, name_base, python_identifier
+from wengert.runtime.names import name_base, python_identifier
+from wengert.tracer.names import Namer, is_temporary
 
 
 @pytest.mark.parametrize("name, base, identifier", [
@@ -40,3 +41,13 @@ def test_a_function_whose_name_starts_with_a_digit_after_its_underscores():
     g = wengert.grad(_2nd)
     np.testing.assert_allclose(g(np.array([1.0, 2.0])), [2.0, 4.0])
     assert "def function_2nd_adjoint(" in wengert.source(g)
+
+
+_square = lambda x: x * x   # its qualified name is `<lambda>`: the primitive was named `lambda`
+
+
+def test_a_custom_rule_for_a_lambda_gets_a_name_generated_code_can_import():
+    square = wengert.custom_vjp(_square)
+    square.defvjp(lambda g, out, x: 2.0 * g * x)
+    assert square.prim.name.startswith("lambda_")
+    np.testing.assert_allclose(wengert.grad(lambda x: np.sum(square(x)))(np.array([1.0, 2.0])), [2.0, 4.0])
