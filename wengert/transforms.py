@@ -21,6 +21,7 @@ from .codegen.pipeline import Compiled, compile_adjoint, compile_tangent  # noqa
 from .tracer.capture import register_source
 from .tracer.entry import entry_function, is_static_argument, spread_varargs, static_arguments
 from .runtime import types as T
+from .runtime.names import name_base
 from .runtime.errors import WengertError
 from .runtime.tensor import Tensor
 
@@ -170,7 +171,7 @@ class _Transform:
                                "only (no *args, **kwargs or keyword-only parameters)")
 
     def traceable_name(self) -> str:
-        return f"{getattr(self.fn, '__name__', 'f').strip('<>')}_{type(self).__name__}"
+        return f"{name_base(getattr(self.fn, '__name__', 'f'), 'f')}_{type(self).__name__}"
 
     def passed(self, args: tuple, kwargs: dict) -> list:
         """The names of the parameters the compiled code takes (static ints and bools are folded)."""
