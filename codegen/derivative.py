@@ -71,10 +71,10 @@ def varied_values(fn: Function, wrt: list[int]) -> set:
     return varied
 
 
-
 class DerivativePass:
     """What reverse and forward mode share: the function, its names, the values that vary with
-    `wrt` (loops over varied sequences made index loops first), and locations for errors."""
+    `wrt` (loops over varied sequences made index loops first), locations for errors, and the
+    refusal of the opaque calls a varied value reaches."""
 
     def __init__(self, fn: Function, wrt: list[int], files: dict):
         self.fn = fn
@@ -125,7 +125,6 @@ class DerivativePass:
         return f"{self.files.get(op.loc.file, op.loc.file)}:{op.loc.line}:{op.loc.col}"
 
 
-
 def _global_object(fn: Function, x):
     """The Python object a `global` op read into x (None if x is not such a value)."""
     def visit(region: Region):
@@ -138,8 +137,6 @@ def _global_object(fn: Function, x):
                     return found
         return None
     return visit(fn.body) if isinstance(x, Value) else None
-
-
 
 
 def _index_active_loops(fn: Function, varied: set, namer: Namer) -> None:
