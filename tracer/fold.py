@@ -1,6 +1,6 @@
 """Constant folding: the one rule for "is this primitive application known before run time, and
-what is its value". The tracer (lowering), the inliner and the builder gradient rules emit into
-all ask `static_value`; a result is folded only when it is a literal (`is_literal`).
+what is its value". Lowering, the inliner and the builder that gradient rules emit IR through all
+ask `static_value`; a result is folded only when it is a literal (`is_literal`).
 """
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ NOT_STATIC = type("NotStatic", (), {"__repr__": lambda self: "NOT_STATIC"})()
 #: object the program may change (`list`, `dict`), or builds an iterator the loop consumes at
 #: run time (`range`, `zip`, `enumerate`). Besides these, a primitive with an effect (print,
 #: assert, refuse_in_place) is never folded: its effect must happen at run time, in order; nor is
-#: one with other than one result. Ops that are not primitives (`pycall` -- which covers
-#: np.random and every other opaque call --, `call`, `global`, `if`, loops) are never folded.
+#: one with other than one result. Ops that are not primitives are never folded: `pycall` (every
+#: opaque call, np.random's included: each run draws anew), `call`, `global`, `if` and loops.
 NEVER_FOLDED = frozenset({"list", "dict", "range", "zip", "enumerate"})
 
 #: primitives whose value the operand's type gives (a size from a shape)
