@@ -1,25 +1,19 @@
 """Building IR by calling primitives on symbolic values.
 
 Inside `with Builder(region, namer):`, `bind(prim, ...)` on an IR `Value` appends an equation to
-`region` (folding it when every operand is a literal, and typing its results with the primitive's
-shape rule). This is how gradient rules written over `runtime.rules.ops` emit IR.
+`region` (folding it when its value is known now, by tracer/fold.py's rule, and typing its results
+with the primitive's shape rule). This is how gradient rules written over `runtime.rules.ops` emit IR.
 """
 from __future__ import annotations
-
-import re
 
 import numpy as np
 
 from ..runtime import primitives as P
 from ..runtime import types as T
+from ..tracer.fold import NOT_STATIC, is_literal, static_value
 from ..tracer.infer import type_of_operand
 from ..tracer.ir import CURRENT_BUILDER, Literal, Op, Region, Value
-from ..tracer.lower import Namer, is_literal  # noqa: F401 (Namer: the passes' name source)
-
-
-def is_temporary(name: str) -> bool:
-    """Names of values no user variable named: `%3`, `%t`, `%t.4`, `%3.1`."""
-    return re.fullmatch(r"(t|\d+)(\.\d+)*", name) is not None
+from ..tracer.names import Namer, is_temporary  # noqa: F401 (is_temporary: the passes read it from here)
 
 
 class Builder:
@@ -44,8 +38,8 @@ class Builder:
 
     def apply(self, prim: P.Primitive, operands: tuple, params: dict, hint: str = "t"):
         operands = [as_operand(x) for x in operands]
-        folded = self._fold(prim, operands, params)
-        if folded is not None:
+        folded = static_value(prim, operands, params, lengths=False)   # the tracer's rule
+        if folded is not NOT_STATIC:
             return folded
         full = {**prim.params, **params}
         types = prim.infer([type_of_operand(x) for x in operands],
@@ -57,39 +51,6 @@ class Builder:
         if n == 1:
             return results[0]
         return list(results)
-
-    def _fold(self, prim: P.Primitive, operands: list, params: dict):
-        """Compute now what needs no run time: all-literal operands, and shapes already known."""
-        if prim is P.shape and isinstance(operands[0], Value):
-            t = type_of_operand(operands[0])
-            if isinstance(t, T.ArrayType) and t.known:
-                return t.shape
-            if isinstance(t, T.ScalarType) and t.kind in ("float", "int", "bool", "complex"):
-                return ()
-        if prim is P.ndim and isinstance(operands[0], Value):
-            t = type_of_operand(operands[0])
-            if isinstance(t, T.ArrayType) and t.shape is not None:
-                return len(t.shape)
-            if isinstance(t, T.ScalarType):
-                return 0
-        if prim is P.size and isinstance(operands[0], Value):
-            t = type_of_operand(operands[0])
-            if isinstance(t, T.ArrayType) and t.known:
-                return int(np.prod(t.shape, dtype=np.int64))
-            if isinstance(t, T.ScalarType):
-                return 1
-        if all(isinstance(x, Literal) for x in operands) and not prim.effect and prim.results == 1:
-            try:
-                with np.errstate(all="raise"):
-                    value = prim.impl(*[x.value for x in operands], **{**prim.params, **params})
-            except Exception:  # folding is optional: leave the op for run time
-                return None
-            if isinstance(value, np.generic):
-                value = value.item()
-            if is_literal(value):
-                return value
-        return None
-
 
 def as_operand(x):
     """An IR operand for a rule's argument: Values stay, Python constants become literals."""

@@ -13,8 +13,8 @@ from ..runtime import types as T
 from ..tracer.infer import type_of_operand
 from ..tracer.ir import Function, Literal, Op, Region, Value
 from .build import Builder, as_operand, python_value
+from .derivative import DerivativePass
 from .inline import NotDifferentiableError
-from .reverse import DerivativePass
 
 
 def tangent(fn: Function, wrt: list[int], files: dict | None = None) -> dict:
@@ -58,15 +58,8 @@ class _Forward(DerivativePass):
                 self.tangent_if(op, dot)
             elif op.kind in ("for", "while"):
                 self.tangent_loop(op, region, dot)
-            elif op.kind == "pycall":
-                self.check_opaque(op, dot)
             else:
                 self.tangent_primitive(op, region, dot)
-
-    def check_opaque(self, op: Op, dot: dict) -> None:
-        if any(isinstance(x, Value) and dot.get(x) is not None for x in op.operands[1:]) and \
-                not isinstance(type_of_operand(op.results[0]), (T.ScalarType,)):
-            raise NotDifferentiableError(self.opaque_call(op))
 
     def tangent_primitive(self, op: Op, region: Region, dot: dict) -> None:
         prim = P.PRIMITIVES.get(op.kind)

@@ -7,15 +7,12 @@ constants and shapes; recursion whose depth depends on run-time data is reported
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ..runtime import primitives as P
-from ..runtime import types as T
 from ..runtime.errors import WengertError
 from ..tracer.cleanup import substitute
+from ..tracer.fold import NOT_STATIC, static_value
 from ..tracer.ir import Function, Literal, Module, Op, Region, Value
-from ..tracer.lower import is_literal
-from .build import Namer, is_temporary
+from ..tracer.names import Namer, is_temporary
 
 MAX_DEPTH = 64   # nested inlining of one function: deeper recursion must be a loop
 
@@ -45,34 +42,9 @@ def inline_calls(module: Module) -> Function:
     return fn
 
 
-def _static_value(op: Op):
-    """The result of `op` when it is known without running: literal operands, or a size that
-    the operand's type gives. None when it is not."""
-    prim = P.PRIMITIVES.get(op.kind)
-    if prim is None or prim.effect or len(op.results) != 1:
-        return None
-    if op.kind in ("len", "shape", "ndim", "size") and isinstance(op.operands[0], Value):
-        t = op.operands[0].type
-        if isinstance(t, T.ArrayType) and t.known:
-            return {"len": t.shape[0] if t.shape else None, "shape": t.shape, "ndim": len(t.shape),
-                    "size": int(np.prod(t.shape, dtype=np.int64))}[op.kind]
-        if isinstance(t, T.TupleType) and op.kind == "len":
-            return len(t.elems)
-        return None
-    if not all(isinstance(x, Literal) for x in op.operands) or op.kind in ("list", "dict"):
-        return None
-    try:
-        with np.errstate(all="raise"):
-            value = prim.impl(*[x.value for x in op.operands], **{**prim.params, **op.params})
-    except Exception:  # leave it for run time, where the same error (if any) is raised
-        return None
-    value = value.item() if isinstance(value, np.generic) else value
-    return value if is_literal(value) else None
-
-
 def fold_constants(region: Region, scope: Region) -> None:
-    """Replace ops whose results are known by literals, and `if`s with a known condition by the
-    branch taken (`scope` is the outermost region, where uses are substituted)."""
+    """Replace ops whose results are known (tracer/fold.py) by literals, and `if`s with a known
+    condition by the branch taken (`scope` is the outermost region, where uses are substituted)."""
     out = []
     for op in region.ops:
         if op.kind == "if" and isinstance(op.cond, Literal):
@@ -84,8 +56,9 @@ def fold_constants(region: Region, scope: Region) -> None:
             continue
         for sub in op.regions:
             fold_constants(sub, scope)
-        value = _static_value(op)
-        if value is not None:
+        prim = P.PRIMITIVES.get(op.kind)
+        value = NOT_STATIC if prim is None else static_value(prim, op.operands, op.params)
+        if value is not NOT_STATIC:
             substitute(scope, op.results[0], Literal(value))
             continue
         out.append(op)

@@ -6,10 +6,11 @@ import dataclasses
 import os
 
 from ..runtime import types as T
+from ..runtime.names import python_identifier
 from ..tracer.ir import Module
-from ..tracer.lower import refuse_output
-from ..tracer.pipeline import deep_recursion, trace
+from ..tracer.pipeline import deep_recursion, refuse_output, trace
 from ..tracer.verify import IRVerificationError, verify
+from .derivative import carries_derivative
 from .emit import emit_function
 from .inline import NotDifferentiableError, inline_calls
 from .optimize import optimize as run_optimizer
@@ -24,12 +25,6 @@ class Compiled:
     fn: object
     module: Module
     output_type: T.Type
-
-
-def python_identifier(name: str) -> str:
-    """`<lambda>` -> `lambda_`, `outer.inner` -> `outer_inner`: a name generated code may use."""
-    out = "".join(c if c.isalnum() or c == "_" else "_" for c in name).strip("_") or "function"
-    return out if not out[0].isdigit() and out not in ("lambda",) else f"{out}_"
 
 
 def source_files(module: Module) -> dict:
@@ -67,8 +62,7 @@ def _compile_deep(fn, arg_types, wrt, optimize, constants, transform, suffix) ->
     _verify(flat, "inlining")
     for i in wrt:
         t = entry.params[i].type
-        if isinstance(t, T.ArrayType) and t.dtype[0] not in "fc" or isinstance(t, T.ScalarType) and t.kind not in (
-                "float", "complex"):
+        if not carries_derivative(t):
             name = entry.params[i].name
             raise NotDifferentiableError(
                 f"{entry.source}: cannot differentiate `{entry.name}` with respect to `{name}`: it is {t.text()}, "

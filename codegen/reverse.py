@@ -12,17 +12,13 @@ from __future__ import annotations
 from ..runtime import primitives as P
 from ..runtime import rules as R
 from ..runtime import types as T
+from ..runtime.names import name_base
 from ..tracer.cleanup import substitute
-from ..tracer.errors import excerpt
 from ..tracer.infer import type_of_operand
 from ..tracer.ir import UNDEF, Function, Literal, Op, Region, Value, defined_in, readers
-from .build import Builder, Namer, as_operand, is_temporary, python_value
-from .inline import NotDifferentiableError, all_names
-
-
-def python_identifier(name: str) -> str:
-    out = "".join(c if c.isalnum() or c == "_" else "_" for c in name).strip("_") or "f"
-    return out if not out[0].isdigit() else f"f_{out}"
+from .build import Builder, as_operand, is_temporary, python_value
+from .derivative import DerivativePass
+from .inline import NotDifferentiableError
 
 
 def adjoint(fn: Function, wrt: list[int], files: dict | None = None) -> dict:
@@ -34,63 +30,6 @@ def adjoint(fn: Function, wrt: list[int], files: dict | None = None) -> dict:
     return reverse.shared
 
 
-# ---------------------------------------------------------------------------------------------
-# Activity: which values depend on a `wrt` parameter through differentiable operations
-# ---------------------------------------------------------------------------------------------
-
-def varied_values(fn: Function, wrt: list[int]) -> set:
-    varied = {fn.params[i] for i in wrt}
-    changed = True
-
-    def mark(v) -> None:
-        nonlocal changed
-        if isinstance(v, Value) and v not in varied and not _integral(v):
-            varied.add(v)
-            changed = True
-
-    def is_varied(x) -> bool:
-        return isinstance(x, Value) and x in varied
-
-    def visit(region: Region) -> None:
-        for op in region.ops:
-            for sub in op.regions:
-                visit(sub)
-            if op.kind == "if":
-                for i, r in enumerate(op.results):
-                    if any(is_varied(sub.yields[i]) for sub in op.regions):
-                        mark(r)
-            elif op.kind in ("for", "while"):
-                if op.kind == "for" and is_varied(op.iterable):
-                    mark(op.item)
-                for c in op.carried():
-                    if is_varied(c.init) or is_varied(c.next):
-                        for arg in c.args:
-                            mark(arg)
-                        mark(c.result)
-            elif op.kind == "pycall":
-                continue
-            elif op.kind == "sub" and op.operands[0] is op.operands[1]:
-                continue   # x - x does not vary: its derivative is exactly 0 (not 0 * inf downstream)
-            elif op.kind in P.PRIMITIVES and P.PRIMITIVES[op.kind].differentiable:
-                if any(is_varied(x) for x in op.operands):
-                    for r in op.results:
-                        mark(r)
-
-    while changed:
-        changed = False
-        visit(fn.body)
-    return varied
-
-
-def _integral(v: Value) -> bool:
-    """Ints, bools and integer arrays carry no derivative (an index read from a varied pair)."""
-    t = v.type
-    return (isinstance(t, T.ScalarType) and t.kind in ("int", "bool", "str", "none")) or (
-        isinstance(t, T.ArrayType) and t.dtype[0] in "biu")
-
-
-def _is_container(t) -> bool:
-    return isinstance(t, (T.TupleType, T.ListType, T.DictType))
 
 
 def _is_numeric(t) -> bool:
@@ -102,52 +41,12 @@ def _is_numeric(t) -> bool:
 # The transformation
 # ---------------------------------------------------------------------------------------------
 
-class DerivativePass:
-    """What reverse and forward mode share: the function, its names, the values that vary with
-    `wrt` (loops over varied sequences made index loops first), and locations for errors."""
-
-    def __init__(self, fn: Function, wrt: list[int], files: dict):
-        self.fn = fn
-        self.files = files
-        self.wrt = wrt
-        self.namer = Namer(all_names(fn.body))
-        _index_active_loops(fn, varied_values(fn, wrt), self.namer)
-        self.varied = varied_values(fn, wrt)
-
-    def opaque_call(self, op: Op) -> str:
-        """Why a `pycall` with a traced argument is refused, and what to do instead."""
-        callee = _global_object(self.fn, op.operands[0])
-        if callable(getattr(callee, "traceable", None)):   # a wengert transform
-            return (f"{self.where(op)}: a traced value goes through `{op.operands[0].name}`, a wengert transform "
-                    f"called inside the function being differentiated{self.excerpt(op)}\ntransform the transform "
-                    "instead, e.g. wengert.jacfwd(wengert.jacrev(f)) or wengert.grad(wengert.grad(f)), and index "
-                    "its result")
-        return (f"{self.where(op)}: a traced value goes through `{op.operands[0].name}`, a call wengert cannot look "
-                f"into (no gradient would flow through it){self.excerpt(op)}\nuse NumPy functions wengert knows, "
-                "or give the function a custom gradient")
-
-    def excerpt(self, op: Op) -> str:
-        """The user's line under an op, with a caret (empty when the op has no location)."""
-        if op.loc is None:
-            return ""
-        return excerpt(self.files.get(op.loc.file, op.loc.file), op.loc.line, op.loc.col)
-
-    def where(self, op: Op) -> str:
-        """An op's location as `path:line:col`, like the tracer's errors."""
-        if op.loc is None:
-            return self.fn.source
-        return f"{self.files.get(op.loc.file, op.loc.file)}:{op.loc.line}:{op.loc.col}"
-
-
 class _Reverse(DerivativePass):
     def __init__(self, fn: Function, wrt: list[int], files: dict):
         super().__init__(fn, wrt, files)
         self.shared: dict[Value, Value] = {}   # what `adjoint` returns
 
     # -- cotangent bookkeeping --------------------------------------------------------------------
-    def active(self, x) -> bool:
-        return isinstance(x, Value) and x in self.varied
-
     def accumulate(self, bar: dict, x, ct, builder: Builder) -> None:
         """Add cotangent `ct` into x's; the first contribution is the cotangent itself."""
         if ct is None or not self.active(x):
@@ -198,7 +97,7 @@ class _Reverse(DerivativePass):
         (out,) = fn.body.yields
         base = out.name.split(".")[0] if isinstance(out, Value) else ""
         named = base.isidentifier() and not is_temporary(base) and base not in ("return", "returned", "break")
-        seed = Value(self.namer.fresh(f"{base if named else python_identifier(fn.name)}.bar"), type_of_operand(out))
+        seed = Value(self.namer.fresh(f"{base if named else name_base(fn.name, 'f')}.bar"), type_of_operand(out))
         bar: dict = {}
         builder = Builder(fn.body, self.namer)
         if self.active(out):
@@ -219,8 +118,6 @@ class _Reverse(DerivativePass):
         values defined inside the loop or branch being differentiated (for residual threading)."""
         for op in reversed(list(primal.ops)):
             if not any(self.active(r) for r in op.results):
-                if op.kind == "pycall":
-                    self.check_opaque(op)
                 continue
             if all(bar.get(r) is None for r in op.results):
                 continue
@@ -230,13 +127,6 @@ class _Reverse(DerivativePass):
                 self.adjoint_loop(op, primal, bar, target)
             else:
                 self.adjoint_primitive(op, bar, target)
-
-    def check_opaque(self, op: Op) -> None:
-        t = type_of_operand(op.results[0])
-        carries_floats = not (isinstance(t, T.ScalarType) and t.kind in ("bool", "int", "str", "none")) and not (
-            isinstance(t, T.ArrayType) and t.dtype[0] in "biu")
-        if carries_floats and any(self.active(x) for x in op.operands[1:]):
-            raise NotDifferentiableError(self.opaque_call(op))
 
     def adjoint_primitive(self, op: Op, bar: dict, target: Region) -> None:
         prim = P.PRIMITIVES.get(op.kind)
@@ -403,47 +293,9 @@ class _Reverse(DerivativePass):
         return final
 
 
-def _global_object(fn: Function, x):
-    """The Python object a `global` op read into x (None if x is not such a value)."""
-    def visit(region: Region):
-        for op in region.ops:
-            if op.kind == "global" and op.results[0] is x:
-                return fn.env.get(op.params["name"])
-            for sub in op.regions:
-                found = visit(sub)
-                if found is not None:
-                    return found
-        return None
-    return visit(fn.body) if isinstance(x, Value) else None
-
-
 def _describe(x) -> str:
     return f"%{x.name}: {type_of_operand(x).text()}" if isinstance(x, Value) else repr(x.value)
 
 
 def _name_of(x) -> str:
     return x.name if isinstance(x, Value) else "init"
-
-
-def _index_active_loops(fn: Function, varied: set, namer: Namer) -> None:
-    """`for x in xs` over a traced sequence becomes `for k in range(len(xs)): x = xs[k]`, so the
-    gradient of each item flows into xs through getitem's rule."""
-    def visit(region: Region) -> None:
-        for op in list(region.ops):
-            for sub in op.regions:
-                visit(sub)
-            if op.kind == "for" and isinstance(op.iterable, Value) and op.iterable in varied:
-                seq = op.iterable
-                body = op.body
-                item = op.item
-                at = region.ops.index(op)
-                n = Value(namer.fresh("n"), T.ScalarType("int"))
-                steps = Value(namer.fresh("steps"), T.OpaqueType("range"))
-                region.ops[at:at] = [Op("len", [seq], [n], {}, [], op.loc), Op("range", [n], [steps], {}, [], op.loc)]
-                k = Value(namer.fresh("k"), T.ScalarType("int"))
-                new_item = Value(item.name, item.type)
-                body.ops.insert(0, Op("getitem", [seq, k], [new_item], {}, [], op.loc))
-                substitute(body, item, new_item)
-                op.item = k
-                op.iterable = steps
-    visit(fn.body)

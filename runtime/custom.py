@@ -12,6 +12,7 @@ import inspect
 
 from . import primitives as P
 from . import rules as R
+from .names import python_identifier
 
 
 class CustomVJP:
@@ -53,8 +54,7 @@ class CustomVJP:
 
 def _unique_name(qualname: str) -> str:
     """A primitive name from a function's name: `softplus`, then `softplus_2` ..."""
-    base = "".join(c if c.isalnum() or c == "_" else "_" for c in qualname.replace(".<locals>", "")).strip("_")
-    base = base if base and not base[0].isdigit() else f"custom_{base}"
+    base = python_identifier(qualname.replace(".<locals>", ""), "custom")
     name, k = base, 1
     while name in P.PRIMITIVES:
         k += 1

@@ -32,6 +32,19 @@ class _Ref:
         return self.name
 
 
+def is_static_argument(value) -> bool:
+    """Whether an argument is static: a constant of the generated code, like JAX's static
+    arguments, so that recursion and branches on it unfold (a new value compiles new code).
+    Python ints and bools are (loop counts, depths, flags, axes); floats, NumPy scalars and
+    arrays are data. An argument differentiated with respect to is never static."""
+    return type(value) in (int, bool)
+
+
+def static_arguments(values: list, wrt) -> list[bool]:
+    """For each argument of a call, whether it is static (not in the positions `wrt`)."""
+    return [is_static_argument(v) and i not in wrt for i, v in enumerate(values)]
+
+
 def entry_function(fn):
     """`fn` as a Python function the tracer captures (see the module docstring)."""
     if hasattr(type(fn), "__wengert_traced__"):   # @wengert.function: the function it wraps

@@ -24,23 +24,16 @@ from ..runtime import primitives as P
 from .aliases import Aliases
 from .capture import Captured, capture
 from . import index_tricks
-from .entry import entry_function
-from .desugar import BREAK_FLAG, RETURN_FLAG, has_break, restructure
+from .entry import entry_function, is_static_argument
+from .desugar import has_break, restructure
 from .errors import SourceInfo, TraceError, UnsupportedSyntaxError, error_at
+from .fold import NOT_STATIC, is_literal, static_value
 from .ir import UNDEF, Function, Literal, Loc, Module, Op, Region, Value
+from .names import Namer
+from .syntax import (assigned_in, assigned_names, comprehension_targets, describe_node, dotted, first_store,
+                     free_names, own_nodes, source_text, target_names, updated_in_place)
 
-LITERAL_TYPES = (int, float, complex, bool, str, type(None), type(Ellipsis))
 MAX_SPECIALISATIONS = 64   # per function; literal arguments may use half of them
-
-
-def is_literal(obj) -> bool:
-    if isinstance(obj, LITERAL_TYPES) and not isinstance(obj, np.generic):
-        return True
-    if isinstance(obj, tuple):
-        return all(is_literal(x) for x in obj)
-    if isinstance(obj, slice):
-        return all(is_literal(x) for x in (obj.start, obj.stop, obj.step))
-    return obj is UNDEF
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -167,28 +160,6 @@ def trace_module(fn, constants: dict | None = None) -> Module:
 # Lowering one function
 # ---------------------------------------------------------------------------------------------
 
-class Namer:
-    """Unique SSA names from the user's variable names: `x`, `x.1`, `x.2` ... never one of
-    `used` (the names a function already has, when a pass adds values to it)."""
-
-    def __init__(self, used: set | None = None):
-        self.used: set[str] = set(used or ())
-
-    def fresh(self, hint: str) -> str:
-        base = _display(hint)
-        name, k = base, 0
-        while name in self.used:
-            k += 1
-            name = f"{base}.{k}"
-        self.used.add(name)
-        return name
-
-
-def _display(key: str) -> str:
-    special = {RETURN_FLAG: "returned", BREAK_FLAG: "broke"}
-    return special.get(key, key.strip("<>").split(":")[0].replace(" ", "_"))
-
-
 class _Exit:
     """How a block ended: it returned a value, it raised, or it fell through (None)."""
 
@@ -213,7 +184,7 @@ class Lowerer:
         self.globals_cache: dict = {}
         self.n_globals = 0
         self.temps = 0
-        self.locals = _assigned_names(self.node)
+        self.locals = assigned_names(self.node)
         self.declared_global: set = set()
         self.captures: list[str] = []
         self.first_carries: set = set()   # ids of loop carries of names unbound before their loop
@@ -245,19 +216,11 @@ class Lowerer:
         return results
 
     def apply(self, prim: P.Primitive, operands: list, node, params: dict | None = None):
-        """Emit `prim`, or fold it now when every operand is a literal and the result is one."""
+        """Emit `prim`, or fold it now when its value is known (tracer/fold.py)."""
         params = params or {}
-        if all(isinstance(x, Literal) for x in operands) and not prim.effect and prim.results == 1 \
-                and prim.name not in ("list", "dict", "print", "assert", "range", "zip", "enumerate"):
-            try:
-                with np.errstate(all="raise"):
-                    value = prim.impl(*[x.value for x in operands], **{**prim.params, **params})
-                if isinstance(value, np.generic):  # Python scalars in, a Python scalar out
-                    value = value.item()
-                if is_literal(value):
-                    return Literal(value)
-            except Exception:  # folding is an optimisation: leave the op for run time
-                pass
+        value = static_value(prim, operands, params)
+        if value is not NOT_STATIC:
+            return Literal(value)
         n = prim.num_results(params)
         results = self.emit(prim.name, operands, node, params, n)
         return results[0] if n == 1 else results
@@ -345,7 +308,7 @@ class Lowerer:
         """Reject what changes the meaning of the whole function, also where it sits in code that
         tracing skips (a branch on a constant): `yield` makes a generator, `global` and `nonlocal`
         hold everywhere in the function."""
-        for sub in _own_nodes(self.node):
+        for sub in own_nodes(self.node):
             kind = type(sub).__name__
             if kind in ("Yield", "YieldFrom"):
                 raise self.unsupported(sub, _EXPRESSION_NAMES[kind], _EXPRESSION_HINTS[kind])
@@ -407,7 +370,7 @@ class Lowerer:
         assigned = self.locals & set(s.names)
         if assigned:
             name = sorted(assigned)[0]
-            raise self.unsupported(_first_store(self.node, name) or s, f"assigning to the global variable `{name}`",
+            raise self.unsupported(first_store(self.node, name) or s, f"assigning to the global variable `{name}`",
                                    "return the new value instead, and assign it outside the traced function")
         return None
 
@@ -474,11 +437,11 @@ class Lowerer:
             old = self.apply(P.getitem, [base, *index], target)
             value = self.operand(self.expr(s.value), s)
             # `a[i] += v` updates the item a[i] in place first when it is an array
-            self.aliases.before_item_update(base, s, _source(target), "augassign", old)
+            self.aliases.before_item_update(base, s, source_text(target), "augassign", old)
             new = self.apply(prim, [old, value], s)
             self.update_in_place(target.value, base, self.apply(P.setitem, [base, new, *index], s), s, "setitem")
         else:
-            raise self.unsupported(target, f"augmented assignment to {_describe(target)}",
+            raise self.unsupported(target, f"augmented assignment to {describe_node(target)}",
                                    "assign to a local variable instead")
         return None
 
@@ -505,7 +468,7 @@ class Lowerer:
             raise self.unsupported(target, f"assigning to the attribute `.{target.attr}`",
                                    "keep the value in a local variable or return it")
         else:
-            raise self.unsupported(target, f"assignment to {_describe(target)}")
+            raise self.unsupported(target, f"assignment to {describe_node(target)}")
 
     def update_in_place(self, target, old, new, node, kind: str) -> None:
         """The object `target` (a name, or an item `a[i]`) was `old` and is changed in place to `new`
@@ -517,7 +480,7 @@ class Lowerer:
             return
         if isinstance(target, gast.Subscript):   # a[i][j] = v: the item a[i] changes in place
             container = self.operand(self.expr(target.value), target)
-            self.aliases.before_item_update(container, node, _source(target), "setitem")
+            self.aliases.before_item_update(container, node, source_text(target), "setitem")
         self.assign(target, new, node)
 
     def assign_starred(self, target, star: int, value, stmt) -> None:
@@ -656,7 +619,7 @@ class Lowerer:
         saved_break = self.env.get("break")
         if breaks:
             self.env["break"] = Literal(False)
-        assigned = _assigned_in(s.body) + ([] if kind == "while" else _target_names(s.target)) + list(extra)
+        assigned = assigned_in(s.body) + ([] if kind == "while" else target_names(s.target)) + list(extra)
         if breaks:
             assigned.append("break")
         carried = []
@@ -666,7 +629,7 @@ class Lowerer:
                 raise self.error(s, f"`{name}` refers to a function or module before this loop and is "
                                     "reassigned inside it", "use another name inside the loop")
             carried.append(name)
-        shared = {} if split else self.aliases.loop_groups(carried, _updated_in_place(s.body))
+        shared = {} if split else self.aliases.loop_groups(carried, updated_in_place(s.body))
         carried += [n for n in shared if n not in carried]
         inits = [self.env.get(n, Literal(UNDEF)) for n in carried]
         before = dict(self.env)
@@ -807,8 +770,8 @@ class Lowerer:
             try:
                 obj = getattr(base.obj, node.attr)
             except AttributeError:
-                raise self.error(node, f"`{_dotted(node.value)}` has no attribute `{node.attr}`") from None
-            return self.constant(obj, node, _dotted(node))
+                raise self.error(node, f"`{dotted(node.value)}` has no attribute `{node.attr}`") from None
+            return self.constant(obj, node, dotted(node))
         prim = P.PROPERTIES.get(node.attr)
         if prim is None:
             if node.attr in P.METHODS or node.attr in P.MUTATING_METHODS:
@@ -961,7 +924,7 @@ class Lowerer:
             try:
                 return self.constant(base.obj[P._index(tuple(i.value for i in index))], node, None)
             except Exception as exc:
-                raise self.error(node, f"indexing `{_dotted(node.value)}` failed while tracing: {exc}") from None
+                raise self.error(node, f"indexing `{dotted(node.value)}` failed while tracing: {exc}") from None
         if isinstance(base, Static):
             return self.subscript_static(base.obj, index, node)
         if len(index) == 1 and isinstance(index[0], Literal) and isinstance(index[0].value, tuple) \
@@ -981,7 +944,7 @@ class Lowerer:
             return self.index_trick(obj is np.c_ or type(obj) is type(np.c_), index, node)
         key = index[0] if len(index) == 1 and not isinstance(node.slice, gast.Tuple) else \
             self.apply(P.make_tuple, index, node)
-        return self.pycall(operator.getitem, [Static(obj), key], {}, node, f"{_dotted(node.value)}[...]")
+        return self.pycall(operator.getitem, [Static(obj), key], {}, node, f"{dotted(node.value)}[...]")
 
     def index_trick(self, columns: bool, index: list, node):
         label = "np.c_" if columns else "np.r_"
@@ -1052,7 +1015,7 @@ class Lowerer:
     def comprehension(self, node, kind: str):
         """`[elt for x in xs if c]` as a loop appending to a fresh list (a dict for `{k: v ...}`)."""
         key = f"<{kind}comp:{id(node)}>"   # unique per comprehension; printed as %listcomp
-        saved = {n: self.env.get(n) for n in _comprehension_targets(node)}
+        saved = {n: self.env.get(n) for n in comprehension_targets(node)}
         start = self.apply(P.make_list, [], node) if kind == "list" else self.apply(
             P.make_dict, [], node, {"keys": ()})
         self.bind_name(key, start)
@@ -1097,15 +1060,15 @@ class Lowerer:
             try:
                 callee = getattr(receiver.obj, func.attr)
             except AttributeError:
-                raise self.error(func, f"`{_dotted(func.value)}` has no attribute `{func.attr}`") from None
-            label = _dotted(func)
+                raise self.error(func, f"`{dotted(func.value)}` has no attribute `{func.attr}`") from None
+            label = dotted(func)
         else:
             callee_value = self.expr(func)
             if not isinstance(callee_value, Static):
                 raise self.unsupported(func, "calling a computed value",
                                        "call a function by its name")
             callee = callee_value.obj
-            label = _dotted(func)
+            label = dotted(func)
         args, kwargs = self.call_arguments(node)
         return self.call(callee, args, kwargs, node, label)
 
@@ -1156,7 +1119,7 @@ class Lowerer:
             binding = P.MUTATING_METHODS[name]
             target = func.value
             if not isinstance(target, (gast.Name, gast.Subscript)):
-                raise self.unsupported(func, f"`.{name}()` on {_describe(target)}",
+                raise self.unsupported(func, f"`.{name}()` on {describe_node(target)}",
                                        "assign the container to a variable first")
             operands, params = self.split(binding, [receiver, *args], kwargs, node, f".{name}")
             result = self.apply(binding.prim, operands, node, params)
@@ -1339,7 +1302,7 @@ class Lowerer:
 
     def captured_values(self, local: LocalFunction) -> list:
         """The enclosing variables `local` reads that hold traced values (not static objects)."""
-        return [n for n in _free_names(local.node) if n in local.outer.locals
+        return [n for n in free_names(local.node) if n in local.outer.locals
                 and not isinstance(local.outer.env.get(n), (Static, Literal))]
 
     def call_local(self, local: LocalFunction, args, kwargs, node):
@@ -1363,7 +1326,7 @@ class Lowerer:
             raise self.error(node, f"`{local.qualname}` is missing the argument `{missing[0]}`")
         statics = {p: values[p] for p in params if isinstance(values[p], Static)}
         capture_values = {}
-        for name in _free_names(fnode):
+        for name in free_names(fnode):
             if name not in outer.locals:
                 continue  # a global or builtin: the nested function resolves it itself
             current = (self.env if outer is self else outer.env).get(name)
@@ -1476,8 +1439,9 @@ def _opaque_instance(value) -> bool:
 
 
 def _specialises(value) -> bool:
-    """Literal arguments a callee is specialised on (ints, flags, names, shapes; not floats)."""
-    return isinstance(value, (int, bool, str, type(None), tuple)) and not isinstance(value, float)
+    """Literal arguments a callee is specialised on: the static arguments of an entry function
+    (ints, flags), and names, None and shapes; not floats."""
+    return is_static_argument(value) or isinstance(value, (str, type(None), tuple))
 
 
 def _signature_text(binding: P.Binding, label: str) -> str:
@@ -1541,145 +1505,6 @@ def _changed(before: dict, *envs) -> list:
     return names
 
 
-def _target_names(target) -> list:
-    return [n.id for n in gast.walk(target) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)] + [
-        n.id for n in gast.walk(target) if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name)
-        for n in [n.value]]
-
-
-def _assigned_in(stmts) -> list:
-    """Names a statement list may rebind, in order of first appearance (nested defs excluded)."""
-    names: list = []
-    for stmt in stmts:
-        _collect_assigned(stmt, names)
-    return names
-
-
-def _collect_assigned(node, names: list) -> None:
-    if isinstance(node, (gast.FunctionDef, gast.Lambda)):
-        if isinstance(node, gast.FunctionDef):
-            names.append(node.name)
-        return
-    if isinstance(node, (gast.ListComp, gast.GeneratorExp, gast.DictComp, gast.SetComp)):
-        for gen in node.generators:
-            _collect_assigned(gen.iter, names)
-        return
-    if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
-        names.append(node.id)
-    elif isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(node.ctx, gast.Store):
-        base = node.value
-        while isinstance(base, (gast.Subscript, gast.Attribute)):
-            base = base.value
-        if isinstance(base, gast.Name):
-            names.append(base.id)
-    elif isinstance(node, gast.AugAssign):
-        base = node.target
-        while isinstance(base, (gast.Subscript, gast.Attribute)):
-            base = base.value
-        if isinstance(base, gast.Name):
-            names.append(base.id)
-    elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-            node.func.attr in P.MUTATING_METHODS:
-        base = node.func.value
-        while isinstance(base, gast.Subscript):
-            base = base.value
-        if isinstance(base, gast.Name):
-            names.append(base.id)
-    elif isinstance(node, gast.Break):
-        names.append("break")
-    elif isinstance(node, gast.For) or isinstance(node, gast.While):
-        pass
-    for child in gast.iter_child_nodes(node):
-        _collect_assigned(child, names)
-
-
-def _updated_in_place(stmts) -> set:
-    """Names whose object a statement list may change in place: `a[i] = v`, `a += v`, `a.append(v)`."""
-    names = set()
-    for stmt in stmts:
-        for node in gast.walk(stmt):
-            base = None
-            if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
-                base = node.value
-            elif isinstance(node, gast.AugAssign):
-                base = node.target
-            elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-                    node.func.attr in P.MUTATING_METHODS:
-                base = node.func.value
-            while isinstance(base, gast.Subscript):
-                base = base.value
-            if isinstance(base, gast.Name):
-                names.add(base.id)
-    return names
-
-
-def _assigned_names(fn_node) -> set:
-    args = fn_node.args
-    names = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
-    names |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
-    body = [fn_node.body] if isinstance(fn_node, gast.Lambda) else fn_node.body
-    names |= set(_assigned_in(body)) - {"break"}
-    return names
-
-
-def _free_names(fn_node) -> list:
-    """Names a nested function reads that it does not define itself, in order of appearance."""
-    own = _assigned_names(fn_node)
-    out: list = []
-    body = [fn_node.body] if isinstance(fn_node, gast.Lambda) else fn_node.body
-    for stmt in body:
-        for node in gast.walk(stmt):
-            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id not in own \
-                    and node.id not in out:
-                out.append(node.id)
-    return out
-
-
-def _own_nodes(fn_node) -> list:
-    """The nodes of a function's own body, not of the functions or classes defined in it, in
-    source order (those without a position last)."""
-    nodes = []
-    pending = [fn_node.body] if isinstance(fn_node, gast.Lambda) else list(fn_node.body)
-    while pending:
-        node = pending.pop()
-        nodes.append(node)
-        if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
-            pending += list(gast.iter_child_nodes(node))
-    return sorted(nodes, key=lambda n: (getattr(n, "lineno", None) is None, getattr(n, "lineno", 0),
-                                        getattr(n, "col_offset", 0)))
-
-
-def _first_store(fn_node, name: str):
-    """The first place `fn_node`'s own body (not a nested function's) assigns the name `name`."""
-    return next((n for n in _own_nodes(fn_node)
-                 if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)), None)
-
-
-def _comprehension_targets(node) -> list:
-    return [n for gen in node.generators for n in _target_names(gen.target)]
-
-
-def _dotted(node) -> str:
-    if isinstance(node, gast.Name):
-        return node.id
-    if isinstance(node, gast.Attribute):
-        return f"{_dotted(node.value)}.{node.attr}"
-    return type(node).__name__
-
-
-def _source(node) -> str:
-    """The source text of an expression, for messages."""
-    try:
-        return gast.unparse(node).strip()
-    except Exception:  # noqa: BLE001 - a message falls back to the node's kind
-        return _describe(node)
-
-
-def _describe(node) -> str:
-    return {"Attribute": "an attribute", "Subscript": "an item", "Starred": "a starred target",
-            "Call": "a call result"}.get(type(node).__name__, type(node).__name__)
-
-
 _STATEMENT_NAMES = {
     "Try": "`try` statement", "TryStar": "`try ... except*` statement", "With": "`with` statement",
     "AsyncWith": "`async with` statement", "AsyncFor": "`async for` loop",
@@ -1713,28 +1538,3 @@ _EXPRESSION_HINTS = {
     "SetComp": "use a list comprehension",
     "Set": "use a tuple or a list",
 }
-
-
-def refuse_output(fn, output) -> None:
-    """Raise a located `TraceError` when the entry's result `output` (an IR operand) is no value a
-    derivative can be taken of: `None` (a forgotten `return`) or a string."""
-    value = output.value if isinstance(output, Literal) else UNDEF
-    kind = getattr(getattr(output, "type", None), "kind", None)
-    if value is UNDEF and kind in ("none", "str"):
-        value = None if kind == "none" else ""
-    if not (value is None or isinstance(value, (str, bytes))):
-        return
-    captured = capture(inspect.unwrap(fn))
-    returns = [n for n in _own_nodes(captured.node) if isinstance(n, gast.Return)]
-    if value is None:
-        bare = [n for n in returns if n.value is None or isinstance(n.value, gast.Constant) and n.value.value is None]
-        node = bare[-1] if bare else captured.node
-        what = "None" + ("" if bare else " (it has no `return` statement)" if not returns else
-                         " (it reaches its end without a `return`)")
-    else:
-        texts = [n for n in returns if isinstance(n.value, gast.Constant) and isinstance(n.value.value, (str, bytes))]
-        node = (texts or [n for n in returns if n.value is not None] or [captured.node])[-1]
-        what = f"a {type(value).__name__}" + (f" ({value!r:.40})" if isinstance(output, Literal) else "")
-    raise error_at(TraceError, captured.info, node, f"`{captured.fn.__qualname__}` returned {what}; "
-                   "a derivative needs a floating-point output (a float scalar for grad)",
-                   "return the value to differentiate, e.g. `return np.sum(...)`")

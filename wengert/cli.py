@@ -29,6 +29,7 @@ from .codegen.pipeline import compile_tangent as _compile_tangent
 from .transforms import function_around
 from .runtime import types as T
 from .runtime.errors import WengertError
+from .tracer.entry import is_static_argument
 from .tracer.export import to_dot, to_json
 from .tracer.parser import split_top
 
@@ -448,7 +449,7 @@ def _read_value(name: str, text: str, sig: str) -> tuple[object, str]:
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         value = None
     else:
-        if type(value) in (int, bool):
+        if is_static_argument(value):
             return value, "value"
         raise CLIError(f"--args: {name}={text}: only int and bool values can be given as NAME=VALUE (they become "
                        f"constants of the generated code); give `{name}` a type instead, e.g. "
@@ -544,7 +545,7 @@ def parse_grad_args(spec: str, fn) -> list[Param]:
 
 def _default_param(p: inspect.Parameter) -> Param:
     # as wengert.grad does at run time: int and bool defaults are constants, others give their type
-    if type(p.default) in (int, bool):
+    if is_static_argument(p.default):
         return Param(p.name, p.default, "default")
     return Param(p.name, as_type(p.default), "default")
 

@@ -21,6 +21,7 @@ from .runtime.errors import WengertError
 from .runtime.function import Function
 from .runtime.tensor import Tensor
 from .tracer.capture import register_source
+from .tracer.entry import static_arguments
 from .transforms import _Transform
 
 _counter = itertools.count()
@@ -163,8 +164,7 @@ def _function_class(owner: CompiledFunction) -> type:
         # (Tensors where they were Tensors) and the output cotangent
         values = bind_arguments(fn, tuple(args), ctx.kwargs)
         plain = bind_arguments(fn, tuple(arrays), ctx.kwargs)
-        names = list(owner.signature.parameters)
-        constant = [type(v) in (int, bool) and names.index(n) not in wrt for n, v in zip(names, plain)]
+        constant = static_arguments(plain, wrt)
         dynamic_values = [v for v, c in zip(values, constant) if not c]
         for k, i in enumerate(wrt):
             cotangent = owner.adjoint(compiled, k, len(dynamic_values))(*dynamic_values, grad_output)

@@ -19,8 +19,9 @@ import numpy as np
 from .api import as_type, bind_arguments
 from .codegen.pipeline import Compiled, compile_adjoint, compile_tangent  # noqa: F401 (see COMPILERS)
 from .tracer.capture import register_source
-from .tracer.entry import entry_function, spread_varargs
+from .tracer.entry import entry_function, is_static_argument, spread_varargs, static_arguments
 from .runtime import types as T
+from .runtime.names import name_base
 from .runtime.errors import WengertError
 from .runtime.tensor import Tensor
 
@@ -112,7 +113,7 @@ class _Transform:
         values = bind_arguments(fn, args, kwargs)
         for name, value in zip(names, values):
             check_argument(fn, name, value)
-        constant = [type(v) in (int, bool) and i not in wrt_indices for i, v in enumerate(values)]
+        constant = static_arguments(values, wrt_indices)
         dynamic = [v for v, c in zip(values, constant) if not c]
         types = [as_type(v) for v in dynamic]
         constants = {names[i]: v for i, (v, c) in enumerate(zip(values, constant)) if c}
@@ -170,12 +171,12 @@ class _Transform:
                                "only (no *args, **kwargs or keyword-only parameters)")
 
     def traceable_name(self) -> str:
-        return f"{getattr(self.fn, '__name__', 'f').strip('<>')}_{type(self).__name__}"
+        return f"{name_base(getattr(self.fn, '__name__', 'f'), 'f')}_{type(self).__name__}"
 
     def passed(self, args: tuple, kwargs: dict) -> list:
         """The names of the parameters the compiled code takes (static ints and bools are folded)."""
-        return [name for name, value in zip(self.names, bind_arguments(self.fn, args, kwargs))
-                if not (type(value) in (int, bool) and self.names.index(name) not in self.wrt)]
+        static = static_arguments(bind_arguments(self.fn, args, kwargs), self.wrt)
+        return [name for name, s in zip(self.names, static) if not s]
 
 
 def function_around(compiled: Compiled, name: str, params: list, passed: list, returns: str, seed: bool = True):
@@ -278,7 +279,7 @@ def _fast_key(args: tuple):
             key.append((a.dtype.str, a.shape))
         elif kind is float:
             key.append(float)
-        elif kind is int or kind is bool:
+        elif is_static_argument(a):
             key.append((kind, a))
         elif isinstance(a, np.generic):
             key.append((a.dtype.str, ()))
@@ -494,7 +495,7 @@ class _Jacobian(_Transform):
             args = tuple(bind_arguments(self.fn, args, kwargs))
         key = _fast_key(args)
         if key is None:
-            key = tuple((type(v), v) if type(v) in (int, bool) else as_type(v) for v in args)
+            key = tuple((type(v), v) if is_static_argument(v) else as_type(v) for v in args)
         if key not in self.functions:
             self.functions[key] = self.build(args)
         return self.functions[key]
