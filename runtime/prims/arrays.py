@@ -11,7 +11,10 @@ from .. import shape_rules as S
 from .. import types as T
 from .arithmetic import real
 from typing import Any
-from ..registry import METHODS, NOVALUE, PROPERTIES, Binding, primitive, signature as _signature, stands_for
+from ..calculus import is_container, ops, unbroadcast
+from ..calculus import shape as _shape
+from ..registry import (METHODS, NOTHING, NOVALUE, PROPERTIES, Binding, Eager, primitive, signature as _signature,
+                        stands_for)
 
 # ---------------------------------------------------------------------------------------------
 # Implementations that are not a single NumPy call
@@ -44,8 +47,6 @@ def _stack(seq, axis=0):
     return np.stack(list(seq), axis=axis)
 
 
-
-
 def _sum_to(x, shape):
     """Sum `x` down to `shape` (the adjoint of broadcasting to `x.shape`)."""
     if np.shape(x) == tuple(shape):
@@ -57,27 +58,23 @@ def _sum_to(x, shape):
     return out[()] if out.ndim == 0 else out   # a scalar, as NumPy's reductions give
 
 
+def _is_tensor(x) -> bool:
+    return hasattr(x, "_data")
 
 
+def _data(x):
+    return x._data if _is_tensor(x) else x
 
 
+def _view(node, **facts) -> Eager:
+    """The eager facts of a view (it moves values, its rule reads nothing): PyTorch's node `node`."""
+    return Eager(node=node, saves=NOTHING, quiet=True, view=True, **facts)
 
 
+# ---------------------------------------------------------------------------------------------
+# Shape manipulation (all linear)
+# ---------------------------------------------------------------------------------------------
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-# shape manipulation (all linear)
 def _transpose_rule(types, consts, params):
     (t,) = types
     if not isinstance(t, T.ArrayType) or t.shape is None:
@@ -100,27 +97,57 @@ def _swapaxes_rule(types, consts, params):
     return T.ArrayType(t.dtype, tuple(shape))
 
 
-transpose = primitive("transpose", np.transpose, params={"axes": None}, linear=True, shape_rule=_transpose_rule)
+def _inverse_permutation(axes):
+    inverse = [0] * len(axes)
+    for i, a in enumerate(axes):
+        inverse[a] = i
+    return tuple(inverse)
+
+
+def _reshaped_back(g, out, x, *rest, **params):
+    """The cotangent of a reshape of x (ravel, expand_dims, squeeze): g in x's shape."""
+    return ops.reshape(g, _shape(x))
+
+
+transpose = primitive("transpose", np.transpose, params={"axes": None}, linear=True, shape_rule=_transpose_rule,
+                      doc="permute the axes (reverse them when `axes` is None)", linear_in=(0,),
+                      vjp=(lambda g, out, x, axes=None: ops.transpose(
+                          g, axes=None if axes is None else _inverse_permutation(tuple(a % len(axes) for a in axes))),),
+                      eager=_view("PermuteBackward0"))
 stands_for(transpose, [np.transpose], "x, axes=None", "x", "axes")
 METHODS["transpose"] = Binding(transpose, _signature("x, *axes"), ("x",), ("axes",))
 swapaxes = primitive("swapaxes", np.swapaxes, params={"axis1": None, "axis2": None}, linear=True,
-                     shape_rule=_swapaxes_rule)
+                     shape_rule=_swapaxes_rule, doc="exchange two axes", linear_in=(0,),
+                     vjp=(lambda g, out, x, axis1=None, axis2=None: ops.swapaxes(g, axis1=axis1, axis2=axis2),),
+                     eager=_view("TransposeBackward0"))
 stands_for(swapaxes, [np.swapaxes], "x, axis1, axis2", "x", "axis1 axis2", method="swapaxes")
 moveaxis = primitive("moveaxis", np.moveaxis, params={"source": None, "destination": None}, linear=True,
-                     shape_rule=S.evaluating(np.moveaxis))
+                     shape_rule=S.evaluating(np.moveaxis), doc="move axes to new positions", linear_in=(0,),
+                     vjp=(lambda g, out, x, source=None, destination=None:
+                          ops.moveaxis(g, source=destination, destination=source),),
+                     eager=_view("PermuteBackward0"))
 stands_for(moveaxis, [np.moveaxis], "x, source, destination", "x", "source destination")
 reshape = primitive("reshape", _reshape, arity=2, linear=True, shape_rule=S.evaluating(_reshape),
-                    doc="reshape to a shape given as a tuple operand (it may be computed)")
+                    doc="reshape to a shape given as a tuple operand (it may be computed)", linear_in=(0,),
+                    vjp=(_reshaped_back,),
+                    eager=_view("ViewBackward0", structural=(1,)))
 stands_for(reshape, [np.reshape], "x, shape", "x shape")
 METHODS["reshape"] = Binding(reshape, _signature("x, *shape"), ("x", "shape"), ())
-ravel = primitive("ravel", np.ravel, linear=True, shape_rule=S.evaluating(np.ravel))
+ravel = primitive("ravel", np.ravel, linear=True, shape_rule=S.evaluating(np.ravel), doc="flatten to 1-D",
+                  linear_in=(0,), vjp=(_reshaped_back,), eager=_view("ViewBackward0"))
 stands_for(ravel, [np.ravel], "x, /", "x", method="ravel")
 METHODS["flatten"] = METHODS["ravel"]
 expand_dims = primitive("expand_dims", np.expand_dims, params={"axis": None}, linear=True,
-                        shape_rule=S.evaluating(np.expand_dims))
+                        shape_rule=S.evaluating(np.expand_dims), doc="insert an axis of length 1", linear_in=(0,),
+                        vjp=(_reshaped_back,), eager=_view("UnsqueezeBackward0"))
 stands_for(expand_dims, [np.expand_dims], "x, axis", "x", "axis")
-squeeze = primitive("squeeze", np.squeeze, params={"axis": None}, linear=True, shape_rule=S.evaluating(np.squeeze))
+squeeze = primitive("squeeze", np.squeeze, params={"axis": None}, linear=True, shape_rule=S.evaluating(np.squeeze),
+                    doc="remove axes of length 1", linear_in=(0,), vjp=(_reshaped_back,),
+                    eager=_view(lambda operands, params:
+                                "SqueezeBackward0" if params.get("axis") is None else "SqueezeBackward1"))
 stands_for(squeeze, [np.squeeze], "x, axis=None", "x", "axis", method="squeeze")
+
+
 def _to_shape_rule(types, consts, params):
     """sum_to/broadcast_to: the given shape, the operand's dtype (a float summed to () stays one)."""
     t, target = types[0], consts[1]
@@ -133,80 +160,207 @@ def _to_shape_rule(types, consts, params):
     return T.ArrayType(dtype, target)
 
 
-broadcast_to = primitive("broadcast_to", np.broadcast_to, arity=2, linear=True, shape_rule=_to_shape_rule)
+broadcast_to = primitive("broadcast_to", np.broadcast_to, arity=2, linear=True, shape_rule=_to_shape_rule,
+                         doc="broadcast x to a shape", linear_in=(0,),
+                         vjp=(lambda g, out, x, shape_: unbroadcast(g, x),),
+                         eager=_view("ExpandBackward0", structural=(1,)))
 stands_for(broadcast_to, [np.broadcast_to], "x, shape", "x shape")
 sum_to = primitive("sum_to", _sum_to, arity=2, linear=True, shape_rule=_to_shape_rule,
-                   doc="sum x down to a shape: the adjoint of broadcast_to")
+                   doc="sum x down to a shape: the adjoint of broadcast_to", linear_in=(0,),
+                   vjp=(lambda g, out, x, shape_: ops.broadcast_to(g, _shape(x)),),
+                   eager=Eager(node="SumBackward1", saves=NOTHING, structural=(1,)))
+
+# joining pieces: the cotangent splits back the way they were joined
 concatenate = primitive("concatenate", _concatenate, params={"axis": 0}, linear=True,
                         shape_rule=lambda ts, cs, ps: S.sequence_rule(ts, cs, ps, _concatenate, "concatenate"),
-                        doc="operand: a list or tuple of arrays")
+                        doc="operand: a list or tuple of arrays", linear_in=(0,), joins_pieces=True,
+                        vjp=(lambda g, out, seq, axis=0: ops.unconcatenate(g, seq, axis=axis, mode="concatenate"),),
+                        eager=Eager(node="CatBackward0", saves=NOTHING, quiet=True))
 stands_for(concatenate, [np.concatenate], "seq, axis=0", "seq", "axis")
 stack = primitive("stack", _stack, params={"axis": 0}, linear=True,
-                  shape_rule=lambda ts, cs, ps: S.sequence_rule(ts, cs, ps, _stack, "stack"))
+                  shape_rule=lambda ts, cs, ps: S.sequence_rule(ts, cs, ps, _stack, "stack"),
+                  doc="join a sequence of arrays along a new axis", linear_in=(0,), joins_pieces=True,
+                  vjp=(lambda g, out, seq, axis=0: ops.unstack(g, axis=axis),),
+                  eager=Eager(node="StackBackward0", saves=NOTHING, quiet=True))
 stands_for(stack, [np.stack], "seq, axis=0", "seq", "axis")
-for _name, _fn in [("hstack", np.hstack), ("vstack", np.vstack), ("column_stack", np.column_stack)]:
+for _name, _fn, _doc in [("hstack", np.hstack, "join a sequence of arrays horizontally"),
+                         ("vstack", np.vstack, "join a sequence of arrays vertically"),
+                         ("column_stack", np.column_stack, "")]:
     _impl = (lambda fn: lambda seq: fn(list(seq)))(_fn)
     _p = primitive(_name, _impl, linear=True,
                    shape_rule=(lambda impl, mode: lambda ts, cs, ps: S.sequence_rule(ts, cs, ps, impl, mode))(
-                       _impl, _name))
+                       _impl, _name), doc=_doc, linear_in=(0,), joins_pieces=True,
+                   vjp=((lambda mode: lambda g, out, seq: ops.unconcatenate(g, seq, mode=mode))(_name),),
+                   eager=Eager(node="CatBackward0", saves=NOTHING))
     stands_for(_p, [_fn], "seq, /", "seq")
+
+# ---------------------------------------------------------------------------------------------
+# Indexing
+# ---------------------------------------------------------------------------------------------
+
+
+def _getitem_name(operands, params) -> str:
+    """PyTorch's node of x[index]: by the last index component that is not a full slice."""
+    index = operands[1:]
+    if any(isinstance(c, (np.ndarray, list)) or _is_tensor(c) for c in index):
+        return "IndexBackward0"
+    for c in reversed(index):
+        if isinstance(c, (int, np.integer)):
+            return "SelectBackward0"
+        if isinstance(c, slice) and c != slice(None):
+            return "SliceBackward0"
+        if c is None:
+            return "UnsqueezeBackward0"
+    return "AliasBackward0"
+
+
 getitem = primitive("getitem", _getitem, arity=None, linear=True, shape_rule=S.getitem_rule,
-                    doc="x[i]; several index operands make a tuple index")
+                    doc="x[i]; several index operands make a tuple index", linear_in=(0,),
+                    reads_containers=True, reads_items=True,
+                    vjp=lambda i: (lambda g, out, x, *index: ops.getitem_grad(g, x, *index)) if i == 0 else None,
+                    eager=_view(_getitem_name))
 stands_for(getitem, [operator.getitem], "x, *index", "x index")
+
+
+def _written_cotangent(g, x, value, *index):
+    """The cotangent that `x[index] = value` passes to value: g read at index, zero where a
+    repeated integer index writes again later (NumPy keeps the last write)."""
+    read = ops.getitem(g, *index)
+    if is_container(x):   # an item of a container's cotangent may be None (a zero)
+        return ops.or_zeros(read, value)
+    basic = all(isinstance(getattr(k, "value", k), (int, slice, type(None), type(Ellipsis))) for k in index)
+    return read if basic else ops.keep_written(read, x, *index)
+
+
 setitem = primitive("setitem", _setitem, arity=None, shape_rule=lambda ts, cs, ps: S.setitem_rule(ts, cs),
-                    doc="a copy of x with x[index] = value (functional update)")
-flip = primitive("flip", np.flip, params={"axis": None}, linear=True, shape_rule=S.evaluating(np.flip))
+                    doc="a copy of x with x[index] = value (functional update)", linear_in=(0, 1),
+                    reads_containers=True,
+                    vjp=lambda i: {
+                        # (an overwritten item of a container has no cotangent: None, the containers' zero,
+                        # keeps the items' types where 0.0 would make a dict of vectors a dict of "vectors or
+                        # numbers")
+                        0: lambda g, out, x, value, *index: ops.setitem(g, None if is_container(x) else 0.0, *index),
+                        1: lambda g, out, x, value, *index: unbroadcast(_written_cotangent(g, x, value, *index),
+                                                                        value),
+                    }.get(i),
+                    eager=Eager(node="IndexPutBackward0", saves=NOTHING, quiet=True, scalar_slot=True))
+
+# ---------------------------------------------------------------------------------------------
+# Reordering and triangles (linear)
+# ---------------------------------------------------------------------------------------------
+
+
+def _negate(shift):
+    return tuple(-s for s in shift) if isinstance(shift, tuple) else -shift
+
+
+flip = primitive("flip", np.flip, params={"axis": None}, linear=True, shape_rule=S.evaluating(np.flip),
+                 doc="reverse the order of elements along `axis`", linear_in=(0,),
+                 vjp=(lambda g, out, x, axis=None: ops.flip(g, axis=axis),),
+                 eager=Eager(node="FlipBackward0", saves=NOTHING, quiet=True))
 stands_for(flip, [np.flip], "x, axis=None", "x", "axis")
-roll = primitive("roll", np.roll, params={"shift": 0, "axis": None}, linear=True, shape_rule=S.evaluating(np.roll))
+roll = primitive("roll", np.roll, params={"shift": 0, "axis": None}, linear=True, shape_rule=S.evaluating(np.roll),
+                 doc="rotate elements along `axis`", linear_in=(0,),
+                 vjp=(lambda g, out, x, shift=0, axis=None: ops.roll(g, shift=_negate(shift), axis=axis),),
+                 eager=Eager(node="RollBackward0", saves=NOTHING, quiet=True))
 stands_for(roll, [np.roll], "x, shift, axis=None", "x", "shift axis")
-tril = primitive("tril", np.tril, params={"k": 0}, linear=True, shape_rule=S.same_as(0))
+tril = primitive("tril", np.tril, params={"k": 0}, linear=True, shape_rule=S.same_as(0), doc="lower triangle",
+                 linear_in=(0,), vjp=(lambda g, out, x, k=0: ops.tril(g, k=k),),
+                 eager=Eager(node="TrilBackward0", saves=NOTHING, quiet=True))
 stands_for(tril, [np.tril], "x, k=0", "x", "k")
-triu = primitive("triu", np.triu, params={"k": 0}, linear=True, shape_rule=S.same_as(0))
+triu = primitive("triu", np.triu, params={"k": 0}, linear=True, shape_rule=S.same_as(0), doc="upper triangle",
+                 linear_in=(0,), vjp=(lambda g, out, x, k=0: ops.triu(g, k=k),),
+                 eager=Eager(node="TriuBackward0", saves=NOTHING, quiet=True))
 stands_for(triu, [np.triu], "x, k=0", "x", "k")
-diag = primitive("diag", np.diag, params={"k": 0}, linear=True, shape_rule=S.evaluating(np.diag))
+diag = primitive("diag", np.diag, params={"k": 0}, linear=True, shape_rule=S.evaluating(np.diag),
+                 doc="extract a diagonal or build a diagonal array", linear_in=(0,),
+                 vjp=(lambda g, out, x, k=0: ops.diag(g, k=k),),   # square matrices: diag is its own adjoint
+                 eager=Eager(node=lambda operands, params: "DiagEmbedBackward0" if np.ndim(_data(operands[0])) == 1
+                             else "DiagonalBackward0_copy", saves=NOTHING))
 stands_for(diag, [np.diag], "x, k=0", "x", "k")
 
-# conversion and array creation
+# ---------------------------------------------------------------------------------------------
+# Conversion
+# ---------------------------------------------------------------------------------------------
+
+
 def _copy(x):
     """x.copy() for arrays, lists and dicts (np.copy would turn a dict into a 0-d array)."""
     return x.copy() if isinstance(x, (np.ndarray, list, dict)) else np.copy(x)
 
 
-copy = primitive("copy", _copy, linear=True, shape_rule=S.same_as(0))
+copy = primitive("copy", _copy, linear=True, shape_rule=S.same_as(0), doc="a copy", reads_containers=True,
+                 partials=(lambda g, out, x: g,), spelling="{0}.copy()",
+                 eager=Eager(node="CloneBackward0", saves=NOTHING, quiet=True))
 stands_for(copy, [np.copy], "x, /", "x", method="copy")
 asarray = primitive("asarray", np.asarray, params={"dtype": None}, linear=True,
                     shape_rule=lambda ts, cs, ps: T.type_of(np.asarray(*[S.dummy(t, c, scalars=True)
-                                                                         for t, c in zip(ts, cs)], **ps)))
+                                                                         for t, c in zip(ts, cs)], **ps)),
+                    doc="convert to an array", partials=(lambda g, out, x, dtype=None: g,),
+                    eager=Eager(node="ToCopyBackward0", saves=NOTHING))
 stands_for(asarray, [np.asarray, np.array, np.asanyarray], "x, dtype=None", "x", "dtype")
 astype = primitive("astype", lambda x, dtype: np.asarray(x).astype(dtype), params={"dtype": None},
-                   shape_rule=lambda ts, cs, ps: T.ArrayType(T.short_dtype(ps["dtype"]), ts[0].shape))
+                   shape_rule=lambda ts, cs, ps: T.ArrayType(T.short_dtype(ps["dtype"]), ts[0].shape),
+                   doc="x.astype(dtype)", partials=(lambda g, out, x, dtype=None: g,),
+                   eager=Eager(node="ToCopyBackward0", saves=NOTHING, quiet=True))
 METHODS["astype"] = Binding(astype, _signature("x, dtype"), ("x",), ("dtype",))
-to_float = primitive("float", builtins.float, shape_rule=S.fixed(T.ScalarType("float")), doc="builtins.float")
+
+
+def _shaped_like(g, out, x):
+    """float(x) / x.item(): the scalar's cotangent in x's shape (x may be an array of size one)."""
+    return g if ops.ndim(x) == 0 else ops.reshape(g, _shape(x))
+
+
+to_float = primitive("float", builtins.float, shape_rule=S.fixed(T.ScalarType("float")), doc="builtins.float",
+                     vjp=(_shaped_like,), jvp=(lambda t, out, x: ops.float(t),), spelling="float({args})")
 stands_for(to_float, [builtins.float], "x=0.0, /", "x")
-to_int = primitive("int", builtins.int, differentiable=False, shape_rule=S.fixed(T.ScalarType("int")))
+to_int = primitive("int", builtins.int, differentiable=False, shape_rule=S.fixed(T.ScalarType("int")),
+                   doc="builtins.int", spelling="int({args})")
 stands_for(to_int, [builtins.int], "x=0, /", "x")
-to_bool = primitive("bool", builtins.bool, differentiable=False, shape_rule=S.fixed(T.ScalarType("bool")))
+to_bool = primitive("bool", builtins.bool, differentiable=False, shape_rule=S.fixed(T.ScalarType("bool")),
+                    doc="builtins.bool", spelling="bool({args})")
 stands_for(to_bool, [builtins.bool], "x=False, /", "x")
 item = primitive("item", lambda x: np.asarray(x).item(), shape_rule=lambda ts, cs, ps: T.type_of(
-    np.ones((), ts[0].np_dtype).item()))
+    np.ones((), ts[0].np_dtype).item()), doc="the Python scalar of a one-element array",
+    vjp=(_shaped_like,), jvp=(lambda t, out, x: ops.item(t),), spelling="np.asarray({0}).item()")
 METHODS["item"] = Binding(item, _signature("x"), ("x",), ())
-zeros_like = primitive("zeros_like", np.zeros_like, differentiable=False, shape_rule=S.same_as(0))
+
+# ---------------------------------------------------------------------------------------------
+# Array creation. From traced values: the fill value reaches every entry; linspace is
+# start * (1 - t) + stop * t with t = i / (num - 1), linear in (start, stop) jointly; arange is
+# start + i * step (its stop sets only the length: no gradient, as for floor)
+# ---------------------------------------------------------------------------------------------
+
+zeros_like = primitive("zeros_like", np.zeros_like, differentiable=False, shape_rule=S.same_as(0),
+                       doc="zeros of x's shape and dtype",
+                       eager=Eager(node="ZeroBackward0", saves=NOTHING, quiet=True, zero_gradient=True))
 stands_for(zeros_like, [np.zeros_like], "x, /", "x")
-ones_like = primitive("ones_like", np.ones_like, differentiable=False, shape_rule=S.same_as(0))
+ones_like = primitive("ones_like", np.ones_like, differentiable=False, shape_rule=S.same_as(0),
+                      doc="ones of x's shape and dtype")
 stands_for(ones_like, [np.ones_like], "x, /", "x")
-full_like = primitive("full_like", np.full_like, arity=2, linear=True, shape_rule=S.same_as(0))
+full_like = primitive("full_like", np.full_like, arity=2, linear=True, shape_rule=S.same_as(0),
+                      doc="fill_value in x's shape and dtype", linear_in=(1,),
+                      vjp=(None, lambda g, out, x, fill: unbroadcast(g, fill)),
+                      eager=Eager(node="FillBackward0", saves=NOTHING, quiet=True, zero_gradient=True))
 stands_for(full_like, [np.full_like], "x, fill_value, /", "x fill_value")
-for _name, _fn in [("zeros", np.zeros), ("ones", np.ones), ("empty", np.zeros)]:
+for _name, _fn, _doc in [("zeros", np.zeros, "an array of zeros"), ("ones", np.ones, "an array of ones"),
+                         ("empty", np.zeros, "an array of the shape (filled with zeros)")]:
     _p = primitive(_name, (lambda fn: lambda shape, dtype=None: fn(shape, dtype=dtype))(_fn),
                    params={"dtype": None}, differentiable=False,
-                   shape_rule=S.evaluating((lambda fn: lambda shape, dtype=None: fn(shape, dtype=dtype))(_fn)))
+                   shape_rule=S.evaluating((lambda fn: lambda shape, dtype=None: fn(shape, dtype=dtype))(_fn)),
+                   doc=_doc)
     stands_for(_p, [getattr(np, _name)], "shape, dtype=None", "shape", "dtype")
 full = primitive("full", lambda shape, fill, dtype=None: np.full(shape, fill, dtype=dtype), arity=2,
                  params={"dtype": None}, linear=True,
-                 shape_rule=S.evaluating(lambda shape, fill, dtype=None: np.full(shape, fill, dtype=dtype)))
+                 shape_rule=S.evaluating(lambda shape, fill, dtype=None: np.full(shape, fill, dtype=dtype)),
+                 doc="an array filled with fill_value", linear_in=(1,),
+                 vjp=(None, lambda g, out, shape_, fill, dtype=None: unbroadcast(g, fill)))
 stands_for(full, [np.full], "shape, fill_value, dtype=None", "shape fill_value", "dtype")
-eye = primitive("eye", np.eye, params={"dtype": float}, differentiable=False, shape_rule=S.evaluating(np.eye))
+eye = primitive("eye", np.eye, params={"dtype": float}, differentiable=False, shape_rule=S.evaluating(np.eye),
+                doc="the n x n identity")
 stands_for(eye, [np.eye, np.identity], "n, dtype=float", "n", "dtype")
+
+
 def _arange_rule(types, consts, params):
     """np.arange: evaluated when the bounds are known; else a vector of the bounds' dtype."""
     if all(c is not NOVALUE for c in consts):
@@ -215,21 +369,66 @@ def _arange_rule(types, consts, params):
     return T.ArrayType(T.short_dtype(sample.dtype), (None,))
 
 
-arange = primitive("arange", np.arange, arity=None, shape_rule=_arange_rule)
+def _arange_vjp(position: int):
+    """arange(stop) / arange(start, stop) / arange(start, stop, step): the cotangent of start is
+    the sum of g, of step the sum of g * i; stop sets only the length."""
+    def rule(g, out, *bounds):
+        if len(bounds) == 1 or position == 1:
+            return None
+        if position == 0:
+            return ops.sum(g)
+        return ops.sum(ops.mul(g, ops.arange(ops.size(out))))
+    return rule
+
+
+def _arange_jvp(position: int):
+    """The tangent's term of start (every entry moves with it) or step (entry i moves i times it)."""
+    def term(t, out, *bounds):
+        if len(bounds) == 1 or position == 1:
+            return None
+        if position == 0:
+            return ops.add(ops.zeros_like(out), t)
+        return ops.mul(ops.arange(ops.size(out)), t)
+    return term
+
+
+arange = primitive("arange", np.arange, arity=None, shape_rule=_arange_rule,
+                   doc="evenly spaced values, as np.arange(*bounds)", vjp=_arange_vjp, jvp=_arange_jvp)
 stands_for(arange, [np.arange], "*bounds", "bounds")
-linspace = primitive("linspace", np.linspace, arity=3, linear=True, shape_rule=S.evaluating(np.linspace))
+
+
+# (written as arithmetic, not ones_like: a constant end folds to a number, never to an array)
+def _ones_like_end(x):
+    return ops.add(ops.mul(x, 0.0), 1.0)
+
+
+def _zeros_like_end(x):
+    return ops.mul(x, 0.0)
+
+
+linspace = primitive("linspace", np.linspace, arity=3, linear=True, shape_rule=S.evaluating(np.linspace),
+                     doc="num evenly spaced values from start to stop", linear_in=(0, 1),
+                     vjp=(lambda g, out, start, stop, num: unbroadcast(ops.sum(ops.mul(g, ops.linspace(
+                          _ones_like_end(start), _zeros_like_end(stop), num)), axis=0), start),
+                          lambda g, out, start, stop, num: unbroadcast(ops.sum(ops.mul(g, ops.linspace(
+                              _zeros_like_end(start), _ones_like_end(stop), num)), axis=0), stop)))
 stands_for(linspace, [np.linspace], "start, stop, num=50", "start stop num")
 
-# array attributes (no gradient flows through them)
+# ---------------------------------------------------------------------------------------------
+# Array attributes (no gradient flows through them)
+# ---------------------------------------------------------------------------------------------
+
 shape = primitive("shape", np.shape, differentiable=False,
-                  shape_rule=lambda ts, cs, ps: T.TupleType(tuple(T.ScalarType("int") for _ in ts[0].shape)))
+                  shape_rule=lambda ts, cs, ps: T.TupleType(tuple(T.ScalarType("int") for _ in ts[0].shape)),
+                  doc="x.shape, a tuple of ints", spelling="np.shape({0})")
 stands_for(shape, [np.shape], "x, /", "x")
-ndim = primitive("ndim", np.ndim, differentiable=False, shape_rule=S.fixed(T.ScalarType("int")))
+ndim = primitive("ndim", np.ndim, differentiable=False, shape_rule=S.fixed(T.ScalarType("int")),
+                 doc="the number of axes")
 stands_for(ndim, [np.ndim], "x, /", "x")
-size = primitive("size", np.size, differentiable=False, shape_rule=S.fixed(T.ScalarType("int")))
+size = primitive("size", np.size, differentiable=False, shape_rule=S.fixed(T.ScalarType("int")),
+                 doc="the number of elements")
 stands_for(size, [np.size], "x, /", "x")
 dtype_of = primitive("dtype", lambda x: np.asarray(x).dtype, differentiable=False,
-                     shape_rule=S.fixed(T.OpaqueType("dtype")))
+                     shape_rule=S.fixed(T.OpaqueType("dtype")), doc="x.dtype")
 PROPERTIES.update({"T": transpose, "shape": shape, "ndim": ndim, "size": size, "dtype": dtype_of,
                    "real": real})
-

@@ -7,27 +7,181 @@ import numpy as np
 
 from .. import shape_rules as S
 from .. import types as T
-from ..registry import primitive, stands_for
+from ..calculus import broadcast_like, ndim_of, ops, shape, unbroadcast
+from ..registry import Eager, primitive, stands_for
 
-# linear algebra and products
-dot = primitive("dot", np.dot, arity=2, shape_rule=S.dot_rule)
+# ---------------------------------------------------------------------------------------------
+# Products
+# ---------------------------------------------------------------------------------------------
+
+
+def _matmul_x(g, out, x, y):
+    """The cotangent of x in x @ y (as matmul's rule: np.dot of at most 2-D y is matmul)."""
+    nx, ny = ndim_of(x), ndim_of(y)
+    if ny == 1:
+        return ops.outer(g, y) if nx == 2 else ops.mul(ops.expand_dims(g, axis=-1), y) if nx > 1 else ops.mul(g, y)
+    if nx == 1:
+        return unbroadcast(ops.squeeze(ops.matmul(y, ops.expand_dims(g, axis=-1)), axis=-1), x)
+    if ny == 2:
+        return unbroadcast(ops.matmul(g, ops.transpose(y)), x)
+    return unbroadcast(ops.matmul(g, ops.swapaxes(y, axis1=-1, axis2=-2)), x)
+
+
+def _matmul_y(g, out, x, y):
+    """The cotangent of y in x @ y."""
+    nx, ny = ndim_of(x), ndim_of(y)
+    if nx == 1:
+        return ops.outer(x, g) if ny == 2 else ops.mul(ops.expand_dims(x, axis=-1), ops.expand_dims(g, axis=-2)) \
+            if ny > 1 else ops.mul(g, x)
+    if nx == 2:
+        return ops.matmul(ops.transpose(x), g) if ny in (1, 2) else \
+            unbroadcast(ops.matmul(ops.transpose(x), g), y)
+    if ny == 1:
+        return unbroadcast(ops.squeeze(ops.matmul(ops.swapaxes(x, axis1=-1, axis2=-2),
+                                                  ops.expand_dims(g, axis=-1)), axis=-1), y)
+    return unbroadcast(ops.matmul(ops.swapaxes(x, axis1=-1, axis2=-2), g), y)
+
+
+def _scaled(which: int, g, x, y):
+    """The cotangent of operand `which` of an elementwise product x * y."""
+    return unbroadcast(ops.mul(g, y if which == 0 else x), x if which == 0 else y)
+
+
+def _dot(which: int):
+    """np.dot is mul when an operand is a scalar, and matmul when y has at most two axes."""
+    def rule(g, out, x, y):
+        if ndim_of(x) == 0 or ndim_of(y) == 0:
+            return _scaled(which, g, x, y)
+        if ndim_of(y) > 2:
+            raise NotImplementedError("no gradient rule for np.dot with a 3-D or higher second operand; "
+                                      "use np.matmul or np.einsum")
+        return (_matmul_x, _matmul_y)[which](g, out, x, y)
+    return rule
+
+
+#: the saves of a product: each operand's rule reads the other operand
+_CROSS = {0: (1,), 1: (0,)}
+
+dot = primitive("dot", np.dot, arity=2, shape_rule=S.dot_rule, doc="np.dot", vjp=(_dot(0), _dot(1)),
+                jvp=(lambda t, out, x, y: ops.dot(t, y), lambda t, out, x, y: ops.dot(x, t)),
+                eager=Eager(node="DotBackward0", saves=_CROSS))
 stands_for(dot, [np.dot], "x, y, /", "x y", method="dot")
-inner = primitive("inner", np.inner, arity=2, shape_rule=S.evaluating(np.inner))
+
+
+def _inner(which: int):
+    def rule(g, out, x, y):
+        if ndim_of(x) > 1 or ndim_of(y) > 1:
+            raise NotImplementedError("no gradient rule for np.inner of arrays with more than one axis")
+        return _scaled(which, g, x, y)
+    return rule
+
+
+inner = primitive("inner", np.inner, arity=2, shape_rule=S.evaluating(np.inner), doc="np.inner",
+                  vjp=(_inner(0), _inner(1)),
+                  jvp=(lambda t, out, x, y: ops.inner(t, y), lambda t, out, x, y: ops.inner(x, t)),
+                  eager=Eager(node="ViewBackward0", saves=_CROSS))
 stands_for(inner, [np.inner], "x, y, /", "x y")
 outer = primitive("outer", np.outer, arity=2,
                   shape_rule=lambda ts, cs, ps: T.ArrayType(T.short_dtype(np.result_type(*[t.np_dtype for t in ts])),
-                                                            (int(np.prod(ts[0].shape)), int(np.prod(ts[1].shape)))))
+                                                            (int(np.prod(ts[0].shape)), int(np.prod(ts[1].shape)))),
+                  doc="outer product",
+                  vjp=(lambda g, out, x, y: ops.reshape(ops.matmul(g, ops.ravel(y)), shape(x)),
+                       lambda g, out, x, y: ops.reshape(ops.matmul(ops.ravel(x), g), shape(y))),
+                  jvp=(lambda t, out, x, y: ops.outer(t, y), lambda t, out, x, y: ops.outer(x, t)),
+                  eager=Eager(node="MulBackward0", saves=_CROSS))
 stands_for(outer, [np.outer], "x, y, /", "x y")
+
+
+def _einsum_grad(i):
+    """The cotangent of operand i: einsum of g with the other operands onto operand i's indices."""
+    def rule(g, out, *operands, spec):
+        inputs, _, output = spec.replace(" ", "").partition("->")
+        names = inputs.split(",")
+        if not _:
+            output = "".join(sorted(c for c in set(inputs) - {","} if inputs.count(c) == 1))
+        if "." in spec:
+            raise NotImplementedError("no gradient rule for einsum with '...'")
+        others = [op for j, op in enumerate(operands) if j != i]
+        other_names = [n for j, n in enumerate(names) if j != i]
+        target = names[i]
+        letters = "".join(dict.fromkeys(target))   # a repeated index (a diagonal) once
+        missing = [c for c in letters if c not in output and not any(c in n for n in other_names)]
+        grad = ops.einsum(g, *others, spec=",".join([output, *other_names]) + "->" +
+                          "".join(c for c in letters if c not in missing))
+        if missing:   # an index summed out of this operand alone: broadcast back along it
+            grad = ops.expand_dims(grad, axis=tuple(letters.index(c) for c in missing))
+        if letters != target:   # the operand's diagonal was read: write the gradient back onto it
+            return ops.einsum_scatter(grad, operands[i], spec=f"{letters}->{target}")
+        return ops.broadcast_to(grad, shape(operands[i])) if missing else grad
+    return rule
+
+
+def _einsum_jvp(i):
+    """Operand i's term: the einsum with its tangent in its place (einsum is multilinear)."""
+    return lambda t, out, *operands, spec: ops.einsum(*operands[:i], t, *operands[i + 1:], spec=spec)
+
+
 einsum = primitive("einsum", lambda *operands, spec: np.einsum(spec, *operands), params={"spec": None},
-                   arity=None, shape_rule=S.einsum_rule)
+                   arity=None, shape_rule=S.einsum_rule, doc="np.einsum(spec, *operands)",
+                   vjp=_einsum_grad, jvp=_einsum_jvp, eager=Eager(node="EinsumBackward0"))
 stands_for(einsum, [np.einsum], "spec, /, *operands", "operands", "spec")
-trace = primitive("trace", np.trace, linear=True, shape_rule=S.evaluating(np.trace))
+
+
+def _trace_vjp(g, out, x):
+    """np.trace sums the diagonal of the first two axes: g goes back onto that diagonal (g times
+    the identity for a matrix, rectangular ones too)."""
+    if ndim_of(x) == 2:
+        return ops.mul(g, ops.tril(ops.triu(ops.ones_like(x))))
+    dims = shape(x)
+    if not isinstance(dims, tuple) or len(dims) < 2 or dims[0] != dims[1]:
+        raise NotImplementedError("no gradient rule for np.trace of a stack of non-square matrices or of unknown "
+                                  "shape; use np.einsum('ii...->...', x) on a square slice")
+    return ops.einsum_scatter(ops.expand_dims(g, axis=0), x, spec="i...->ii...")
+
+
+trace = primitive("trace", np.trace, linear=True, shape_rule=S.evaluating(np.trace), doc="sum of the diagonal",
+                  linear_in=(0,), vjp=(_trace_vjp,), eager=Eager(node="TraceBackward0"))
 stands_for(trace, [np.trace], "x, /", "x", method="trace")
-inv = primitive("inv", np.linalg.inv, shape_rule=S.same_as(0), doc="np.linalg.inv")
+
+# ---------------------------------------------------------------------------------------------
+# np.linalg: it works on the last two axes and broadcasts the others (a stack of matrices), so
+# the rules transpose with _mT, never .T, and give per-matrix scalars two trailing axes.
+# ---------------------------------------------------------------------------------------------
+
+
+def _mT(x):
+    """The matrices of a stack, transposed."""
+    return ops.swapaxes(x, axis1=-1, axis2=-2)
+
+
+def _per_matrix(s):
+    """A scalar per matrix (shape (...)) made to broadcast against the stack (shape (..., 1, 1))."""
+    return ops.expand_dims(s, axis=(-2, -1))
+
+
+inv = primitive("inv", np.linalg.inv, shape_rule=S.same_as(0), doc="np.linalg.inv",
+                vjp=(lambda g, out, x: ops.neg(ops.matmul(ops.matmul(_mT(out), g), _mT(out))),),
+                jvp=(lambda t, out, x: ops.neg(ops.matmul(ops.matmul(out, t), out)),),
+                eager=Eager(node="LinalgInvExBackward0"))
 stands_for(inv, [np.linalg.inv], "x, /", "x")
+
+
+def _det_vjp(g, out, x):
+    """d det / dx = adj(x)^T, the cofactor matrix (det(x) x^-T where x is invertible)."""
+    return ops.mul(_per_matrix(g), ops.cofactor(x))
+
+
+def _det_jvp(t, out, x):
+    """d det = tr(adj(x) dx), each matrix's trace written as a sum of products."""
+    return ops.sum(ops.mul(ops.cofactor(x), t), axis=(-2, -1))
+
+
 det = primitive("det", np.linalg.det, doc="np.linalg.det",
-                shape_rule=lambda ts, cs, ps: T.ArrayType(ts[0].dtype, ts[0].shape[:-2]))
+                shape_rule=lambda ts, cs, ps: T.ArrayType(ts[0].dtype, ts[0].shape[:-2]),
+                vjp=(_det_vjp,), jvp=(_det_jvp,), eager=Eager(node="LinalgDetBackward0"))
 stands_for(det, [np.linalg.det], "x, /", "x")
+
+
 def _solve_rule(types, consts, params):
     """np.linalg.solve (NumPy 2): b of one axis is a vector per matrix of a; otherwise b is a
     stack of matrices, the stacks broadcasting."""
@@ -40,7 +194,49 @@ def _solve_rule(types, consts, params):
     return T.ArrayType(dtype, S.broadcast_dims([a.shape[:-2], b.shape[:-2]]) + b.shape[-2:])
 
 
-solve = primitive("solve", np.linalg.solve, arity=2, shape_rule=_solve_rule)
+def _solves_vectors(b) -> bool:
+    """NumPy 2's rule: b is a vector (batched along a's stack) only when it has one axis; else b
+    is a stack of matrices (..., n, k)."""
+    return ndim_of(b) == 1
+
+
+def _as_matrix(v, b):
+    """A solve operand or result as a stack of matrices: vectors get a trailing axis."""
+    return ops.expand_dims(v, axis=-1) if _solves_vectors(b) else v
+
+
+def _from_matrix(m, b):
+    return ops.squeeze(m, axis=-1) if _solves_vectors(b) else m
+
+
+def _solve_transposed(a, g, b):
+    """a^-T g: the cotangent of b for x = solve(a, b), shaped like x."""
+    return _from_matrix(ops.solve(_mT(a), _as_matrix(g, b)), b)
+
+
+def _solve_a(g, out, a, b):
+    gb = _solve_transposed(a, g, b)
+    return unbroadcast(ops.neg(ops.matmul(_as_matrix(gb, b), _mT(_as_matrix(out, b)))), a)
+
+
+# d x = a^-1 (db - da x): a term for each operand
+def _solve_a_jvp(t, out, a, b):
+    return ops.neg(_from_matrix(ops.solve(a, ops.matmul(t, _as_matrix(out, b))), b))
+
+
+def _solve_b_jvp(t, out, a, b):
+    return _from_matrix(ops.solve(a, _as_matrix(broadcast_like(t, out), b)), b)
+
+
+solve = primitive("solve", np.linalg.solve, arity=2, shape_rule=_solve_rule, doc="x with a @ x = b",
+                  vjp=(_solve_a, lambda g, out, a, b: unbroadcast(_solve_transposed(a, g, b), b)),
+                  jvp=(_solve_a_jvp, _solve_b_jvp), eager=Eager(node="LinalgSolveExBackward0"))
+stands_for(solve, [np.linalg.solve], "a, b, /", "a b")
+
+# ---------------------------------------------------------------------------------------------
+# The derivatives of det, right at singular matrices too: they are symmetric multilinear forms,
+# so each cotangent is the next derivative along the other directions and g
+# ---------------------------------------------------------------------------------------------
 
 
 def _cofactor(x):
@@ -58,9 +254,13 @@ def _cofactor(x):
     return sign[..., None, None] * ((u * (before * after)[..., None, :]) @ vh)
 
 
+# (the second derivative of det is a symmetric bilinear form: the cotangent of x is the
+# derivative of the cofactor matrix along g)
 cofactor = primitive("cofactor", _cofactor,
                      shape_rule=lambda ts, cs, ps: T.ArrayType(S.float_dtype(ts[0]), ts[0].shape),
-                     doc="adj(x)^T of each matrix: the gradient of det, also at singular matrices")
+                     doc="adj(x)^T of each matrix: the gradient of det, also at singular matrices",
+                     vjp=(lambda g, out, x: ops.cofactor_derivative(x, g),),
+                     jvp=(lambda t, out, x: ops.cofactor_derivative(x, t),))
 
 
 def _products_without(s, k: int):
@@ -139,10 +339,26 @@ cofactor_derivative = primitive(
     "cofactor_derivative", _cofactor_derivative, arity=2, linear=True,
     shape_rule=lambda ts, cs, ps: T.ArrayType(S.float_dtype(ts[0]), ts[1].shape if isinstance(ts[1], T.ArrayType)
                                               else ts[0].shape),
-    doc="d cof(x)[t]: the second derivative of det along t, also at singular matrices")
+    doc="d cof(x)[t]: the second derivative of det along t, also at singular matrices",
+    vjp=(lambda g, out, x, direction: ops.cofactor_second_derivative(x, direction, g),
+         lambda g, out, x, direction: ops.cofactor_derivative(x, g)),
+    jvp=(lambda t, out, x, direction: ops.cofactor_second_derivative(x, direction, t),
+         lambda t, out, x, direction: ops.cofactor_derivative(x, t)))
+
+
+def _fourth_derivative_of_det(*_):
+    raise TypeError("this is a fourth derivative of np.linalg.det, which wengert does not differentiate; "
+                    "differentiate det at most three times")
+
+
 cofactor_second_derivative = primitive(
     "cofactor_second_derivative", _cofactor_second_derivative, arity=3,
     shape_rule=lambda ts, cs, ps: T.ArrayType(S.float_dtype(ts[0]), ts[0].shape),
-    doc="d2 cof(x)[t, r]: the third derivative of det along t and r, also at singular matrices")
-stands_for(solve, [np.linalg.solve], "a, b, /", "a b")
+    doc="d2 cof(x)[t, r]: the third derivative of det along t and r, also at singular matrices",
+    vjp=(_fourth_derivative_of_det,
+         lambda g, out, x, d1, d2: ops.cofactor_second_derivative(x, d2, g),
+         lambda g, out, x, d1, d2: ops.cofactor_second_derivative(x, d1, g)),
+    jvp=(_fourth_derivative_of_det,
+         lambda t, out, x, d1, d2: ops.cofactor_second_derivative(x, t, d2),
+         lambda t, out, x, d1, d2: ops.cofactor_second_derivative(x, d1, t)))
 

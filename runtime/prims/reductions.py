@@ -5,11 +5,90 @@ from __future__ import annotations
 import numpy as np
 
 from .. import shape_rules as S
-from ..registry import primitive, stands_for
+from ..calculus import expand, ndim_of, ops, shape
+from ..registry import NOTHING, Eager, primitive, stands_for
+
+_REDUCE_SPEC = "x, axis=None, keepdims=False"
 
 
-def _norm(x, ord=None, axis=None, keepdims=False):
-    return np.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+def _reduction(name: str, fn, *, aliases: tuple = (), dtype=None, **facts):
+    """np.<name>(x, axis=None, keepdims=False) and x.<name>(...); `dtype(t)` is the result's dtype
+    (None: x's); `facts` are the rest of the declaration."""
+    prim = primitive(name, fn, params={"axis": None, "keepdims": False}, shape_rule=S.reduction_rule(dtype),
+                     **facts)
+    stands_for(prim, [fn, *aliases], _REDUCE_SPEC, "x", "axis keepdims", method=name)
+    return prim
+
+
+def _by_axis(stem: str, whole: str, along: str):
+    """PyTorch's node of a reduction: `<stem>Backward<whole>` over every element, `<along>` over `axis`."""
+    return lambda operands, params: f"{stem}Backward{whole if params.get('axis') is None else along}"
+
+
+# ---------------------------------------------------------------------------------------------
+# sum, mean, prod, max, min, any, all
+# ---------------------------------------------------------------------------------------------
+
+_reduction("sum", np.sum, linear=True, linear_in=(0,), doc="sum over `axis`",
+           vjp=(lambda g, out, x, axis=None, keepdims=False: expand(g, x, axis, keepdims),),
+           eager=Eager(node=_by_axis("Sum", "0", "1"), saves=NOTHING))
+
+
+def _mean_count(x, out):
+    """How many entries each mean averages; at least 1, as for an empty x (its gradient is empty
+    whatever the count, but g / 0 on a Python float raises)."""
+    return ops.maximum(ops.div(ops.size(x), ops.maximum(ops.size(out), 1)), 1)
+
+
+_reduction("mean", np.mean, dtype=S.float_dtype, linear=True, linear_in=(0,), doc="mean over `axis`",
+           vjp=(lambda g, out, x, axis=None, keepdims=False:
+                ops.div(expand(g, x, axis, keepdims), _mean_count(x, out)),),
+           eager=Eager(node=_by_axis("Mean", "0", "1"), saves=NOTHING))
+
+
+def _prod_partial(out, x, axis=None, keepdims=False):
+    """d prod / d x: the product of the other entries, also where x has zeros (out / x is 0/0
+    there): at a lone zero the product of the nonzero entries, 0 where there are two or more."""
+    zero = ops.eq(x, 0.0)
+    safe = ops.where(zero, 1.0, x)
+    lone = ops.eq(ops.sum(zero, axis=axis, keepdims=True), 1)
+    at_zero = ops.where(lone, ops.prod(safe, axis=axis, keepdims=True), 0.0)
+    return ops.where(zero, at_zero, ops.div(expand(out, x, axis, keepdims), safe))
+
+
+_reduction("prod", np.prod, doc="product over `axis`",
+           vjp=(lambda g, out, x, axis=None, keepdims=False:
+                ops.mul(expand(g, x, axis, keepdims), _prod_partial(out, x, axis, keepdims)),),
+           jvp=(lambda t, out, x, axis=None, keepdims=False:
+                ops.sum(ops.mul(t, _prod_partial(out, x, axis, keepdims)), axis=axis, keepdims=keepdims),),
+           eager=Eager(node=_by_axis("Prod", "0", "1"), saves={0: (0, "out")}))
+
+
+def _extreme(g, out, x, axis=None, keepdims=False):
+    """max/min: the gradient goes to the elements equal to the extreme, split evenly at ties."""
+    hit = ops.eq(x, expand(out, x, axis, keepdims))
+    count = ops.sum(hit, axis=axis, keepdims=True)
+    return ops.div(ops.mul(expand(g, x, axis, keepdims), hit), count)
+
+
+def _extreme_jvp(t, out, x, axis=None, keepdims=False):
+    hit = ops.eq(x, expand(out, x, axis, keepdims))
+    return ops.div(ops.sum(ops.mul(t, hit), axis=axis, keepdims=keepdims),
+                   ops.sum(hit, axis=axis, keepdims=keepdims))
+
+
+_reduction("max", np.max, aliases=(np.amax,), doc="maximum over `axis`", vjp=(_extreme,), jvp=(_extreme_jvp,),
+           eager=Eager(node=_by_axis("Max", "1", "0"), saves={0: (0, "out")}))
+_reduction("min", np.min, aliases=(np.amin,), doc="minimum over `axis`", vjp=(_extreme,), jvp=(_extreme_jvp,),
+           eager=Eager(node=_by_axis("Min", "1", "0"), saves={0: (0, "out")}))
+_reduction("any", np.any, dtype=lambda t: "bool", differentiable=False,
+           doc="whether any element over `axis` is true")
+_reduction("all", np.all, dtype=lambda t: "bool", differentiable=False,
+           doc="whether every element over `axis` is true")
+
+# ---------------------------------------------------------------------------------------------
+# var, std
+# ---------------------------------------------------------------------------------------------
 
 
 def _var(x, axis=None, ddof=0, keepdims=False):
@@ -20,30 +99,100 @@ def _std(x, axis=None, ddof=0, keepdims=False):
     return np.std(x, axis=axis, ddof=ddof, keepdims=keepdims)
 
 
-# reductions
-_REDUCE_SPEC = "x, axis=None, keepdims=False"
-for _name, _fn, _extra, _diff, _lin in [("sum", np.sum, [], True, True), ("mean", np.mean, [], True, True),
-                                        ("prod", np.prod, [], True, False),
-                                        ("max", np.max, [np.amax], True, False),
-                                        ("min", np.min, [np.amin], True, False),
-                                        ("any", np.any, [], False, False), ("all", np.all, [], False, False)]:
-    _dt = (lambda t: "bool") if _name in ("any", "all") else (S.float_dtype if _name == "mean" else None)
-    _p = primitive(_name, _fn, params={"axis": None, "keepdims": False}, differentiable=_diff,
-                   linear=_lin, shape_rule=S.reduction_rule(_dt))
-    stands_for(_p, [_fn, *_extra], _REDUCE_SPEC, "x", "axis keepdims", method=_name)
-var = primitive("var", _var, params={"axis": None, "ddof": 0, "keepdims": False},
-                shape_rule=S.reduction_rule(S.float_dtype))
-stands_for(var, [np.var], "x, axis=None, ddof=0, keepdims=False", "x", "axis ddof keepdims", method="var")
-std = primitive("std", _std, params={"axis": None, "ddof": 0, "keepdims": False},
-                shape_rule=S.reduction_rule(S.float_dtype))
-stands_for(std, [np.std], "x, axis=None, ddof=0, keepdims=False", "x", "axis ddof keepdims", method="std")
-for _name, _fn in [("argmax", np.argmax), ("argmin", np.argmin)]:
-    _p = primitive(_name, _fn, params={"axis": None}, differentiable=False,
-                   shape_rule=S.reduction_rule(lambda t: "i64"))
-    stands_for(_p, [_fn], "x, axis=None", "x", "axis", method=_name)
-cumsum = primitive("cumsum", np.cumsum, params={"axis": None}, linear=True, shape_rule=S.evaluating(np.cumsum))
-stands_for(cumsum, [np.cumsum], "x, axis=None", "x", "axis", method="cumsum")
-norm = primitive("norm", _norm, params={"ord": None, "axis": None, "keepdims": False},
-                 shape_rule=S.evaluating(_norm), doc="np.linalg.norm")
-stands_for(norm, [np.linalg.norm], "x, ord=None, axis=None, keepdims=False", "x", "ord axis keepdims")
+def _size_ratio(x, out):
+    return ops.div(ops.size(x), ops.size(out))
 
+
+def _var_grad(g, out, x, axis=None, ddof=0, keepdims=False):
+    centered = ops.sub(x, ops.mean(x, axis=axis, keepdims=True))
+    scale = ops.div(2.0, ops.sub(_size_ratio(x, out), ddof))
+    return ops.mul(expand(g, x, axis, keepdims), ops.mul(scale, centered))
+
+
+def _var_jvp(t, out, x, axis=None, ddof=0, keepdims=False):
+    centered = ops.sub(x, ops.mean(x, axis=axis, keepdims=True))
+    count = ops.sub(_size_ratio(x, out), ddof)
+    return ops.div(ops.mul(2.0, ops.sum(ops.mul(centered, t), axis=axis, keepdims=keepdims)), count)
+
+
+var = primitive("var", _var, params={"axis": None, "ddof": 0, "keepdims": False},
+                shape_rule=S.reduction_rule(S.float_dtype), doc="variance over `axis`",
+                vjp=(_var_grad,), jvp=(_var_jvp,),
+                eager=Eager(node="VarBackward0", saves={0: (0,)}, promote="float"))
+stands_for(var, [np.var], "x, axis=None, ddof=0, keepdims=False", "x", "axis ddof keepdims", method="var")
+
+
+def _over_norm(g, out):
+    """g / |x|, and 0 where |x| is 0: the norm is not differentiable at 0 and, as PyTorch does, its
+    gradient there is the zero subgradient (as for std); safe denominator for second order."""
+    flat = ops.eq(out, 0)
+    return ops.where(flat, 0.0, ops.div(g, ops.where(flat, 1.0, out)))
+
+
+def _over_twice_std(g, out):
+    """g / (2 std): d std = d var / (2 std). Where std is 0 (an axis of length 1, or equal values)
+    std is not differentiable; the gradient there is 0, PyTorch's choice (HIPS autograd gives nan),
+    the derivative of the constant 0 that std is along an axis of length 1. (ddof >= n makes std nan,
+    and the gradient nan.) The denominator is made safe so that second order stays finite."""
+    return _over_norm(ops.mul(0.5, g), out)
+
+
+std = primitive("std", _std, params={"axis": None, "ddof": 0, "keepdims": False},
+                shape_rule=S.reduction_rule(S.float_dtype), doc="standard deviation over `axis`",
+                vjp=(lambda g, out, x, axis=None, ddof=0, keepdims=False:
+                     _var_grad(_over_twice_std(g, out), ops.square(out), x, axis, ddof, keepdims),),
+                jvp=(lambda t, out, x, axis=None, ddof=0, keepdims=False:
+                     _over_twice_std(_var_jvp(t, ops.square(out), x, axis, ddof, keepdims), out),),
+                eager=Eager(node="StdBackward0", saves={0: (0, "out")}, promote="float"))
+stands_for(std, [np.std], "x, axis=None, ddof=0, keepdims=False", "x", "axis ddof keepdims", method="std")
+
+# ---------------------------------------------------------------------------------------------
+# argmax, argmin, cumsum, norm
+# ---------------------------------------------------------------------------------------------
+
+for _name, _fn, _doc in [("argmax", np.argmax, "index of the maximum over `axis`"),
+                         ("argmin", np.argmin, "index of the minimum over `axis`")]:
+    _p = primitive(_name, _fn, params={"axis": None}, differentiable=False,
+                   shape_rule=S.reduction_rule(lambda t: "i64"), doc=_doc)
+    stands_for(_p, [_fn], "x, axis=None", "x", "axis", method=_name)
+
+
+def _cumsum_grad(g, out, x, axis=None):
+    if axis is None:
+        return ops.reshape(ops.flip(ops.cumsum(ops.flip(g, axis=0), axis=0), axis=0), shape(x))
+    return ops.flip(ops.cumsum(ops.flip(g, axis=axis), axis=axis), axis=axis)
+
+
+cumsum = primitive("cumsum", np.cumsum, params={"axis": None}, linear=True, shape_rule=S.evaluating(np.cumsum),
+                   doc="cumulative sum over `axis`", linear_in=(0,), vjp=(_cumsum_grad,),
+                   eager=Eager(node="CumsumBackward0", saves=NOTHING))
+stands_for(cumsum, [np.cumsum], "x, axis=None", "x", "axis", method="cumsum")
+
+
+def _norm(x, ord=None, axis=None, keepdims=False):
+    return np.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+
+
+def _check_euclidean_norm(x, ord, axis) -> None:
+    """The rules know the 2-norm of vectors and the Frobenius norm of (stacks of) matrices; ord=2
+    over two axes is the spectral norm, which they do not."""
+    matrix = (axis is None and ndim_of(x) == 2) or (isinstance(axis, tuple) and len(axis) == 2)
+    if ord not in (None, 2, "fro") or (ord == 2 and matrix):
+        raise NotImplementedError(f"no gradient rule for np.linalg.norm with ord={ord!r}"
+                                  f"{' over two axes' if ord == 2 else ''}; use ord=None or 'fro'")
+
+
+def _norm_grad(g, out, x, ord=None, axis=None, keepdims=False):
+    _check_euclidean_norm(x, ord, axis)
+    return ops.mul(expand(_over_norm(g, out), x, axis, keepdims), x)
+
+
+def _norm_jvp(t, out, x, ord=None, axis=None, keepdims=False):
+    _check_euclidean_norm(x, ord, axis)
+    return _over_norm(ops.sum(ops.mul(x, t), axis=axis, keepdims=keepdims), out)
+
+
+norm = primitive("norm", _norm, params={"ord": None, "axis": None, "keepdims": False},
+                 shape_rule=S.evaluating(_norm), doc="np.linalg.norm", vjp=(_norm_grad,), jvp=(_norm_jvp,),
+                 eager=Eager(node="LinalgVectorNormBackward0", saves={0: (0, "out")}, promote="float"))
+stands_for(norm, [np.linalg.norm], "x, ord=None, axis=None, keepdims=False", "x", "ord axis keepdims")
