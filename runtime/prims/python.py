@@ -53,9 +53,12 @@ py_sum = declare(
     callables=[builtins.sum], spec="xs, start=0", operands="xs start")
 
 
-def _picked(i: int, xs: tuple, largest: bool):
-    """Whether builtins.max (largest) / min returns operand i: it keeps the first of equal values
-    and replaces it only by one that beats it (so ties and nan go to the first)."""
+def _picked(i: int, xs: tuple, largest: bool, mode: str):
+    """Whether builtins.max (largest) / min of several values returns operand i: it keeps the
+    first of equal values and replaces it only by one that beats it (so ties and nan go to the
+    first). Over one sequence there is no rule (`mode` names the refused one)."""
+    if len(xs) == 1:
+        raise NotImplementedError(f"no {mode} rule for max()/min() over a sequence; use np.max/np.min")
     beats, extreme = (ops.gt, ops.py_max) if largest else (ops.lt, ops.py_min)
     picked = True if i == 0 else beats(xs[i], xs[0] if i == 1 else extreme(*xs[:i]))
     for later in xs[i + 1:]:
@@ -63,18 +66,12 @@ def _picked(i: int, xs: tuple, largest: bool):
     return picked
 
 
-def _picked_values(i: int, xs: tuple, largest: bool, mode: str):
-    if len(xs) == 1:
-        raise NotImplementedError(f"no {mode} rule for max()/min() over a sequence; use np.max/np.min")
-    return _picked(i, xs, largest)
-
-
 def _extreme(name: str, impl, largest: bool):
     """builtins.max / min of several values: the gradient goes to the value picked."""
     return declare(name, impl, arity=None,
-                   vjp=lambda i: lambda g, out, *xs: unbroadcast(ops.mul(g, _picked_values(i, xs, largest, "gradient")),
+                   vjp=lambda i: lambda g, out, *xs: unbroadcast(ops.mul(g, _picked(i, xs, largest, "gradient")),
                                                                  xs[i]),
-                   jvp=lambda i: lambda t, out, *xs: ops.mul(t, _picked_values(i, xs, largest, "forward-mode")),
+                   jvp=lambda i: lambda t, out, *xs: ops.mul(t, _picked(i, xs, largest, "forward-mode")),
                    reads_containers=True, spelling=f"{impl.__name__}({{args}})",
                    doc=f"builtins.{impl.__name__} of several values or a sequence",
                    callables=[impl], spec="*xs", operands="xs")
@@ -89,7 +86,6 @@ py_slice = declare("slice", builtins.slice, arity=3, differentiable=False, shape
 # ---------------------------------------------------------------------------------------------
 # Containers: built and updated functionally (SSA)
 # ---------------------------------------------------------------------------------------------
-
 
 make_tuple = primitive("tuple", lambda *xs: xs, arity=None, linear=True,
                        shape_rule=lambda ts, cs, ps: T.TupleType(tuple(ts)),
