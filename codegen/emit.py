@@ -26,14 +26,6 @@ from ..tracer.infer import type_of_operand
 from ..tracer.ir import UNDEF, Function, Literal, Op, Region, Value, producers, use_counts, walk
 from .build import is_temporary
 
-BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**",
-          "matmul": "@", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=",
-          "bitand": "&", "bitor": "|", "bitxor": "^", "is": "is", "is_not": "is not"}
-UNARY = {"neg": "-", "pos": "+", "invert": "~", "not": "not "}
-#: primitives that are one Python builtin call
-BUILTINS = {"float": "float", "int": "int", "bool": "bool", "len": "len", "range": "range", "slice": "slice",
-            "to_tuple": "tuple", "to_list": "list", "py_round": "round", "py_max": "max", "py_min": "min",
-            "abs": "abs"}
 #: `undef` is the value of a variable on a path that never assigned it (a residual of the branch not
 #: taken, the result carry of a loop before it returns): written as the tracer's own UNDEF, not
 #: None, so that differentiating the generated code again types it as no value, not as None
@@ -61,26 +53,15 @@ SCALAR = {name: f"math.{fn.__name__}" if fn.__module__ == "math" else f"scalar.{
           for name, fn in scalar.FUNCTIONS.items()}
 
 
+def _spelled_names() -> set:
+    """The builtins the primitives' spellings call (`len`, `max` ...): no variable may shadow them."""
+    return {name for prim in P.PRIMITIVES.values() if isinstance(prim.spelling, str)
+            for name in re.findall(r"(?<![.\w])([A-Za-z_]\w*)\(", prim.spelling)}
+
+
+SPELLED_NAMES = _spelled_names()
 #: a spelling that is a binary operator: NumPy's on arrays, runtime/scalar.py's on Python numbers
 _OPERATOR = re.compile(r"\{0\} [^{}]+ \{1\}")
-
-
-def _table_spelling(kind: str) -> str | None:
-    if kind in BINARY:
-        return f"{{0}} {BINARY[kind]} {{1}}"
-    if kind in UNARY:
-        return f"{UNARY[kind]}{{0}}"
-    if kind in BUILTINS:
-        return f"{BUILTINS[kind]}({{args}})"
-    return _TABLE_SPELLINGS.get(kind)
-
-
-_TABLE_SPELLINGS = {"contains": "{1} in {0}", "shape": "np.shape({0})", "copy": "{0}.copy()",
-                    "reversed": "{0}[::-1]",   # a list, like the primitive's (it may be indexed or measured)
-                    "dict_items": "list({0}.items())", "dict_keys": "list({0}.keys())",
-                    "dict_values": "list({0}.values())", "dict_get": "{0}.get({1}, {2})",
-                    "zip": "list(zip({args}))", "enumerate": "list(enumerate({args}))",
-                    "item": "np.asarray({0}).item()"}
 
 
 #: the deepest expression the emitter writes inline (Python's parser allows 200 parentheses)
@@ -95,7 +76,7 @@ class Emitter:
         self.shared = shared or {}
         self.last_loc = None
         self.names: dict[Value, str] = {}
-        self.taken: set = set(NAMESPACE) | set(BUILTINS.values()) | {"print", "sum", "dict", "list", "tuple"}
+        self.taken: set = set(NAMESPACE) | SPELLED_NAMES | {"print", "sum", "dict", "list", "tuple"}
         self.lines: list[str] = []
         self.globals: dict = dict(NAMESPACE)
         self.helpers: set = set()   # primitive implementations the code calls by name
@@ -258,7 +239,7 @@ class Emitter:
             keywords = [f"{k}={v}" for k, v in zip(names, args[len(args) - len(names):])]
             return f"{args[0]}({', '.join(positional + keywords)})"
         prim = P.PRIMITIVES[kind]
-        spelling = prim.spelling or _table_spelling(kind)
+        spelling = prim.spelling
         if spelling is not None and not (_OPERATOR.fullmatch(spelling) and kind in SCALAR and
                                          not any(_is_array(x) for x in op.operands)):
             return spelling.format(*args, args=", ".join(args))   # NumPy's operator when an array is involved

@@ -5,7 +5,7 @@
 
 The table is everything between `<!-- primitives:begin -->` and `<!-- primitives:end -->`.
 Each row comes from a `Primitive` (name, operands, params, flags, doc) and from the binding
-tables that say which Python it stands for: `_CALLABLES`, `METHODS`, `MUTATING_METHODS`,
+tables that say which Python it stands for: `bound_callables()`, `METHODS`, `MUTATING_METHODS`,
 `PROPERTIES` and `OPERATORS`.
 """
 from __future__ import annotations
@@ -55,53 +55,6 @@ GROUPS = {
     "dot": "Linear algebra and products", "transpose": "Shape manipulation and indexing",
     "copy": "Conversion and array creation", "shape": "Array attributes", "len": "Python builtins over sequences",
     "tuple": "Containers (built and updated functionally)", "fstring": "Strings", "print": "Effects",
-}
-
-#: one-line meanings for primitives whose registry entry has no `doc`
-MEANINGS = {
-    "maximum": "elementwise maximum of x and y", "minimum": "elementwise minimum of x and y",
-    "arctan2": "elementwise arctan(x / y) in the right quadrant", "hypot": "elementwise sqrt(x**2 + y**2)",
-    "logaddexp": "elementwise log(exp(x) + exp(y))", "exp": "e**x", "exp2": "2**x", "log": "natural logarithm",
-    "log2": "base-2 logarithm", "log10": "base-10 logarithm", "log1p": "log(1 + x)", "expm1": "exp(x) - 1",
-    "sqrt": "square root", "cbrt": "cube root", "square": "x**2", "reciprocal": "1 / x", "sin": "sine",
-    "cos": "cosine", "tan": "tangent", "arcsin": "inverse sine", "arccos": "inverse cosine",
-    "arctan": "inverse tangent", "sinh": "hyperbolic sine", "cosh": "hyperbolic cosine",
-    "tanh": "hyperbolic tangent", "arcsinh": "inverse hyperbolic sine", "arccosh": "inverse hyperbolic cosine",
-    "arctanh": "inverse hyperbolic tangent", "sign": "-1, 0 or 1 by the sign of x",
-    "floor": "largest integer <= x (a float, as np.floor)", "ceil": "smallest integer >= x (a float, as np.ceil)",
-    "trunc": "x rounded towards zero (a float, as np.trunc)", "rint": "x rounded to the nearest integer",
-    "isnan": "whether x is NaN", "isfinite": "whether x is finite", "real": "the real part",
-    "conj": "the complex conjugate", "round": "x rounded to `decimals` decimals",
-    "clip": "x limited to [a_min, a_max]", "lt": "x < y", "le": "x <= y", "gt": "x > y", "ge": "x >= y",
-    "eq": "x == y", "ne": "x != y", "logical_and": "elementwise x and y", "logical_or": "elementwise x or y",
-    "logical_xor": "elementwise x xor y", "bitand": "x & y", "bitor": "x | y", "bitxor": "x ^ y",
-    "logical_not": "elementwise not x", "invert": "~x (bitwise not)", "not": "not x (one Python bool)",
-    "is": "x is y", "is_not": "x is not y", "sum": "sum over `axis`", "mean": "mean over `axis`",
-    "prod": "product over `axis`", "max": "maximum over `axis`", "min": "minimum over `axis`",
-    "any": "whether any element over `axis` is true", "all": "whether every element over `axis` is true",
-    "var": "variance over `axis`", "std": "standard deviation over `axis`",
-    "argmax": "index of the maximum over `axis`", "argmin": "index of the minimum over `axis`",
-    "cumsum": "cumulative sum over `axis`", "dot": "np.dot", "inner": "np.inner", "outer": "outer product",
-    "einsum": "np.einsum(spec, *operands)", "trace": "sum of the diagonal", "solve": "x with a @ x = b",
-    "transpose": "permute the axes (reverse them when `axes` is None)", "swapaxes": "exchange two axes",
-    "moveaxis": "move axes to new positions", "ravel": "flatten to 1-D",
-    "expand_dims": "insert an axis of length 1", "squeeze": "remove axes of length 1",
-    "broadcast_to": "broadcast x to a shape", "stack": "join a sequence of arrays along a new axis",
-    "hstack": "join a sequence of arrays horizontally", "vstack": "join a sequence of arrays vertically",
-    "flip": "reverse the order of elements along `axis`", "roll": "rotate elements along `axis`",
-    "tril": "lower triangle", "triu": "upper triangle", "diag": "extract a diagonal or build a diagonal array",
-    "copy": "a copy", "asarray": "convert to an array", "astype": "x.astype(dtype)",
-    "int": "builtins.int", "bool": "builtins.bool", "item": "the Python scalar of a one-element array",
-    "zeros_like": "zeros of x's shape and dtype", "ones_like": "ones of x's shape and dtype",
-    "full_like": "fill_value in x's shape and dtype", "zeros": "an array of zeros", "ones": "an array of ones",
-    "empty": "an array of the shape (filled with zeros)", "full": "an array filled with fill_value",
-    "eye": "the n x n identity", "arange": "evenly spaced values, as np.arange(*bounds)",
-    "linspace": "num evenly spaced values from start to stop", "shape": "x.shape, a tuple of ints",
-    "ndim": "the number of axes", "size": "the number of elements", "dtype": "x.dtype", "len": "builtins.len",
-    "range": "builtins.range(*bounds)", "reversed": "the items, last first", "tuple": "(a, b, ...)",
-    "list": "[a, b, ...]", "dict": "{keys[0]: values[0], ...}",
-    "list_extend": "xs + list(vs): the list after xs.extend(vs)",
-    "dict_items": "d.items()", "dict_keys": "d.keys()", "dict_values": "d.values()", "print": "builtins.print",
 }
 
 
@@ -225,7 +178,7 @@ def table() -> str:
             lines += header
         prim_bindings, python = bindings[name]
         params = ", ".join(f"{k}={_format_value(v)}" for k, v in prim.params.items())
-        meaning = prim.doc or MEANINGS.get(name) or (python[0].strip("`") if python else name)
+        meaning = prim.doc or (python[0].strip("`") if python else name)
         row = [_code(name), _code(_operands(prim, prim_bindings)), _code(params) if params else "",
                _flags(prim), ", ".join(python) if python else "(none: used by generated code)", meaning]
         lines.append("| " + " | ".join(_cell(c) for c in row) + " |")

@@ -286,19 +286,15 @@ def log_softmax(input, dim: int, dtype=None) -> Tensor:
     return input.log_softmax(dim)
 
 
-#: functions that are the Tensor method of the same name applied to their first argument
+#: functions that are the Tensor method of the same name applied to their first argument, for the
+#: methods written out in the Tensor class (a primitive's declaration names its own: `Eager.functions`)
 METHOD_FUNCTIONS = (
-    "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "rsub", "matmul", "mm", "mv",
-    "dot", "outer", "maximum", "minimum", "remainder", "floor_divide", "exp", "exp2", "expm1", "log", "log2",
-    "log10", "log1p", "sqrt", "rsqrt", "square", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan",
-    "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "atan2", "sigmoid", "relu",
-    "abs", "absolute", "neg", "negative", "sign", "floor", "ceil", "round", "trunc", "clamp", "clip", "clamp_min",
-    "clamp_max", "sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "std", "var", "norm",
-    "cumsum", "all", "any", "logsumexp", "reshape", "transpose", "swapaxes", "t", "permute", "squeeze",
-    "unsqueeze", "flatten", "ravel", "flip", "roll", "tril", "triu", "chunk", "split", "unbind", "clone",
-    "detach", "masked_fill", "isnan", "isfinite", "logical_not", "logical_and", "logical_or", "logical_xor",
-    "eq", "ne", "lt", "le", "gt", "ge", "greater", "less", "greater_equal", "less_equal", "not_equal", "lerp",
-    "inner", "trace", "inverse", "det", "diag", "hypot", "logaddexp", "moveaxis", "movedim", "ger",
+    "add", "sub", "subtract", "div", "divide", "true_divide", "rsub", "matmul", "mm", "mv", "dot", "outer", "rsqrt",
+    "sigmoid", "relu", "round", "clamp", "clip", "clamp_min", "clamp_max", "sum", "mean", "prod", "max", "min",
+    "amax", "amin", "argmax", "argmin", "std", "var", "norm", "cumsum", "all", "any", "logsumexp", "reshape",
+    "transpose", "swapaxes", "t", "permute", "squeeze", "unsqueeze", "flatten", "ravel", "flip", "roll", "tril",
+    "triu", "chunk", "split", "unbind", "clone", "detach", "masked_fill", "lerp", "inner", "trace", "inverse",
+    "det", "diag", "hypot", "logaddexp", "moveaxis", "movedim", "ger",
 )
 
 

@@ -26,15 +26,6 @@ from .rules import vjp_rule
 # Type promotion
 # ---------------------------------------------------------------------------------------------
 
-#: "promote": PyTorch's result type of the operands; "float": the same, but integers give the
-#: default float dtype (exp of a long tensor is a float tensor)
-PROMOTION = {name: "promote" for name in (
-    "add", "sub", "mul", "pow", "maximum", "minimum", "mod", "floordiv", "lt", "le", "gt", "ge", "eq", "ne",
-    "logical_and", "logical_or", "logical_xor", "bitand", "bitor", "bitxor", "clip", "where")}
-PROMOTION.update({name: "float" for name in (
-    "div", "exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt", "cbrt", "reciprocal", "sin", "cos",
-    "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "sigmoid",
-    "arctan2", "hypot", "logaddexp", "var", "std", "norm", "softmax", "log_softmax", "logsumexp", "rsqrt")})
 _PY_NUMBERS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 
 
@@ -143,20 +134,12 @@ def _wrap_result(result):
     return result
 
 
-#: operations that cannot raise NumPy floating-point warnings (they only move or compare values);
-#: the others run inside np.errstate, as PyTorch's kernels never warn about inf or NaN
-NO_FP_WARNINGS = {"reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "getitem",
-                  "broadcast_to", "copy", "astype", "concatenate", "stack", "setitem", "abs", "neg", "pos", "tanh",
-                  "relu", "maximum", "minimum", "where", "clip", "sign", "zeros_like", "full_like", "unconcatenate",
-                  "unstack", "eq", "ne", "lt", "le", "gt", "ge", "flip", "roll", "tril", "triu"}
-
-
 def _compute(prim, arrays: list, params: dict):
-    policy = prim.eager.promote or PROMOTION.get(prim.name)
+    policy = prim.eager.promote
     if policy is not None:
         arrays = _promote(policy, arrays, 1 if prim.name == "where" else 0)
     try:
-        if prim.eager.quiet or prim.name in NO_FP_WARNINGS:
+        if prim.eager.quiet:
             return prim.impl(*arrays, **params)
         with np.errstate(all="ignore"):
             return prim.impl(*arrays, **params)
@@ -176,10 +159,6 @@ def _is_identity(prim, operands) -> bool:
         tuple(operands[0]._data.shape) == tuple(operands[1])
 
 
-VIEW_PRIMS = {"reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "getitem",
-              "broadcast_to"}
-
-
 def record(prim, operands: tuple, params: dict | None = None, name: str | None = None):
     """Apply `prim` to operands that may be Tensors; record a node when a gradient can flow."""
     full = {**prim.params, **params} if params else prim.params
@@ -189,9 +168,9 @@ def record(prim, operands: tuple, params: dict | None = None, name: str | None =
     out = _wrap_result(_compute(prim, arrays, full))
     if not isinstance(out, (Tensor, TensorList)):
         return out
-    if (prim.eager.view or prim.name in VIEW_PRIMS) and isinstance(operands[0], Tensor):
+    if prim.eager.view and isinstance(operands[0], Tensor):
         _mark_view(out, operands[0], prim, operands[1:], full)
-    if grad_mode.is_grad_enabled() and (prim.differentiable or N.zero_gradient(prim)) and \
+    if grad_mode.is_grad_enabled() and (prim.differentiable or prim.eager.zero_gradient) and \
             _any_requires_grad(operands):
         outs = list(out) if isinstance(out, TensorList) else [out]
         node = make_node(prim, full, operands, outs, name, several=isinstance(out, TensorList))
@@ -214,7 +193,7 @@ def _has_slot(prim, i: int) -> bool:
     key = (prim.name, i)
     has = _SLOTS.get(key)
     if has is None:
-        has = _SLOTS[key] = (i == 0) if N.zero_gradient(prim) else vjp_rule(prim.name, i) is not None
+        has = _SLOTS[key] = (i == 0) if prim.eager.zero_gradient else vjp_rule(prim.name, i) is not None
     return has
 
 
@@ -250,12 +229,12 @@ def make_node(prim, params: dict, operands: tuple, outs: list, name: str | None,
                     slots.append((i, k))
                     if edge[0] is not None and i not in needed:
                         needed.append(i)
-        elif i == 1 and N.scalar_slot(prim) and isinstance(o, numbers.Number):
+        elif i == 1 and prim.eager.scalar_slot and isinstance(o, numbers.Number):
             edges.append((None, 0))
             metas.append(None)
             slots.append((i, None))
     reads = N.reads(prim, needed, len(operands))
-    structural = N.structural(prim)
+    structural = prim.eager.structural
     index_data = prim.name in ("getitem", "setitem")   # index arrays are saved (IndexBackward0)
     args = [_keep(o, i not in structural and (i in reads or (index_data and i >= 1 + (prim.name == "setitem")
                                                                 and isinstance(o, np.ndarray))))
@@ -268,7 +247,7 @@ def make_node(prim, params: dict, operands: tuple, outs: list, name: str | None,
     node.prim, node.params, node.args, node.slots = prim, params, args, slots
     node.out_meta = [_meta(t) for t in outs] if several else None
     if "out" in reads:
-        if N.recompute_out(prim):
+        if prim.eager.recompute_out:
             node.out = A.RECOMPUTE
         elif several:
             node.out = [A.SavedTensor(t, is_output=True) for t in outs]
@@ -317,7 +296,7 @@ def inplace(t, prim, operands: tuple, params: dict | None = None, name: str | No
         if np.broadcast_shapes(result.shape, t._data.shape) != t._data.shape:
             raise RuntimeError(f"output with shape {A._sizes(t._data.shape)} doesn't match the broadcast shape "
                                f"{A._sizes(np.broadcast_shapes(result.shape, t._data.shape))}")
-    recording = recording and (prim.differentiable or N.zero_gradient(prim)) and _any_requires_grad(operands)
+    recording = recording and (prim.differentiable or prim.eager.zero_gradient) and _any_requires_grad(operands)
     if recording:
         before = _before_inplace(t, prim, operands)
     np.copyto(t._data, result, casting="unsafe")
@@ -936,17 +915,6 @@ class Tensor:
 
     # -- arithmetic ----------------------------------------------------------------------------
 
-    __add__ = __radd__ = _method(P.add)
-    __sub__ = _method(P.sub)
-    __rsub__ = _method(P.sub, reverse=True)
-    __mul__ = __rmul__ = _method(P.mul)
-    __truediv__ = _method(P.div)
-    __floordiv__ = _method(P.floordiv)
-    __rfloordiv__ = _method(P.floordiv, reverse=True)
-    __mod__ = _method(P.mod)
-    __rmod__ = _method(P.mod, reverse=True)
-    __pow__ = _method(P.pow)
-    __rpow__ = _method(P.pow, reverse=True)
 
     def __matmul__(self, other) -> "Tensor":
         other = _as_operand(other)
@@ -959,18 +927,6 @@ class Tensor:
         return record(P.matmul, (other, self))
 
     matmul = __matmul__
-    __neg__ = neg = negative = _method(P.neg)
-    __abs__ = abs = absolute = _method(P.absolute)
-    __lt__ = lt = less = _method(P.PRIMITIVES["lt"])
-    __le__ = le = less_equal = _method(P.PRIMITIVES["le"])
-    __gt__ = gt = greater = _method(P.PRIMITIVES["gt"])
-    __ge__ = ge = greater_equal = _method(P.PRIMITIVES["ge"])
-    __eq__ = eq = _method(P.PRIMITIVES["eq"])
-    __ne__ = ne = not_equal = _method(P.PRIMITIVES["ne"])
-    __and__ = __rand__ = _method(P.PRIMITIVES["bitand"])
-    __or__ = __ror__ = _method(P.PRIMITIVES["bitor"])
-    __xor__ = __rxor__ = _method(P.PRIMITIVES["bitxor"])
-    __invert__ = _method(P.PRIMITIVES["invert"])
 
     def __pos__(self) -> "Tensor":
         return self
@@ -1000,15 +956,6 @@ class Tensor:
         return record(P.sub, (self, _as_operand(other) if alpha == 1 else _as_operand(other) * alpha))
 
     subtract = sub
-    mul = multiply = _method(P.mul)
-    pow = _method(P.pow)
-    maximum = _method(P.maximum)
-    minimum = _method(P.minimum)
-    remainder = _method(P.mod)
-    floor_divide = _method(P.floordiv)
-    logical_and = _method(P.PRIMITIVES["logical_and"])
-    logical_or = _method(P.PRIMITIVES["logical_or"])
-    logical_xor = _method(P.PRIMITIVES["logical_xor"])
 
     def div(self, other, *, rounding_mode=None) -> "Tensor":
         out = record(P.div, (self, _as_operand(other)))
@@ -1070,36 +1017,6 @@ class Tensor:
     movedim = moveaxis
 
     # elementwise functions
-    exp = _method(P.exp)
-    exp2 = _method(P.exp2)
-    expm1 = _method(P.expm1)
-    log = _method(P.log)
-    log2 = _method(P.log2)
-    log10 = _method(P.log10)
-    log1p = _method(P.log1p)
-    sqrt = _method(P.sqrt)
-    square = _method(P.square)
-    reciprocal = _method(P.reciprocal)
-    sin = _method(P.sin)
-    cos = _method(P.cos)
-    tan = _method(P.tan)
-    asin = arcsin = _method(P.arcsin)
-    acos = arccos = _method(P.arccos)
-    atan = arctan = _method(P.arctan)
-    sinh = _method(P.sinh)
-    cosh = _method(P.cosh)
-    tanh = _method(P.tanh)
-    asinh = arcsinh = _method(P.arcsinh)
-    acosh = arccosh = _method(P.arccosh)
-    atanh = arctanh = _method(P.arctanh)
-    atan2 = arctan2 = _method(P.arctan2)
-    sign = _method(P.sign)
-    floor = _method(P.floor)
-    ceil = _method(P.ceil)
-    trunc = _method(P.trunc)
-    isnan = _method(P.isnan)
-    isfinite = _method(P.isfinite)
-    logical_not = _method(P.PRIMITIVES["logical_not"])
 
     def round(self, decimals: int = 0) -> "Tensor":
         return record(P.round_, (self,), {"decimals": decimals})
@@ -1355,18 +1272,6 @@ class Tensor:
     def sub_(self, other, *, alpha=1) -> "Tensor":
         return inplace(self, P.sub, (self, _as_operand(other) if alpha == 1 else _as_operand(other) * alpha))
 
-    mul_ = _inplace_method(P.mul)
-    div_ = _inplace_method(P.div)
-    pow_ = _inplace_method(P.pow)
-    exp_ = _inplace_method(P.exp)
-    log_ = _inplace_method(P.log)
-    neg_ = _inplace_method(P.neg)
-    abs_ = _inplace_method(P.absolute)
-    sqrt_ = _inplace_method(P.sqrt)
-    sin_ = _inplace_method(P.sin)
-    cos_ = _inplace_method(P.cos)
-    tanh_ = _inplace_method(P.tanh)
-    floor_ = _inplace_method(P.floor)
 
     def sigmoid_(self) -> "Tensor":
         return inplace(self, P.PRIMITIVES["sigmoid"], (self,))

@@ -13,6 +13,7 @@ from .. import scalar
 from .. import shape_rules as S
 from .. import types as T
 from ..calculus import expand, is_container, maybe_container, ndim_of, ops, select, unbroadcast
+from ..tensor_names import data_of, is_tensor
 from ..registry import (METHODS, NOTHING, NOVALUE, Binding, Eager, Sequences, primitive, signature as _signature,
                         stands_for, unbind_callable)
 from typing import Callable
@@ -89,14 +90,6 @@ _READS_X = {0: (0,)}
 _READS_OUT = {0: ("out",)}
 
 
-def _is_tensor(x) -> bool:
-    return hasattr(x, "_data")
-
-
-def _data(x):
-    return x._data if _is_tensor(x) else x
-
-
 # ---------------------------------------------------------------------------------------------
 # Arithmetic (operands broadcast; `partials[i](g, out, x, y)` is g times d out / d operand i)
 # ---------------------------------------------------------------------------------------------
@@ -125,7 +118,7 @@ add = _binary("add", np.add, [operator.add], linear=True, doc="x + y", spelling=
 add.shape_rule = _joined_or_repeated(add.shape_rule, "add")
 sub = _binary("sub", np.subtract, [operator.sub], linear=True, doc="x - y", spelling="{0} - {1}",
               partials=(lambda g, out, x, y: g, lambda g, out, x, y: ops.neg(g)),
-              eager=Eager(lambda operands, params: "SubBackward0" if _is_tensor(operands[0]) else "RsubBackward1",
+              eager=Eager(lambda operands, params: "SubBackward0" if is_tensor(operands[0]) else "RsubBackward1",
                           NOTHING, "promote", scalar_slot=True, methods=("__sub__",), reflected=("__rsub__",)))
 
 
@@ -179,9 +172,9 @@ def _pow_exponent_partial(out, x, y):
 
 def _pow_node(operands, params) -> str:
     """PyTorch's pow node: of a number base (2), of a tensor exponent (1), of a number exponent (0)."""
-    if not _is_tensor(operands[0]):
+    if not is_tensor(operands[0]):
         return "PowBackward2"
-    return "PowBackward1" if _is_tensor(operands[1]) else "PowBackward0"
+    return "PowBackward1" if is_tensor(operands[1]) else "PowBackward0"
 
 
 pow = _binary("pow", np.power, [operator.pow, builtins.pow, math.pow], doc="x ** y", spelling="{0} ** {1}",
@@ -218,7 +211,7 @@ def _matmul_y(g, out, x, y):
 
 def _matmul_node(operands, params) -> str:
     """PyTorch's node of x @ y names the kernel its operands' ranks choose."""
-    nx, ny = np.ndim(_data(operands[0])), np.ndim(_data(operands[1]))
+    nx, ny = np.ndim(data_of(operands[0])), np.ndim(data_of(operands[1]))
     if nx == 1 and ny == 1:
         return "DotBackward0"
     if nx == 2 and ny == 2:
@@ -428,8 +421,8 @@ clip = primitive("clip", np.clip, arity=3, shape_rule=S.elementwise_rule(np.clip
                  partials=(_clip_x,
                            lambda g, out, x, lo, hi: None if lo is None else ops.where(ops.lt(x, lo), g, 0.0),
                            lambda g, out, x, lo, hi: None if hi is None else ops.where(ops.gt(x, hi), g, 0.0)),
-                 eager=Eager(lambda operands, params: "ClampBackward0" if _is_tensor(operands[1]) or
-                             _is_tensor(operands[2]) else "ClampBackward1",
+                 eager=Eager(lambda operands, params: "ClampBackward0" if is_tensor(operands[1]) or
+                             is_tensor(operands[2]) else "ClampBackward1",
                              {0: (0, 1, 2), 1: (0, 1), 2: (0, 2)}, "promote", quiet=True))
 stands_for(clip, [np.clip], "x, a_min=None, a_max=None", "x a_min a_max")
 METHODS["clip"] = Binding(clip, _signature("x, min=None, max=None"), ("x", "min", "max"), ())

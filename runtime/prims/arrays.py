@@ -13,6 +13,7 @@ from .arithmetic import real
 from typing import Any
 from ..calculus import is_container, ops, unbroadcast
 from ..calculus import shape as _shape
+from ..tensor_names import data_of, is_tensor
 from ..registry import (METHODS, NOTHING, NOVALUE, PROPERTIES, Binding, Eager, primitive, signature as _signature,
                         stands_for)
 
@@ -56,14 +57,6 @@ def _sum_to(x, shape):
     axes = tuple(range(lead)) + tuple(i + lead for i, d in enumerate(shape) if d == 1 and x.shape[i + lead] != 1)
     out = x.sum(axis=axes, keepdims=True).reshape(shape)
     return out[()] if out.ndim == 0 else out   # a scalar, as NumPy's reductions give
-
-
-def _is_tensor(x) -> bool:
-    return hasattr(x, "_data")
-
-
-def _data(x):
-    return x._data if _is_tensor(x) else x
 
 
 def _view(node, **facts) -> Eager:
@@ -202,7 +195,7 @@ for _name, _fn, _doc in [("hstack", np.hstack, "join a sequence of arrays horizo
 def _getitem_name(operands, params) -> str:
     """PyTorch's node of x[index]: by the last index component that is not a full slice."""
     index = operands[1:]
-    if any(isinstance(c, (np.ndarray, list)) or _is_tensor(c) for c in index):
+    if any(isinstance(c, (np.ndarray, list)) or is_tensor(c) for c in index):
         return "IndexBackward0"
     for c in reversed(index):
         if isinstance(c, (int, np.integer)):
@@ -275,7 +268,7 @@ stands_for(triu, [np.triu], "x, k=0", "x", "k")
 diag = primitive("diag", np.diag, params={"k": 0}, linear=True, shape_rule=S.evaluating(np.diag),
                  doc="extract a diagonal or build a diagonal array", linear_in=(0,),
                  vjp=(lambda g, out, x, k=0: ops.diag(g, k=k),),   # square matrices: diag is its own adjoint
-                 eager=Eager(node=lambda operands, params: "DiagEmbedBackward0" if np.ndim(_data(operands[0])) == 1
+                 eager=Eager(node=lambda operands, params: "DiagEmbedBackward0" if np.ndim(data_of(operands[0])) == 1
                              else "DiagonalBackward0_copy", saves=NOTHING))
 stands_for(diag, [np.diag], "x, k=0", "x", "k")
 
