@@ -8,6 +8,7 @@ from __future__ import annotations
 import inspect
 import linecache
 import textwrap
+import weakref
 
 import gast
 
@@ -23,9 +24,25 @@ class Captured:
         self.info = info
 
 
-def register_source(filename: str, source: str) -> None:
-    """Make `source` findable as the file `filename`, for functions made with `exec`/`compile`."""
+#: filename -> how many live owners its registered source has (see `register_source`)
+_OWNERS: dict = {}
+
+
+def register_source(filename: str, source: str, owner=None) -> None:
+    """Make `source` findable as the file `filename`, for functions made with `exec`/`compile`.
+    With an `owner` (the function compiled from it) the source is forgotten when the last owner
+    of that filename is collected: generated code does not pile up in `linecache`."""
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    if owner is not None:
+        _OWNERS[filename] = _OWNERS.get(filename, 0) + 1
+        weakref.finalize(owner, _release, filename)
+
+
+def _release(filename: str) -> None:
+    _OWNERS[filename] -= 1
+    if not _OWNERS[filename]:
+        del _OWNERS[filename]
+        linecache.cache.pop(filename, None)
 
 
 def _why_no_source(fn) -> tuple[str, str]:

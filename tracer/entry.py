@@ -19,6 +19,7 @@ from .errors import TraceError
 
 _COUNTER = itertools.count()
 #: generated wrappers of NumPy functions, which live as long as the program: one per function
+#: wengert has a rule for (a fixed set, so the cache is bounded)
 _PRIMITIVE_WRAPPERS: dict = {}
 
 
@@ -160,8 +161,8 @@ def _generate(name: str, label: str, params: list, call: str, namespace: dict):
         name = "function"
     text = f"def {name}{inspect.Signature(params)}:\n    return {call}\n"
     filename = f"<wengert {label} {next(_COUNTER)}>"
-    register_source(filename, text)
     exec(compile(text, filename, "exec"), namespace)
     fn = namespace[name]
+    register_source(filename, text, owner=fn)
     fn.__qualname__ = label
     return fn
