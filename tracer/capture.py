@@ -5,6 +5,7 @@ wengert registers its own), and for lambdas; anything else gets a `SourceNotFoun
 """
 from __future__ import annotations
 
+import ast
 import inspect
 import linecache
 import textwrap
@@ -43,6 +44,23 @@ def _release(filename: str) -> None:
     if not _OWNERS[filename]:
         del _OWNERS[filename]
         linecache.cache.pop(filename, None)
+
+
+def define(name: str, arguments: ast.arguments, body: list, filename: str, namespace: dict):
+    """Compile `def name(arguments): body` (`ast` nodes) in `namespace`, with its source (the
+    nodes unparsed) registered as `filename` while the function lives: generated code that the
+    tracer captures like user code."""
+    definition = ast.FunctionDef(name=name, args=arguments, body=body, decorator_list=[], returns=None,
+                                 type_comment=None, **_NO_TYPE_PARAMS)
+    source = ast.unparse(ast.fix_missing_locations(definition)) + "\n"
+    exec(compile(source, filename, "exec"), namespace)
+    fn = namespace[name]
+    register_source(filename, source, owner=fn)
+    return fn
+
+
+#: a FunctionDef has `type_params` from Python 3.12 on
+_NO_TYPE_PARAMS = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
 
 
 def _why_no_source(fn) -> tuple[str, str]:

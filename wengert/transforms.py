@@ -20,7 +20,7 @@ import numpy as np
 from .api import as_type, bind_arguments
 from .codegen.pipeline import Compiled, compile_adjoint, compile_tangent  # noqa: F401 (see COMPILERS)
 from .lru import LRU
-from .tracer.capture import register_source
+from .tracer.capture import define
 from .tracer.entry import entry_function, spread_varargs
 from .runtime import types as T
 from .runtime.errors import WengertError
@@ -211,19 +211,8 @@ def python_function(name: str, params: list, lines: list, returns: ast.expr, nam
     that the tracer can capture it."""
     arguments = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in params], vararg=None, kwonlyargs=[],
                               kw_defaults=[], kwarg=None, defaults=[])
-    definition = ast.FunctionDef(name=name, args=arguments, body=[*lines, ast.Return(returns)], decorator_list=[],
-                                 returns=None, type_comment=None, **_NO_TYPE_PARAMS)
-    source = ast.unparse(ast.fix_missing_locations(definition)) + "\n"
     filename = f"<wengert {name} {next(_SOURCES)}>"   # unique: each source stays readable
-    namespace = {"np": np, **namespace}
-    exec(compile(source, filename, "exec"), namespace)
-    function = namespace[name]
-    register_source(filename, source, owner=function)
-    return function
-
-
-#: a FunctionDef has `type_params` from Python 3.12 on
-_NO_TYPE_PARAMS = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
+    return define(name, arguments, [*lines, ast.Return(returns)], filename, {"np": np, **namespace})
 
 
 def _name(identifier: str) -> ast.Name:
