@@ -1,6 +1,7 @@
 """The transforms' caches are bounded: a process that makes thousands of transforms of fresh
 functions, or calls one transform with many static arguments, keeps a bounded number of compiled
 programs, transforms and generated sources (in `linecache`); what nothing uses any more is freed."""
+import functools
 import gc
 import linecache
 import weakref
@@ -35,6 +36,10 @@ def _fresh_with_steps(k: float):
     return stepped
 
 
+def _product(a, x):
+    return a * x
+
+
 @pytest.fixture
 def small_caches(monkeypatch):
     """The shared caches, empty and of size BOUND (so a short loop overflows them many times)."""
@@ -62,9 +67,12 @@ def test_thousands_of_transforms_keep_bounded_caches(small_caches):
     alive = weakref.ref(first)
     assert wengert.grad(first)(2.0) == 0.5
     del first
-    for k in range(800):                                   # reverse mode
+    for k in range(2000):                                  # wrapped callables, every tenth called
+        g = wengert.grad(functools.partial(_product, float(k)), wrt=0)
+        assert k % 10 or g(2.0) == float(k)
+    for k in range(300):                                   # reverse mode
         assert wengert.grad(_fresh(float(k)))(2.0) == float(k)
-    for k in range(120):                                   # forward mode and Jacobians
+    for k in range(60):                                    # forward mode and Jacobians
         assert wengert.jvp(_fresh(float(k)), (2.0,), (1.0,)) == (2.0 * k, float(k))
         np.testing.assert_array_equal(wengert.jacrev(_fresh(float(k)))(np.ones(2)), k * np.eye(2))
     decorated = wengert.function(_fresh(3.0))
@@ -82,7 +90,7 @@ def test_thousands_of_transforms_keep_bounded_caches(small_caches):
     assert alive() is None                                 # the first function and its code are gone
     # each cached program, transform and signature keeps at most one generated source alive
     assert _generated_sources() - before <= 3 * BOUND + len(steps.fast)
-    del steps, decorated, x
+    del steps, decorated, x, g
     transforms._COMPILED.clear()
     transforms._TANGENT_TRANSFORMS.clear()
     gc.collect()
