@@ -67,22 +67,22 @@ def test_thousands_of_transforms_keep_bounded_caches(small_caches):
     alive = weakref.ref(first)
     assert wengert.grad(first)(2.0) == 0.5
     del first
-    for k in range(2000):                                  # wrapped callables, every tenth called
+    for k in range(2000):                                  # wrapped callables, every 20th called
         g = wengert.grad(functools.partial(_product, float(k)), wrt=0)
-        assert k % 10 or g(2.0) == float(k)
-    for k in range(300):                                   # reverse mode
+        assert k % 20 or g(2.0) == float(k)
+    for k in range(150):                                   # reverse mode
         assert wengert.grad(_fresh(float(k)))(2.0) == float(k)
-    for k in range(60):                                    # forward mode and Jacobians
+    for k in range(30):                                    # forward mode and Jacobians
         assert wengert.jvp(_fresh(float(k)), (2.0,), (1.0,)) == (2.0 * k, float(k))
         np.testing.assert_array_equal(wengert.jacrev(_fresh(float(k)))(np.ones(2)), k * np.eye(2))
     decorated = wengert.function(_fresh(3.0))
     x = wengert.tensor(np.ones(2), requires_grad=True)
-    for k in range(40):                                    # @wengert.function: one adjoint per shape
+    for k in range(24):                                    # @wengert.function: one adjoint per shape
         x = wengert.tensor(np.ones(k + 1), requires_grad=True)
         decorated(x).sum().backward()
         np.testing.assert_array_equal(x.grad.numpy(), np.full(k + 1, 3.0))
     steps = wengert.grad(_fresh_with_steps(2.0))           # one transform, many static arguments
-    for n in range(60):
+    for n in range(40):
         assert steps(1.0, n) == 2.0 ** n
     gc.collect()
     assert len(transforms._COMPILED) <= BOUND and len(transforms._TANGENT_TRANSFORMS) <= BOUND
