@@ -22,6 +22,7 @@ import numpy as np
 from ..runtime import primitives as P
 from ..runtime import scalar
 from ..runtime import types as T
+from ..tracer.capture import register_source
 from ..tracer.infer import type_of_operand
 from ..tracer.ir import UNDEF, Function, Literal, Op, Region, Value, producers, use_counts, walk
 from .build import is_temporary
@@ -143,9 +144,11 @@ class Emitter:
             self.lines.append("    " * depth + f"# {loc.file}:{loc.line}" + (f": {quoted}" if quoted else ""))
         self.lines.append("    " * depth + text)
 
-    def function(self, name: str) -> str:
+    def function(self, name: str, doc: str = "") -> str:
         params = ", ".join(self.name(p) for p in self.fn.params)
         self.emit(0, f"def {name}({params}):")
+        if doc:
+            self.emit(1, literal(doc))
         body = self.fn.body
         (result,) = body.yields
         last = body.ops[-1] if body.ops else None
@@ -407,9 +410,7 @@ def emit_function(fn: Function, name: str, files: dict | None = None, doc: str =
     """Python source for `fn` and the compiled function, registered in linecache. `shared` maps
     values to others whose Python variable they may use (what `adjoint` returns)."""
     emitter = Emitter(fn, files, shared)
-    text = emitter.function(name)
-    if doc:
-        text = text.replace(":\n", f":\n    {literal(doc)}\n", 1)
+    text = emitter.function(name, doc)
     imports = "import math\n\nimport numpy as np\n"
     if "scalar." in text:
         imports += "from wengert.runtime import scalar\n"
@@ -420,13 +421,13 @@ def emit_function(fn: Function, name: str, files: dict | None = None, doc: str =
     source = imports + "\n\n" + _normalise(text)
     digest = hashlib.sha1(source.encode()).hexdigest()[:10]
     filename = f"<wengert {name} {digest}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     code = compile(source, filename, "exec")
     compiled = _defined(code, name, emitter.globals)
     if "scalar." in text and not any(P.PRIMITIVES[op.kind].effect for op in walk(fn.body)
                                      if op.kind in P.PRIMITIVES and op.kind != "assert"):
         compiled = _falling_back(_defined(code, name, emitter.globals, scalar=FAST_SCALAR), compiled)
     compiled.__wengert_source__ = source
+    register_source(filename, source, owner=compiled)   # readable while the code lives
     return source, compiled
 
 

@@ -1,7 +1,9 @@
 """The docs stay true: the primitive table of docs/ir.md is generated from the registry, every IR
 block of docs/ir.md parses, and every example of docs/python.md marked `<!-- traced -->` traces
 while every one marked `<!-- rejected -->` is rejected (with the message the page shows)."""
+import importlib
 import importlib.util
+import inspect
 import pathlib
 import re
 import subprocess
@@ -97,3 +99,100 @@ def test_rejected_example_is_rejected_with_the_documented_message(example):
         lines = PYTHON_MD.read_text(encoding="utf-8").split("\n")
         documented = lines[example.output[0] + 1]   # the first line of the message
         assert str(info.value).split("\n")[0] == documented, "run: python docs/gen_examples.py"
+
+
+# ---------------------------------------------------------------------------------------------
+# docs/architecture.md: every file and function it names exists, and what it says of them holds
+# ---------------------------------------------------------------------------------------------
+
+ARCHITECTURE_MD = DOCS / "architecture.md"
+ROOT = DOCS.parent
+#: `folder/file.py` or `folder/file.py: name` (a dotted name: a function, a class, a method)
+_REFERENCE = re.compile(r"`((?:wengert|tracer|codegen|runtime|tests|docs)/[\w/]*\.py)(?:: ([\w.]+))?`")
+
+
+def _architecture() -> str:
+    return ARCHITECTURE_MD.read_text(encoding="utf-8")
+
+
+def _section(title: str) -> str:
+    text = _architecture()
+    start = text.index(f"\n## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end >= 0 else len(text)]
+
+
+def _module_of(path: str):
+    folder, _, rest = path.partition("/")
+    package = "wengert" if folder == "wengert" else f"wengert.{folder}"
+    return importlib.import_module(f"{package}.{rest.removesuffix('.py').replace('/', '.')}")
+
+
+REFERENCES = sorted(set(_REFERENCE.findall(_architecture())))
+
+
+def test_architecture_md_names_files_and_functions():
+    assert len(REFERENCES) >= 30
+
+
+@pytest.mark.parametrize("path, name", REFERENCES, ids=[f"{p}:{n}" if n else p for p, n in REFERENCES])
+def test_architecture_md_reference_exists(path, name):
+    assert (ROOT / path).is_file(), f"docs/architecture.md names {path}, which does not exist"
+    if name:
+        target = _module_of(path)
+        for part in name.split("."):
+            assert hasattr(target, part), f"docs/architecture.md names {path}: {name}, which does not exist"
+            target = getattr(target, part)
+
+
+def test_architecture_md_lists_the_structured_op_kinds():
+    from wengert.tracer.ir import STRUCTURAL
+    listed = re.search(r"`tracer/ir\.py: STRUCTURAL`: (.*?)\. ", _section("Recipe: add a Python construct"), re.S)
+    assert listed is not None
+    assert [k.strip().strip("`") for k in listed.group(1).split(",")] == list(STRUCTURAL)
+
+
+def test_architecture_md_recipe_dispatch_is_the_lowerer_s():
+    """Statements and expressions dispatch to `stmt_<Name>` / `expr_<Name>`, and the refusal
+    table names only statements that have no such method."""
+    from wengert.tracer.lower import _STATEMENT_NAMES, Lowerer
+    recipe = _section("Recipe: add a Python construct")
+    assert "`stmt_<Name>`" in recipe and "`expr_<Name>`" in recipe
+    assert '"stmt_"' in inspect.getsource(Lowerer.statement) and '"expr_"' in inspect.getsource(Lowerer.expr)
+    assert hasattr(Lowerer, "stmt_While") and hasattr(Lowerer, "expr_BinOp")
+    assert not [name for name in _STATEMENT_NAMES if hasattr(Lowerer, "stmt_" + name)]
+
+
+def test_architecture_md_leaves_the_primitive_recipe_to_the_registry_change():
+    assert "## Recipe: add a primitive" in _architecture()
+
+
+def test_one_rule_computes_records_and_emits():
+    """The three interpreters of docs/architecture.md: the same rule call computes on arrays,
+    records a graph node on a Tensor, and appends equations on IR values inside a builder; the
+    hooks' priorities are those the page gives."""
+    import numpy as np
+
+    from wengert.codegen.build import Builder
+    from wengert.runtime.rules import ops
+    from wengert.runtime.tensor import Tensor
+    from wengert.tracer.ir import Region, Value
+    from wengert.tracer.lower import Namer
+
+    def rule(g, x):   # the cotangent rule of sin
+        return ops.mul(g, ops.cos(x))
+
+    x = np.array([0.1, 0.2])
+    np.testing.assert_allclose(rule(np.ones(2), x), np.cos(x))
+    t = wengert.tensor(x, requires_grad=True)
+    recorded = rule(wengert.ones(2), t)
+    assert type(recorded) is Tensor and recorded.grad_fn is not None
+    np.testing.assert_allclose(recorded.detach().numpy(), np.cos(x))
+    region = Region()
+    with Builder(region, Namer()):
+        emitted = rule(Value("g"), Value("x"))
+    assert isinstance(emitted, Value) and [op.kind for op in region.ops] == ["cos", "mul"]
+    assert region.ops[1].results == [emitted] and region.ops[0].operands[0].name == "x"
+    priorities = re.search(r"priority (\d+) over (\d+)", _section("Three interpreters of one rule"))
+    assert (int(priorities.group(1)), int(priorities.group(2))) == (
+        Value.__wengert_priority__, Tensor.__wengert_priority__)

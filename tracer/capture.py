@@ -5,9 +5,11 @@ wengert registers its own), and for lambdas; anything else gets a `SourceNotFoun
 """
 from __future__ import annotations
 
+import ast
 import inspect
 import linecache
 import textwrap
+import weakref
 
 import gast
 
@@ -23,9 +25,42 @@ class Captured:
         self.info = info
 
 
-def register_source(filename: str, source: str) -> None:
-    """Make `source` findable as the file `filename`, for functions made with `exec`/`compile`."""
+#: filename -> how many live owners its registered source has (see `register_source`)
+_OWNERS: dict = {}
+
+
+def register_source(filename: str, source: str, owner=None) -> None:
+    """Make `source` findable as the file `filename`, for functions made with `exec`/`compile`.
+    With an `owner` (the function compiled from it) the source is forgotten when the last owner
+    of that filename is collected: generated code does not pile up in `linecache`."""
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    if owner is not None:
+        _OWNERS[filename] = _OWNERS.get(filename, 0) + 1
+        weakref.finalize(owner, _release, filename)
+
+
+def _release(filename: str) -> None:
+    _OWNERS[filename] -= 1
+    if not _OWNERS[filename]:
+        del _OWNERS[filename]
+        linecache.cache.pop(filename, None)
+
+
+def define(name: str, arguments: ast.arguments, body: list, filename: str, namespace: dict):
+    """Compile `def name(arguments): body` (`ast` nodes) in `namespace`, with its source (the
+    nodes unparsed) registered as `filename` while the function lives: generated code that the
+    tracer captures like user code."""
+    definition = ast.FunctionDef(name=name, args=arguments, body=body, decorator_list=[], returns=None,
+                                 type_comment=None, **_NO_TYPE_PARAMS)
+    source = ast.unparse(ast.fix_missing_locations(definition)) + "\n"
+    exec(compile(source, filename, "exec"), namespace)
+    fn = namespace[name]
+    register_source(filename, source, owner=fn)
+    return fn
+
+
+#: a FunctionDef has `type_params` from Python 3.12 on
+_NO_TYPE_PARAMS = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
 
 
 def _why_no_source(fn) -> tuple[str, str]:

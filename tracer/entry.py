@@ -8,28 +8,20 @@ refused with a `TraceError` that says what is accepted.
 """
 from __future__ import annotations
 
+import ast
 import functools
 import inspect
 import itertools
 import keyword
 
 from ..runtime import primitives as P
-from .capture import capture, register_source
+from .capture import capture, define
 from .errors import TraceError
 
 _COUNTER = itertools.count()
 #: generated wrappers of NumPy functions, which live as long as the program: one per function
+#: wengert has a rule for (a fixed set, so the cache is bounded)
 _PRIMITIVE_WRAPPERS: dict = {}
-
-
-class _Ref:
-    """A default value written into generated source by the name it has in the namespace."""
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __repr__(self) -> str:
-        return self.name
 
 
 def is_static_argument(value) -> bool:
@@ -107,9 +99,7 @@ def _primitive_wrapper(fn, binding: P.Binding):
         params = [p.replace(annotation=inspect.Parameter.empty) for p in binding.spec.parameters.values()
                   if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         name = getattr(fn, "__name__", "primitive")
-        _PRIMITIVE_WRAPPERS[key] = (fn, _generate(name, name, params,
-                                                  f"__target({', '.join(p.name for p in params)})",
-                                                  {"__target": fn}))
+        _PRIMITIVE_WRAPPERS[key] = (fn, _generate(name, name, params, [], {"__target": fn}))
     return _PRIMITIVE_WRAPPERS[key][1]
 
 
@@ -118,14 +108,8 @@ def _wrapper(target, bound: list, signature: inspect.Signature, label: str):
     namespace = {"__target": target}
     for i, value in enumerate(bound):
         namespace[f"__bound{i}"] = value
-    params = []
-    for p in signature.parameters.values():
-        if p.default is not inspect.Parameter.empty:
-            namespace[f"__default_{p.name}"] = p.default
-            p = p.replace(default=_Ref(f"__default_{p.name}"))
-        params.append(p.replace(annotation=inspect.Parameter.empty))
-    call = [f"__bound{i}" for i in range(len(bound))] + [_passed(p) for p in params]
-    return _generate(getattr(target, "__name__", "function"), label, params, f"__target({', '.join(call)})", namespace)
+    return _generate(getattr(target, "__name__", "function"), label, list(signature.parameters.values()),
+                     [f"__bound{i}" for i in range(len(bound))], namespace)
 
 
 def spread_varargs(fn, count: int):
@@ -142,15 +126,7 @@ def spread_varargs(fn, count: int):
                        for k in range(extra)]
         else:
             params.append(p)
-    namespace = {"__target": fn}
-    out = []
-    for p in params:
-        if p.default is not inspect.Parameter.empty:
-            namespace[f"__default_{p.name}"] = p.default
-            p = p.replace(default=_Ref(f"__default_{p.name}"))
-        out.append(p.replace(annotation=inspect.Parameter.empty))
-    call = ", ".join(_passed(p) for p in out)
-    spread = _generate(fn.__name__, fn.__qualname__, out, f"__target({call})", namespace)
+    spread = _generate(fn.__name__, fn.__qualname__, params, [], {"__target": fn})
     spread.__wengert_spread__ = (fn, extra)
     return spread
 
@@ -162,19 +138,48 @@ def _fresh(name: str, taken: set) -> str:
     return name
 
 
-def _passed(p: inspect.Parameter) -> str:
-    return {p.VAR_POSITIONAL: f"*{p.name}", p.VAR_KEYWORD: f"**{p.name}",
-            p.KEYWORD_ONLY: f"{p.name}={p.name}"}.get(p.kind, p.name)
-
-
-def _generate(name: str, label: str, params: list, call: str, namespace: dict):
-    """Compile `def name(params): return call` with its source registered, named `label`."""
+def _generate(name: str, label: str, params: list, bound: list, namespace: dict):
+    """Compile `def name(params): return __target(*bound, params...)`, each parameter passed
+    the way it is declared and a default being the namespace's `__default_<name>`, with its
+    source registered while it lives, named `label`."""
     if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("<"):
         name = "function"
-    text = f"def {name}{inspect.Signature(params)}:\n    return {call}\n"
-    filename = f"<wengert {label} {next(_COUNTER)}>"
-    register_source(filename, text)
-    exec(compile(text, filename, "exec"), namespace)
-    fn = namespace[name]
+    for p in params:
+        if p.default is not p.empty:
+            namespace[f"__default_{p.name}"] = p.default
+    passed = [_passed(p) for p in params]
+    keywords = [x for x in passed if isinstance(x, ast.keyword)]
+    call = ast.Call(_load("__target"), [_load(b) for b in bound] + [x for x in passed if x not in keywords], keywords)
+    fn = define(name, _arguments(params), [ast.Return(call)], f"<wengert {label} {next(_COUNTER)}>", namespace)
     fn.__qualname__ = label
     return fn
+
+
+def _load(name: str) -> ast.Name:
+    return ast.Name(name, ast.Load())
+
+
+def _passed(p: inspect.Parameter):
+    """How the generated function passes its parameter `p` on: `x`, `*args`, `b=b` or `**kw`."""
+    return {p.VAR_POSITIONAL: ast.Starred(_load(p.name), ast.Load()), p.VAR_KEYWORD: ast.keyword(None, _load(p.name)),
+            p.KEYWORD_ONLY: ast.keyword(p.name, _load(p.name))}.get(p.kind, _load(p.name))
+
+
+def _arguments(params: list) -> ast.arguments:
+    """The parameter list `params` (inspect.Parameters), a default written as `__default_<name>`."""
+    def of(kind) -> list:
+        return [p for p in params if p.kind is kind]
+
+    def default(p):
+        return None if p.default is p.empty else _load(f"__default_{p.name}")
+
+    def single(kind):
+        return next((ast.arg(p.name) for p in of(kind)), None)
+    positional = of(inspect.Parameter.POSITIONAL_ONLY) + of(inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return ast.arguments(posonlyargs=[ast.arg(p.name) for p in of(inspect.Parameter.POSITIONAL_ONLY)],
+                         args=[ast.arg(p.name) for p in of(inspect.Parameter.POSITIONAL_OR_KEYWORD)],
+                         vararg=single(inspect.Parameter.VAR_POSITIONAL),
+                         kwonlyargs=[ast.arg(p.name) for p in of(inspect.Parameter.KEYWORD_ONLY)],
+                         kw_defaults=[default(p) for p in of(inspect.Parameter.KEYWORD_ONLY)],
+                         kwarg=single(inspect.Parameter.VAR_KEYWORD),
+                         defaults=[default(p) for p in positional if p.default is not p.empty])

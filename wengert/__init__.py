@@ -1,6 +1,9 @@
 """wengert: differentiate Python/NumPy functions by transforming their source.
 
-The front door: the public API. `wengert.ir(f, *example_args)` shows the graph wengert captures.
+The front door: the transforms (`grad`, `value_and_grad`, `vjp`, `jvp`, `jacrev`, `jacfwd`,
+`hessian`, `hvp`, `source`), `@wengert.function`, `custom_vjp`, `ir(f, *example_args)` (the graph
+wengert captures), and the PyTorch-shaped eager API (`tensor`, `Tensor`, `autograd` ...).
+See docs/architecture.md for how the pieces fit.
 """
 from .api import ir, parse_ir, register_source
 from .compiled import function

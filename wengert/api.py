@@ -1,4 +1,7 @@
-"""The public transforms. Today: `ir(f, *example_args)`, the graph wengert captures from `f`."""
+"""The graph side of the public API: `ir(f, *example_args)`, the graph wengert captures from `f`;
+`parse_ir`, IR text back to a verified module; `register_source`, for functions made with `exec`.
+Also how a call's arguments become the entry's IR arguments and their types (`bind_arguments`,
+`as_type`), which the transforms of transforms.py share."""
 from __future__ import annotations
 
 import inspect

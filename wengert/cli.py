@@ -210,7 +210,7 @@ def _second_order(fn, adjoint, params: list, chosen: list[int], optimize: bool):
     """Forward mode over the generated adjoint: the Hessian-vector product code."""
     types, wrt, _ = _adjoint_inputs(params, chosen)
     names = [p.name for p in params if not p.constant]
-    returns = "out[1:]" if len(chosen) > 1 else "out[1]"
+    returns = slice(1, None) if len(chosen) > 1 else 1   # out[1:] or out[1]
     gradient = function_around(adjoint, f"{fn.__name__}_gradient", names, names, returns)
     return _compile_tangent(gradient, types, wrt, optimize, None)
 

@@ -20,11 +20,9 @@ from .runtime import grad_mode
 from .runtime.errors import WengertError
 from .runtime.function import Function
 from .runtime.tensor import Tensor
-from .tracer.capture import register_source
+from .lru import LRU
 from .tracer.entry import static_arguments
-from .transforms import _Transform
-
-_counter = itertools.count()
+from .transforms import SIGNATURES_SIZE, _Transform, function_around
 
 
 def function(fn=None, *, optimize: bool = True):
@@ -52,8 +50,9 @@ class CompiledFunction:
         self.signature = inspect.signature(fn)
         self._positional = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
                                for p in self.signature.parameters.values())
-        self._transforms: dict = {}
-        self._adjoints: dict = {}
+        #: the adjoint transform per `wrt`, the create_graph cotangent functions per compiled adjoint
+        self._transforms = LRU(SIGNATURES_SIZE)
+        self._adjoints = LRU(SIGNATURES_SIZE)
         self.node = _function_class(self)
 
     def __repr__(self) -> str:
@@ -79,27 +78,22 @@ class CompiledFunction:
         return self.node.apply(*positional, **keywords)
 
     def transform(self, wrt: tuple) -> _Transform:
-        if wrt not in self._transforms:
-            self._transforms[wrt] = _Transform(self.__wengert_traced__, wrt, self.optimize, 0)
-        return self._transforms[wrt]
+        transform = self._transforms.hit(wrt)
+        if transform is None:
+            transform = self._transforms.add(wrt, _Transform(self.__wengert_traced__, wrt, self.optimize, 0))
+        return transform
 
     def adjoint(self, compiled, k: int, arity: int) -> "CompiledFunction":
         """Cotangent `k` of the generated adjoint `compiled` as a decorated function of its
         `arity` dynamic arguments and the output cotangent: what create_graph differentiates."""
         key = (id(compiled), k)   # the entry keeps `compiled` alive, so its id stays its own
-        if key not in self._adjoints:
+        entry = self._adjoints.hit(key)
+        if entry is None:
             base = getattr(self.__wengert_traced__, "__name__", "f").strip("<>")
-            name = f"{base}_adjoint{k}"
             params = [f"a{i}" for i in range(arity)] + ["g_"]
-            source = (f"def {name}({', '.join(params)}):\n"
-                      f"    out_ = {compiled.fn.__name__}({', '.join(params)})\n"
-                      f"    return out_[{k + 1}]\n")
-            filename = f"<wengert {name} {next(_counter)}>"
-            register_source(filename, source)
-            namespace = {compiled.fn.__name__: compiled.fn}
-            exec(compile(source, filename, "exec"), namespace)
-            self._adjoints[key] = (compiled, CompiledFunction(namespace[name], self.optimize))
-        return self._adjoints[key][1]
+            cotangent = function_around(compiled, f"{base}_adjoint{k}", params, params, k + 1, seed=False)
+            entry = self._adjoints.add(key, (compiled, CompiledFunction(cotangent, self.optimize)))
+        return entry[1]
 
 
 def _is_float(t) -> bool:

@@ -10,6 +10,7 @@ too, calling the compiled code once per basis vector: a call runs it, an outer t
 """
 from __future__ import annotations
 
+import ast
 import functools
 import inspect
 import itertools
@@ -18,7 +19,8 @@ import numpy as np
 
 from .api import as_type, bind_arguments
 from .codegen.pipeline import Compiled, compile_adjoint, compile_tangent  # noqa: F401 (see COMPILERS)
-from .tracer.capture import register_source
+from .lru import LRU
+from .tracer.capture import define
 from .tracer.entry import entry_function, is_static_argument, spread_varargs, static_arguments
 from .runtime import types as T
 from .runtime.names import name_base
@@ -68,9 +70,15 @@ def _wrt_indices(fn, wrt) -> tuple[list[int], bool]:
     return out, many
 
 
-#: compiled adjoints by (function, wrt, optimize, argument signature): shared by every transform
-#: of the same function, so `grad(f)` made twice compiles once
-_COMPILED: dict = {}
+#: how many compiled programs the shared cache keeps (the least recently used goes first)
+COMPILED_SIZE = 256
+#: how many argument signatures one transform remembers on its fast path
+SIGNATURES_SIZE = 64
+
+#: compiled code by (mode, function, wrt, optimize, argument signature): shared by every transform
+#: of the same function, so `grad(f)` made twice compiles once; bounded, so that a process making
+#: thousands of transforms keeps at most COMPILED_SIZE programs (and their sources in linecache)
+_COMPILED = LRU(COMPILED_SIZE)
 
 
 #: the code generator of each mode, looked up when used (so a test can count compilations)
@@ -96,18 +104,19 @@ class _Transform:
         self.names = list(parameters)
         #: a function with `*args` is compiled per number of positional arguments: n -> (fn, wrt, names)
         self.varargs = any(p.kind is p.VAR_POSITIONAL for p in parameters.values())
-        self.spread: dict = {}
+        self.spread = LRU(SIGNATURES_SIZE)
         #: calls passing every parameter positionally skip argument binding: key -> (code, positions)
         self.simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters.values())
-        self.fast: dict = {}
+        self.fast = LRU(SIGNATURES_SIZE)
 
     def compiled(self, args: tuple, kwargs: dict) -> tuple[Compiled, list]:
         """The adjoint for these arguments, and the values to call it with. Python ints and
         bools (loop counts, depths, flags) are constants of the generated code, like JAX's static
         arguments: a new value compiles new code, so recursion and branching on them unfold."""
         fast = _fast_key(args) if self.simple and not kwargs and len(args) == len(self.names) else None
-        if fast is not None and fast in self.fast:
-            self.last, positions = self.fast[fast]
+        hit = self.fast.hit(fast) if fast is not None else None
+        if hit is not None:
+            self.last, positions = hit
             return self.last, [args[i] for i in positions]
         fn, wrt_indices, names = self.entry_for(args)
         values = bind_arguments(fn, args, kwargs)
@@ -118,28 +127,31 @@ class _Transform:
         types = [as_type(v) for v in dynamic]
         constants = {names[i]: v for i, (v, c) in enumerate(zip(values, constant)) if c}
         key = (self.mode, fn, tuple(wrt_indices), self.optimize, tuple(types), tuple(sorted(constants.items())))
-        if key not in _COMPILED:
+        compiled = _COMPILED.hit(key)
+        if compiled is None:
             wrt = [i - sum(constant[:i]) for i in wrt_indices]
             target = fn.traceable(args, kwargs) if isinstance(fn, _Transform) else fn
             compiled = globals()[COMPILERS[self.mode]](target, types, wrt, self.optimize, constants)
             check_dicts_not_used_as_arrays(compiled, fn)
-            _COMPILED[key] = compiled
+            _COMPILED.add(key, compiled)
             if self.verbose:
-                print(_COMPILED[key].source)
-        self.last = _COMPILED[key]
+                print(compiled.source)
+        self.last = compiled
         if fast is not None:
-            self.fast[fast] = (self.last, [i for i, c in enumerate(constant) if not c])
-        return self.last, dynamic
+            self.fast.add(fast, (compiled, [i for i, c in enumerate(constant) if not c]))
+        return compiled, dynamic
 
     def entry_for(self, args: tuple) -> tuple:
         """(the function to trace, the IR indices of `wrt`, its parameter names) for a call with
         positional `args`: `self.fn`, or for a function with `*args` one parameter per position."""
         if not self.varargs:
             return self.fn, self.wrt, self.names
-        if len(args) not in self.spread:
+        entry = self.spread.hit(len(args))
+        if entry is None:
             fn = spread_varargs(self.fn, len(args))
-            self.spread[len(args)] = (fn, _wrt_indices(fn, self.wrt_asked)[0], list(inspect.signature(fn).parameters))
-        return self.spread[len(args)]
+            entry = self.spread.add(len(args), (fn, _wrt_indices(fn, self.wrt_asked)[0],
+                                                list(inspect.signature(fn).parameters)))
+        return entry
 
     @property
     def source(self) -> str:
@@ -152,8 +164,10 @@ class _Transform:
         dense = [_dense(g, values[i]) for g, i in zip(grads, self.wrt)]
         return tuple(dense) if self.many else dense[0]
 
-    #: what `traceable` returns, as an expression of `out` (the compiled code's result)
-    returns = "out[1:] if many else out[1]"
+    def returned(self):
+        """What `traceable` returns of the compiled code's result `out`: `out[1:]`, the gradients,
+        or `out[1]`, the one gradient (see `function_around`)."""
+        return slice(1, None) if self.many else 1
 
     def traceable(self, args: tuple, kwargs: dict):
         """This transform, for the signature of `args`, as a plain Python function with source
@@ -161,9 +175,8 @@ class _Transform:
         this transform is itself transformed."""
         self.require_positional()
         compiled, _ = self.compiled(args, kwargs)
-        result = self.returns.replace(" if many else ", "|").split("|")
         return function_around(compiled, self.traceable_name(), self.names, self.passed(args, kwargs),
-                               result[0] if self.many else result[-1], seed=self.mode == "adjoint")
+                               self.returned(), seed=self.mode == "adjoint")
 
     def require_positional(self, what: str = "transforming a transform") -> None:
         if not self.simple:
@@ -179,29 +192,56 @@ class _Transform:
         return [name for name, s in zip(self.names, static) if not s]
 
 
-def function_around(compiled: Compiled, name: str, params: list, passed: list, returns: str, seed: bool = True):
+def function_around(compiled: Compiled, name: str, params: list, passed: list, returns, seed: bool = True):
     """A Python function `name(*params)` (source registered in linecache) that calls the compiled
-    code with `passed` (and the seed 1.0 for an adjoint) and returns `returns`, an expression of
-    `out`, its result. The tracer captures it like user code: the way to differentiate code
-    wengert generated."""
-    call = f"{compiled.fn.__name__}({', '.join(passed + ['1.0'] if seed else passed)})"
-    return python_function(name, params, [f"out_ = {call}"], returns.replace("out", "out_"),
+    code with `passed` (and the seed 1.0 for an adjoint) and returns part of its result `out_`:
+    `returns` is an index (`out_[1]`), a slice (`out_[1:]`) or a tuple of them. The tracer
+    captures it like user code: the way to differentiate code wengert generated."""
+    out = _name("out_")
+    call = _call(_name(compiled.fn.__name__), [_name(p) for p in passed] + ([ast.Constant(1.0)] if seed else []))
+    return python_function(name, params, [_assign(out.id, call)], _part(out, returns),
                            {compiled.fn.__name__: compiled.fn})
 
 
 _SOURCES = itertools.count(1)
 
 
-def python_function(name: str, params: list, lines: list, returns: str, namespace: dict):
-    """`def name(*params): <lines>; return <returns>`, compiled in `namespace` (plus NumPy as
-    `np`) with its source registered, so that the tracer can capture it."""
-    body = "".join(f"    {line}\n" for line in lines)
-    source = f"def {name}({', '.join(params)}):\n{body}    return {returns}\n"
+def python_function(name: str, params: list, lines: list, returns: ast.expr, namespace: dict):
+    """`def name(*params): <lines>; return <returns>` (statement and expression nodes), compiled
+    in `namespace` (plus NumPy as `np`) with its source registered while the function lives, so
+    that the tracer can capture it."""
+    arguments = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in params], vararg=None, kwonlyargs=[],
+                              kw_defaults=[], kwarg=None, defaults=[])
     filename = f"<wengert {name} {next(_SOURCES)}>"   # unique: each source stays readable
-    register_source(filename, source)
-    namespace = {"np": np, **namespace}
-    exec(compile(source, filename, "exec"), namespace)
-    return namespace[name]
+    return define(name, arguments, [*lines, ast.Return(returns)], filename, {"np": np, **namespace})
+
+
+def _name(identifier: str) -> ast.Name:
+    return ast.Name(identifier, ast.Load())
+
+
+def _numpy(function: str) -> ast.Attribute:
+    """`np.<function>`."""
+    return ast.Attribute(_name("np"), function, ast.Load())
+
+
+def _call(function: ast.expr, args: list, **keywords) -> ast.Call:
+    return ast.Call(function, args, [ast.keyword(k, v) for k, v in keywords.items()])
+
+
+def _assign(target: str, value: ast.expr) -> ast.Assign:
+    return ast.Assign([ast.Name(target, ast.Store())], value)
+
+
+def _part(value: ast.expr, part) -> ast.expr:
+    """`value[part]` for an index or a slice; for a tuple of them, the tuple of those parts."""
+    if isinstance(part, tuple):
+        return ast.Tuple([_part(value, p) for p in part], ast.Load())
+    if isinstance(part, slice):
+        index = ast.Slice(*(None if b is None else ast.Constant(b) for b in (part.start, part.stop)))
+    else:
+        index = ast.Constant(part)
+    return ast.Subscript(value, index, ast.Load())
 
 
 def _dense(g, like):
@@ -331,7 +371,9 @@ class GradFunction(_Transform):
 
 class ValueAndGradFunction(GradFunction):
     """`value_and_grad(f)(*args)` -> `(f(*args), gradient)`, from one run of the adjoint."""
-    returns = "(out[0], out[1:]) if many else (out[0], out[1])"
+
+    def returned(self):
+        return 0, super().returned()
 
     def __call__(self, *args, **kwargs):
         compiled, values = self.compiled(args, kwargs)
@@ -409,12 +451,15 @@ def source(transformed) -> str:
 # Forward mode, Jacobians, second order
 # ---------------------------------------------------------------------------------------------
 
-_TANGENT_TRANSFORMS: dict = {}
+#: the tangent transform of each (function, wrt) `jvp` was called with, for its fast path
+_TANGENT_TRANSFORMS = LRU(COMPILED_SIZE)
 
 
 class _TangentTransform(_Transform):
     mode = "tangent"
-    returns = "out[1]"
+
+    def returned(self):
+        return 1
 
 
 def jvp(fn, primals: tuple, tangents: tuple):
@@ -427,9 +472,10 @@ def jvp(fn, primals: tuple, tangents: tuple):
     if not wrt:
         raise WengertError("jvp: no floating-point primal has a tangent")
     key = (fn, wrt)
-    if key not in _TANGENT_TRANSFORMS:   # keep the transform: its fast path skips re-binding
-        _TANGENT_TRANSFORMS[key] = _TangentTransform(fn, wrt, True, 0)
-    compiled, values = _TANGENT_TRANSFORMS[key].compiled(primals, {})
+    transform = _TANGENT_TRANSFORMS.hit(key)   # kept: its fast path skips re-binding
+    if transform is None:
+        transform = _TANGENT_TRANSFORMS.add(key, _TangentTransform(fn, wrt, True, 0))
+    compiled, values = transform.compiled(primals, {})
     return compiled.fn(*values, *[_tangent_for(fn, i, tangents[i], primals[i]) for i in wrt])
 
 
@@ -454,15 +500,15 @@ def _like(t, p):
 
 
 def _seeds(x, name: str, namespace: dict) -> list:
-    """Source expressions of the unit tangents (or cotangents) of x's entries, in C order: `1.0`
-    for a Python float or a 0-d value, else rows of an identity (a constant of the namespace)
-    in x's floating dtype."""
+    """Expressions of the unit tangents (or cotangents) of x's entries, in C order: `1.0` for a
+    Python float or a 0-d value, else rows of an identity (a constant of the namespace) in x's
+    floating dtype."""
     if np.ndim(x) == 0:
-        return ["1.0"]
+        return [ast.Constant(1.0)]
     x = np.asarray(x)
     namespace[name] = np.eye(x.size, dtype=x.dtype if x.dtype.kind in "fc" else np.float64).reshape(
         (x.size,) + x.shape)
-    return [f"{name}[{k}]" for k in range(x.size)]
+    return [_part(_name(name), k) for k in range(x.size)]
 
 
 def _array_output(fn, value, transform: str):
@@ -481,7 +527,8 @@ class _Jacobian(_Transform):
 
     def __init__(self, fn, wrt):
         super().__init__(fn, wrt, True, 0)
-        self.functions: dict = {}
+        #: the Jacobian function of each argument signature
+        self.functions = LRU(SIGNATURES_SIZE)
 
     def __call__(self, *args, **kwargs):
         self.require_positional(self.title)
@@ -496,24 +543,26 @@ class _Jacobian(_Transform):
         key = _fast_key(args)
         if key is None:
             key = tuple((type(v), v) if is_static_argument(v) else as_type(v) for v in args)
-        if key not in self.functions:
-            self.functions[key] = self.build(args)
-        return self.functions[key]
+        function = self.functions.hit(key)
+        if function is None:
+            function = self.functions.add(key, self.build(args))
+        return function
 
-    def stacked(self, parts: list, axis: int, shape: tuple, like, namespace: dict, part_shape: tuple) -> str:
+    def stacked(self, parts: list, axis: int, shape: tuple, like, namespace: dict, part_shape: tuple) -> ast.expr:
         """The Jacobian from its rows/columns (each of `part_shape`); with none (an empty input
         or output), a constant of zeros of `shape`; one that is already the whole Jacobian (the
         gradient of a scalar output, the derivative along one scalar input) is returned as it is."""
         if not parts:
             name = f"empty{len(namespace)}_"
             namespace[name] = np.zeros(shape, _float_dtype(like))
-            return name
+            return _name(name)
         if len(parts) == 1 and tuple(part_shape) == tuple(shape) != ():
             return parts[0]
-        return f"np.reshape(np.stack([{', '.join(parts)}], axis={axis}), {shape!r})"
+        stack = _call(_numpy("stack"), [ast.List(parts, ast.Load())], axis=ast.Constant(axis))
+        return _call(_numpy("reshape"), [stack, ast.Constant(tuple(shape))])
 
     def finish(self, lines: list, results: list, namespace: dict):
-        returns = f"({', '.join(results)},)" if self.many else results[0]
+        returns = ast.Tuple(results, ast.Load()) if self.many else results[0]
         return python_function(self.traceable_name(), self.names, lines, returns, namespace)
 
 
@@ -527,10 +576,11 @@ class JacobianReverse(_Jacobian):
         out_shape = _array_output(self.fn, value, self.title)
         namespace = {"adjoint_": compiled.fn}
         seeds = _seeds(np.zeros(out_shape, _float_dtype(value)), "out_basis_", namespace)
-        passed = self.passed(args, {})
-        lines = [f"row{k}_ = adjoint_({', '.join(passed + [seed])})" for k, seed in enumerate(seeds)]
-        results = [self.stacked([f"row{k}_[{j + 1}]" for k in range(len(seeds))], 0, out_shape + np.shape(args[i]),
-                                args[i], namespace, np.shape(args[i])) for j, i in enumerate(self.wrt)]
+        passed = [_name(p) for p in self.passed(args, {})]
+        lines = [_assign(f"row{k}_", _call(_name("adjoint_"), passed + [seed])) for k, seed in enumerate(seeds)]
+        results = [self.stacked([_part(_name(f"row{k}_"), j + 1) for k in range(len(seeds))], 0,
+                                out_shape + np.shape(args[i]), args[i], namespace, np.shape(args[i]))
+                   for j, i in enumerate(self.wrt)]
         return self.finish(lines, results, namespace)
 
 
@@ -546,13 +596,14 @@ class JacobianForward(_Jacobian):
         value = _value_with_numpy_semantics(self.fn, args, {})
         out_shape = _array_output(self.fn, value, self.title)
         namespace, lines, results = {}, [], []
-        passed = self.passed(args, {})
+        passed = [_name(p) for p in self.passed(args, {})]
         for j, i in enumerate(self.wrt):
             compiled, _ = self.tangents[i].compiled(args, {})
             namespace[f"tangent{j}_"] = compiled.fn
             seeds = _seeds(args[i], f"in_basis{j}_", namespace)
-            lines += [f"column{j}_{k}_ = tangent{j}_({', '.join(passed + [seed])})[1]" for k, seed in enumerate(seeds)]
-            results.append(self.stacked([f"column{j}_{k}_" for k in range(len(seeds))], -1,
+            lines += [_assign(f"column{j}_{k}_", _part(_call(_name(f"tangent{j}_"), passed + [seed]), 1))
+                      for k, seed in enumerate(seeds)]
+            results.append(self.stacked([_name(f"column{j}_{k}_") for k in range(len(seeds))], -1,
                                         out_shape + np.shape(args[i]), value, namespace, out_shape))
         return self.finish(lines, results, namespace)
 
@@ -620,8 +671,7 @@ class HessianVectorProduct(_Transform):
         *args, _ = args
         compiled, _ = self.compiled(tuple(args), kwargs)
         passed = self.passed(tuple(args), kwargs) + [self.vector]
-        return function_around(compiled, self.traceable_name(), self.names + [self.vector], passed, "out[1]",
-                               seed=False)
+        return function_around(compiled, self.traceable_name(), self.names + [self.vector], passed, 1, seed=False)
 
 
 def hvp(fn, wrt=0):

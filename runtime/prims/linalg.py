@@ -2,44 +2,17 @@
 derivative and its eager facts."""
 from __future__ import annotations
 
-
 import numpy as np
 
 from .. import shape_rules as S
 from .. import types as T
 from ..calculus import broadcast_like, ndim_of, ops, shape, unbroadcast
 from ..registry import Eager, primitive, stands_for
+from .arithmetic import matmul
 
 # ---------------------------------------------------------------------------------------------
 # Products
 # ---------------------------------------------------------------------------------------------
-
-
-def _matmul_x(g, out, x, y):
-    """The cotangent of x in x @ y (as matmul's rule: np.dot of at most 2-D y is matmul)."""
-    nx, ny = ndim_of(x), ndim_of(y)
-    if ny == 1:
-        return ops.outer(g, y) if nx == 2 else ops.mul(ops.expand_dims(g, axis=-1), y) if nx > 1 else ops.mul(g, y)
-    if nx == 1:
-        return unbroadcast(ops.squeeze(ops.matmul(y, ops.expand_dims(g, axis=-1)), axis=-1), x)
-    if ny == 2:
-        return unbroadcast(ops.matmul(g, ops.transpose(y)), x)
-    return unbroadcast(ops.matmul(g, ops.swapaxes(y, axis1=-1, axis2=-2)), x)
-
-
-def _matmul_y(g, out, x, y):
-    """The cotangent of y in x @ y."""
-    nx, ny = ndim_of(x), ndim_of(y)
-    if nx == 1:
-        return ops.outer(x, g) if ny == 2 else ops.mul(ops.expand_dims(x, axis=-1), ops.expand_dims(g, axis=-2)) \
-            if ny > 1 else ops.mul(g, x)
-    if nx == 2:
-        return ops.matmul(ops.transpose(x), g) if ny in (1, 2) else \
-            unbroadcast(ops.matmul(ops.transpose(x), g), y)
-    if ny == 1:
-        return unbroadcast(ops.squeeze(ops.matmul(ops.swapaxes(x, axis1=-1, axis2=-2),
-                                                  ops.expand_dims(g, axis=-1)), axis=-1), y)
-    return unbroadcast(ops.matmul(ops.swapaxes(x, axis1=-1, axis2=-2), g), y)
 
 
 def _scaled(which: int, g, x, y):
@@ -55,7 +28,7 @@ def _dot(which: int):
         if ndim_of(y) > 2:
             raise NotImplementedError("no gradient rule for np.dot with a 3-D or higher second operand; "
                                       "use np.matmul or np.einsum")
-        return (_matmul_x, _matmul_y)[which](g, out, x, y)
+        return matmul.vjp[which](g, out, x, y)
     return rule
 
 
