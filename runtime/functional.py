@@ -294,7 +294,7 @@ METHOD_FUNCTIONS = (
     "amax", "amin", "argmax", "argmin", "std", "var", "norm", "cumsum", "all", "any", "logsumexp", "reshape",
     "transpose", "swapaxes", "t", "permute", "squeeze", "unsqueeze", "flatten", "ravel", "flip", "roll", "tril",
     "triu", "chunk", "split", "unbind", "clone", "detach", "masked_fill", "lerp", "inner", "trace", "inverse",
-    "det", "diag", "hypot", "logaddexp", "moveaxis", "movedim", "ger",
+    "det", "diag", "moveaxis", "movedim", "ger",
 )
 
 

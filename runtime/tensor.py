@@ -1005,12 +1005,6 @@ class Tensor:
     def diag(self, diagonal: int = 0) -> "Tensor":
         return record(P.diag, (self,), {"k": diagonal})
 
-    def hypot(self, other) -> "Tensor":
-        return record(P.hypot, (self, _as_operand(other)))
-
-    def logaddexp(self, other) -> "Tensor":
-        return record(P.logaddexp, (self, _as_operand(other)))
-
     def moveaxis(self, source, destination) -> "Tensor":
         return record(P.moveaxis, (self,), {"source": source, "destination": destination})
 

@@ -270,11 +270,13 @@ arctan2 = _binary("arctan2", np.arctan2, [math.atan2], doc="elementwise arctan(x
 hypot = _binary("hypot", np.hypot, [math.hypot], doc="elementwise sqrt(x**2 + y**2)",
                 partials=(lambda g, out, x, y: ops.mul(g, ops.div(x, out)),
                           lambda g, out, x, y: ops.mul(g, ops.div(y, out))),
-                eager=Eager("HypotBackward0", {0: (0, "out"), 1: (1, "out")}, "float"))
+                eager=Eager("HypotBackward0", {0: (0, "out"), 1: (1, "out")}, "float", methods=("hypot",),
+                            functions=("hypot",)))
 logaddexp = _binary("logaddexp", np.logaddexp, doc="elementwise log(exp(x) + exp(y))",
                     partials=(lambda g, out, x, y: ops.mul(g, ops.exp(ops.sub(x, out))),
                               lambda g, out, x, y: ops.mul(g, ops.exp(ops.sub(y, out)))),
-                    eager=Eager("LogaddexpBackward0", {0: (0, "out"), 1: (1, "out")}, "float"))
+                    eager=Eager("LogaddexpBackward0", {0: (0, "out"), 1: (1, "out")}, "float",
+                                methods=("logaddexp",), functions=("logaddexp",)))
 
 # ---------------------------------------------------------------------------------------------
 # Elementwise functions (`partials[0](g, out, x)` is g times d out / dx)
