@@ -277,6 +277,11 @@ logaddexp = _binary("logaddexp", np.logaddexp, doc="elementwise log(exp(x) + exp
                               lambda g, out, x, y: ops.mul(g, ops.exp(ops.sub(y, out)))),
                     eager=Eager("LogaddexpBackward0", {0: (0, "out"), 1: (1, "out")}, "float",
                                 methods=("logaddexp",), functions=("logaddexp",)))
+logaddexp2 = _binary("logaddexp2", np.logaddexp2, doc="elementwise log2(2**x + 2**y)",
+                     partials=(lambda g, out, x, y: ops.div(g, ops.add(1.0, ops.exp2(ops.sub(y, x)))),
+                               lambda g, out, x, y: ops.div(g, ops.add(1.0, ops.exp2(ops.sub(x, y))))),
+                     eager=Eager("Logaddexp2Backward0", {0: (0, 1), 1: (0, 1)}, "float",
+                                 methods=("logaddexp2",), functions=("logaddexp2",)))
 
 # ---------------------------------------------------------------------------------------------
 # Elementwise functions (`partials[0](g, out, x)` is g times d out / dx)

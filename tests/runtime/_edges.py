@@ -136,6 +136,7 @@ CASES: list[Case] = [
     _binary("arctan2", GENERIC, torch="torch.atan2(x, y)"),
     _binary("hypot", GENERIC, torch="torch.hypot(x, y)"),
     _binary("logaddexp", GENERIC, torch="torch.logaddexp(x, y)"),
+    _binary("logaddexp2", GENERIC, torch="torch.logaddexp2(x, y)"),
     Case("matmul", "x @ y", [(_r(2, 3), _r(3, 4)), (_r(3), _r(3, 2)), (_r(2, 3), _r(3)), (_r(3), _r(3)),
                              (BATCH, _r(3, 2)), (BATCH_KN, BATCH_KN), (BATCH, _r(3)), (_r(1, 1), _r(1, 1)),
                              (np.zeros((0, 3)), _r(3, 2)), (np.zeros((2, 0)), np.zeros((0, 3))),
@@ -457,6 +458,8 @@ CHOICES = {
     "prod": ("torch", "at a zero the derivative is the product of the other entries (autograd: out / x = nan)"),
     "arctan2": ("autograd", "at (0, 0) the gradient is undefined: nan (PyTorch: 0)"),
     "logaddexp": ("autograd", "at x = out = +-inf, exp(x - out) is nan (PyTorch: the limit 1)"),
+    "logaddexp2": ("torch", "PyTorch's formula 1 / (1 + 2**(y - x)) gives the limits 0 and 1 where one operand is "
+                            "infinite (autograd: 2**(x - out) = nan at x = out = inf)"),
     "sqrt": ("torch", "d sqrt(x)/dx at -inf is nan: outside the domain (autograd: 0.5 * x**-0.5 = 0)"),
     "clip": ("torch", "at a bound (x == a_min or a_max) the gradient flows to x, as PyTorch's clamp "
                       "(autograd: to neither)"),

@@ -24,7 +24,8 @@ def cases():
         if name in ("item", "float", "asarray", "astype", "conj", "real", "copy"):
             continue
         yield name, [sample((2, 3), name)], {}
-    for name in ["add", "sub", "mul", "div", "pow", "maximum", "minimum", "arctan2", "hypot", "logaddexp", "mod"]:
+    for name in ["add", "sub", "mul", "div", "pow", "maximum", "minimum", "arctan2", "hypot", "logaddexp", "logaddexp2",
+                 "mod"]:
         for sx, sy in BROADCAST:
             yield name, [sample(sx, name), sample(sy, name) if name != "pow" else sample(sy)], {}
     x = sample((3, 4))
