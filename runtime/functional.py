@@ -14,20 +14,13 @@ import numpy as np
 
 from . import dtypes as D
 from . import primitives as P
-from .tensor import Tensor, _as_operand, _dim, _shape_args, record, tensor_from
+from .tensor import Tensor, _as_operand, leaf as _leaf, _dim, _shape_args, record, tensor_from
 
 
 def _tensor(x) -> Tensor:
     return x if isinstance(x, Tensor) else tensor_from(x)
 
 
-def _leaf(data: np.ndarray, requires_grad: bool) -> Tensor:
-    t = Tensor._wrap(data)
-    if requires_grad:
-        if data.dtype.kind not in "fc":
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-        t._requires_grad = True
-    return t
 
 
 def _float_dtype(dtype) -> np.dtype:

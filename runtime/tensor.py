@@ -434,9 +434,15 @@ def tensor_from(data, dtype=None, requires_grad: bool = False, copy: bool = True
             arr = arr.astype(D.get_default_dtype().np)
     if arr.dtype not in D._BY_NUMPY:
         raise TypeError(f"can't convert np.ndarray of type {arr.dtype}")
-    t = Tensor._wrap(arr)
+    return leaf(arr, requires_grad)
+
+
+def leaf(data: np.ndarray, requires_grad: bool) -> "Tensor":
+    """A tensor on `data` that (with `requires_grad`) is a leaf of the graph; only floating-point
+    and complex tensors may require gradients, as in PyTorch."""
+    t = Tensor._wrap(data)
     if requires_grad:
-        if arr.dtype.kind not in "fc":
+        if data.dtype.kind not in "fc":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t._requires_grad = True
     return t

@@ -48,10 +48,12 @@ def split_top(text: str, sep: str = ",", angle: bool = False) -> list[str]:
     return [p.strip() for p in parts if p.strip()] if sep == "," else parts
 
 
-def strip_comment(line: str) -> tuple[str, str | None]:
-    """Split a line into code and the text of its trailing `# ...` comment."""
+def _outside_strings(text: str, start: int = 0):
+    """(i, c) for each character of `text` from `start` that is not inside a string literal (its
+    quotes included: the caller sees neither)."""
     quote, escaped = None, False
-    for i, c in enumerate(line):
+    for i in range(start, len(text)):
+        c = text[i]
         if quote:
             if escaped:
                 escaped = False
@@ -61,7 +63,14 @@ def strip_comment(line: str) -> tuple[str, str | None]:
                 quote = None
         elif c in "'\"":
             quote = c
-        elif c == "#":
+        else:
+            yield i, c
+
+
+def strip_comment(line: str) -> tuple[str, str | None]:
+    """Split a line into code and the text of its trailing `# ...` comment."""
+    for i, c in _outside_strings(line):
+        if c == "#":
             return line[:i].rstrip(), line[i + 1:].strip()
     return line.rstrip(), None
 
@@ -273,19 +282,9 @@ class _Parser:
 
 
 def _matching(text: str, start: int) -> int:
-    depth, quote, escaped = 0, None, False
-    for i in range(start, len(text)):
-        c = text[i]
-        if quote:
-            if escaped:
-                escaped = False
-            elif c == "\\":
-                escaped = True
-            elif c == quote:
-                quote = None
-        elif c in "'\"":
-            quote = c
-        elif c in "([{":
+    depth = 0
+    for i, c in _outside_strings(text, start):
+        if c in "([{":
             depth += 1
         elif c in ")]}":
             depth -= 1

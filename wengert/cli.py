@@ -339,14 +339,19 @@ def signature_text(fn) -> str:
         return fn.__name__
 
 
-def parse_args_spec(spec: str, fn) -> list:
-    """The `--args` types of `fn`'s positional parameters; defaults fill in the ones left out."""
+def _args_entries(spec: str, fn) -> tuple[str, list, list]:
+    """`fn`'s signature text, the comma-separated entries of `--args`, and fn's parameters; an
+    empty entry (`a,,b`) is refused."""
     sig = signature_text(fn)
     if re.search(r"(^\s*,)|(,\s*,)", spec):
         raise CLIError(f"--args {spec!r} has an empty entry between commas; give one type per parameter "
                        f"of `{sig}`")
-    parts = split_top(spec, ",", angle=True)
-    params = list(inspect.signature(fn).parameters.values())
+    return sig, split_top(spec, ",", angle=True), list(inspect.signature(fn).parameters.values())
+
+
+def parse_args_spec(spec: str, fn) -> list:
+    """The `--args` types of `fn`'s positional parameters; defaults fill in the ones left out."""
+    sig, parts, params = _args_entries(spec, fn)
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     names = [p.name for p in positional]
     varargs = next((p for p in params if p.kind is p.VAR_POSITIONAL), None)
@@ -464,12 +469,7 @@ def _type_for_literal(value) -> str:
 def parse_grad_args(spec: str, fn) -> list[Param]:
     """`--args` for grad: types in parameter order and NAME=VALUE / NAME=TYPE entries by name; every
     parameter of `fn` gets a `Param` (left-out ones from their defaults), in signature order."""
-    sig = signature_text(fn)
-    if re.search(r"(^\s*,)|(,\s*,)", spec):
-        raise CLIError(f"--args {spec!r} has an empty entry between commas; give one type per parameter "
-                       f"of `{sig}`")
-    parts = split_top(spec, ",", angle=True)
-    params = list(inspect.signature(fn).parameters.values())
+    sig, parts, params = _args_entries(spec, fn)
     by_name = {p.name: p for p in params}
     positional_kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     # NAME=... entries first: the unnamed types fill the parameters they leave, in order
