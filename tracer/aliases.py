@@ -6,12 +6,10 @@ from __future__ import annotations
 import dataclasses
 
 from ..runtime import primitives as P
+from ..runtime.registry import declares
 from .errors import TraceError, error_at
 from .ir import Literal, Op, Value
 
-#: ops whose result may share memory with their first operand (a NumPy view)
-VIEW_KINDS = frozenset({"transpose", "swapaxes", "moveaxis", "reshape", "ravel", "expand_dims", "squeeze",
-                        "broadcast_to", "flip", "diag", "real", "asarray", "stop_gradient"})
 #: ops whose result is the same object as their first operand, updated (`xs.append(v)`, `x[i] = v`)
 VERSION_KINDS = frozenset({"setitem", "list_append", "list_extend", "list_insert", "list_pop"})
 #: ops that build a container holding (some of) their operands; position -> held operand
@@ -74,7 +72,7 @@ class Aliases:
         for r in op.results:
             self.defs[id(r)] = op
         kind, ops, res = op.kind, op.operands, op.results
-        if kind in VIEW_KINDS:
+        if declares(kind, "view_of_first"):   # a NumPy view of operand 0 (registry.Primitive)
             self._link(res[0], ops[0], "view", op)
         elif kind == "getitem":
             if self.is_list(ops[0]) and len(ops) == 2 and self._slice(ops[1]):   # xs[a:b]: a new list

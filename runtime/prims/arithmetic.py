@@ -43,15 +43,15 @@ def _unary(name, ufunc, extra=(), method=None, differentiable=True, linear=False
     return prim
 
 
-def _binary(name, ufunc, extra=(), differentiable=True, linear=False, doc="", **facts):
+def _binary(name, ufunc, extra=(), differentiable=True, linear=False, doc="", shape_checked=True, **facts):
     """An elementwise primitive of two operands that broadcast (`partials` are summed down to each
-    operand's shape)."""
+    operand's shape): operands whose shapes do not broadcast are refused while tracing."""
     # A Python operator keeps Python's meaning (`xs + ys` joins lists, `(2, 2) == shape` is one
     # bool) and is the ufunc's meaning on arrays, so it is the implementation when there is one;
     # where it raises on Python numbers (1.0 / 0.0), scalar.py gives NumPy's result instead.
     impl = scalar.OPERATORS.get(name) or next((f for f in extra if f in _PY_OPERATORS), ufunc)
     prim = primitive(name, impl, arity=2, differentiable=differentiable, linear=linear,
-                     shape_rule=S.elementwise_rule(impl), doc=doc, **facts)
+                     shape_rule=S.elementwise_rule(impl), doc=doc, shape_checked=shape_checked, **facts)
     scalar_impl = [impl] if name in scalar.OPERATORS else []
     if scalar_impl:   # declared below with its signature, after the public names
         unbind_callable(impl)
@@ -224,6 +224,7 @@ def _matmul_node(operands, params) -> str:
 
 
 matmul = primitive("matmul", operator.matmul, arity=2, shape_rule=S.matmul_rule, doc="x @ y", spelling="{0} @ {1}",
+                   shape_checked=True,
                    vjp=(_matmul_x, _matmul_y),
                    jvp=(lambda t, out, x, y: ops.matmul(t, y), lambda t, out, x, y: ops.matmul(x, t)),   # bilinear
                    eager=Eager(_matmul_node, {0: (1,), 1: (0,)}))
@@ -386,7 +387,7 @@ isnan = _unary("isnan", np.isnan, [math.isnan], differentiable=False, doc="wheth
                eager=Eager(methods=("isnan",), functions=("isnan",)))
 isfinite = _unary("isfinite", np.isfinite, [math.isfinite], differentiable=False, doc="whether x is finite",
                   eager=Eager(methods=("isfinite",), functions=("isfinite",)))
-real = _unary("real", np.real, linear=True, doc="the real part", partials=(lambda g, out, x: g,))
+real = _unary("real", np.real, view_of_first=True, linear=True, doc="the real part", partials=(lambda g, out, x: g,))
 conj = _unary("conj", np.conjugate, [np.conj], method="conj", linear=True, doc="the complex conjugate",
               partials=(lambda g, out, x: ops.conj(g),))
 round_ = primitive("round", np.round, params={"decimals": 0}, differentiable=False,
@@ -397,6 +398,7 @@ py_round = primitive("py_round", _py_round, arity=None, differentiable=False,
                      shape_rule=S.evaluating(_py_round), doc="builtins.round(x, ndigits)", spelling="round({args})")
 stands_for(py_round, [builtins.round], "x, ndigits=None", "x ndigits")
 where = primitive("where", np.where, arity=3, shape_rule=S.elementwise_rule(np.where),
+                  shape_checked=True,
                   doc="elementwise select; differentiable in x and y",
                   partials=(None, lambda g, out, c, x, y: ops.where(c, g, 0.0),
                             lambda g, out, c, x, y: ops.where(c, 0.0, g)),
@@ -418,6 +420,7 @@ def _clip_x(g, out, x, lo, hi):
 
 
 clip = primitive("clip", np.clip, arity=3, shape_rule=S.elementwise_rule(np.clip), doc="x limited to [a_min, a_max]",
+                 shape_checked=True,
                  partials=(_clip_x,
                            lambda g, out, x, lo, hi: None if lo is None else ops.where(ops.lt(x, lo), g, 0.0),
                            lambda g, out, x, lo, hi: None if hi is None else ops.where(ops.gt(x, hi), g, 0.0)),
@@ -448,7 +451,9 @@ for (_name, _fn, _ops, _spelling, _quiet, _methods, _functions, _doc) in [
         ("bitand", np.bitwise_and, [operator.and_], "{0} & {1}", False, ("__and__", "__rand__"), (), "x & y"),
         ("bitor", np.bitwise_or, [operator.or_], "{0} | {1}", False, ("__or__", "__ror__"), (), "x | y"),
         ("bitxor", np.bitwise_xor, [operator.xor], "{0} ^ {1}", False, ("__xor__", "__rxor__"), (), "x ^ y")]:
-    _binary(_name, _fn, _ops, differentiable=False, doc=_doc, spelling=_spelling,
+    # the comparisons (quiet) are checked for shapes while tracing; the logical and bitwise ones,
+    # whose operators also join sets and dicts (`a | b`), are left to NumPy when the code runs
+    _binary(_name, _fn, _ops, differentiable=False, doc=_doc, spelling=_spelling, shape_checked=_quiet,
             eager=Eager(promote="promote", quiet=_quiet, methods=_methods, functions=_functions))
 logical_not = _unary("logical_not", np.logical_not, differentiable=False, doc="elementwise not x",
                      eager=Eager(methods=("logical_not",), functions=("logical_not",)))
