@@ -22,6 +22,7 @@ import numpy as np
 from ..runtime import primitives as P
 from ..runtime import scalar
 from ..runtime import types as T
+from ..runtime.registry import declares
 from ..tracer.capture import register_source
 from ..tracer.infer import type_of_operand
 from ..tracer.ir import UNDEF, Function, Literal, Op, Region, Value, producers, use_counts, walk
@@ -227,7 +228,7 @@ class Emitter:
         """Whether the op at hand may update `x` in place: x is read only there, and it is a fresh
         object this code made (not a view of another array, nor the caller's)."""
         return isinstance(x, Value) and self.uses.get(x, 0) == 1 and x not in self.protected and \
-            x in self.producers and self.producers[x].kind in FRESH
+            x in self.producers and declares(self.producers[x].kind, "fresh")
 
     @property
     def protected(self) -> set:
@@ -351,11 +352,6 @@ def _foldable(region: Region, uses: dict, out: set | None = None) -> set:
         if len(op.results) == 1 and is_temporary(op.results[0].name) and uses.get(op.results[0]) == 1:
             pending.add(op.results[0])
     return out
-
-
-#: ops whose result is a new object no other value shares (safe to update in place)
-FRESH = {"zeros_like", "ones_like", "full_like", "zero_cotangent", "zeros", "ones", "full", "empty", "copy",
-         "setitem", "list", "dict", "list_append", "add", "sub", "mul", "div", "neg", "getitem_grad", "to_list"}
 
 
 def _is_array(x) -> bool:

@@ -112,11 +112,13 @@ def _part_of_join(position: int) -> Callable:
 
 
 add = _binary("add", np.add, [operator.add], linear=True, doc="x + y", spelling="{0} + {1}",
+              fresh=True,
               partials=(lambda g, out, x, y: g, lambda g, out, x, y: g),
               sequences=Sequences(lambda x, y: _joins(x, y) is not False, (_part_of_join(0), _part_of_join(1))),
               eager=Eager("AddBackward0", NOTHING, "promote", scalar_slot=True, methods=("__add__", "__radd__")))
 add.shape_rule = _joined_or_repeated(add.shape_rule, "add")
 sub = _binary("sub", np.subtract, [operator.sub], linear=True, doc="x - y", spelling="{0} - {1}",
+              fresh=True,
               partials=(lambda g, out, x, y: g, lambda g, out, x, y: ops.neg(g)),
               eager=Eager(lambda operands, params: "SubBackward0" if is_tensor(operands[0]) else "RsubBackward1",
                           NOTHING, "promote", scalar_slot=True, methods=("__sub__",), reflected=("__rsub__",)))
@@ -132,6 +134,7 @@ def _repeats(x, y) -> bool:
 
 
 mul = _binary("mul", np.multiply, [operator.mul], doc="x * y", spelling="{0} * {1}",
+              fresh=True,
               partials=(lambda g, out, x, y: ops.mul(g, y), lambda g, out, x, y: ops.mul(g, x)),
               sequences=Sequences(_repeats, (lambda g, out, x, y: ops.unrepeat(g, x) if is_container(x) else None,
                                              lambda g, out, x, y: ops.unrepeat(g, y) if is_container(y) else None)),
@@ -140,6 +143,7 @@ mul = _binary("mul", np.multiply, [operator.mul], doc="x * y", spelling="{0} * {
                           functions=("mul", "multiply")))
 mul.shape_rule = _joined_or_repeated(mul.shape_rule, "mul")
 div = _binary("div", np.true_divide, [operator.truediv, np.divide], doc="x / y", spelling="{0} / {1}",
+              fresh=True,
               partials=(lambda g, out, x, y: ops.div(g, y),
                         lambda g, out, x, y: ops.neg(ops.mul(g, ops.div(out, y)))),
               eager=Eager("DivBackward0", {0: (1,), 1: (0, 1, "out")}, "float", recompute_out=True, scalar_slot=True,
@@ -230,6 +234,7 @@ matmul = primitive("matmul", operator.matmul, arity=2, shape_rule=S.matmul_rule,
                    eager=Eager(_matmul_node, {0: (1,), 1: (0,)}))
 stands_for(matmul, [np.matmul, operator.matmul], "x, y, /", "x y")
 neg = _unary("neg", np.negative, [operator.neg], linear=True, doc="-x", spelling="-{0}",
+             fresh=True,
              partials=(lambda g, out, x: ops.neg(g),),
              eager=Eager("NegBackward0", NOTHING, quiet=True, methods=("__neg__", "neg", "negative"), inplace=("neg_",),
                          functions=("neg", "negative")))

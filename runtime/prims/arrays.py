@@ -238,6 +238,7 @@ def _written_cotangent(g, x, value, *index):
 
 
 setitem = primitive("setitem", _setitem, arity=None, shape_rule=lambda ts, cs, ps: S.setitem_rule(ts, cs),
+                    fresh=True,
                     doc="a copy of x with x[index] = value (functional update)", linear_in=(0, 1),
                     reads_containers=True,
                     vjp=lambda i: {
@@ -297,6 +298,7 @@ def _copy(x):
 
 
 copy = primitive("copy", _copy, linear=True, shape_rule=S.same_as(0), doc="a copy", reads_containers=True,
+                 fresh=True,
                  partials=(lambda g, out, x: g,), spelling="{0}.copy()",
                  eager=Eager(node="CloneBackward0", saves=NOTHING, quiet=True))
 stands_for(copy, [np.copy], "x, /", "x", method="copy")
@@ -340,13 +342,16 @@ METHODS["item"] = Binding(item, _signature("x"), ("x",), ())
 # ---------------------------------------------------------------------------------------------
 
 zeros_like = primitive("zeros_like", np.zeros_like, differentiable=False, shape_rule=S.same_as(0),
+                       fresh=True,
                        doc="zeros of x's shape and dtype",
                        eager=Eager(node="ZeroBackward0", saves=NOTHING, quiet=True, zero_gradient=True))
 stands_for(zeros_like, [np.zeros_like], "x, /", "x")
 ones_like = primitive("ones_like", np.ones_like, differentiable=False, shape_rule=S.same_as(0),
+                      fresh=True,
                       doc="ones of x's shape and dtype")
 stands_for(ones_like, [np.ones_like], "x, /", "x")
 full_like = primitive("full_like", np.full_like, arity=2, linear=True, shape_rule=S.same_as(0),
+                      fresh=True,
                       doc="fill_value in x's shape and dtype", linear_in=(1,),
                       vjp=(None, lambda g, out, x, fill: unbroadcast(g, fill)),
                       eager=Eager(node="FillBackward0", saves=NOTHING, quiet=True, zero_gradient=True))
@@ -354,11 +359,12 @@ stands_for(full_like, [np.full_like], "x, fill_value, /", "x fill_value")
 for _name, _fn, _doc in [("zeros", np.zeros, "an array of zeros"), ("ones", np.ones, "an array of ones"),
                          ("empty", np.zeros, "an array of the shape (filled with zeros)")]:
     _p = primitive(_name, (lambda fn: lambda shape, dtype=None: fn(shape, dtype=dtype))(_fn),
-                   params={"dtype": None}, differentiable=False,
+                   params={"dtype": None}, differentiable=False, fresh=True,
                    shape_rule=S.evaluating((lambda fn: lambda shape, dtype=None: fn(shape, dtype=dtype))(_fn)),
                    doc=_doc)
     stands_for(_p, [getattr(np, _name)], "shape, dtype=None", "shape", "dtype")
 full = primitive("full", lambda shape, fill, dtype=None: np.full(shape, fill, dtype=dtype), arity=2,
+                 fresh=True,
                  params={"dtype": None}, linear=True,
                  shape_rule=S.evaluating(lambda shape, fill, dtype=None: np.full(shape, fill, dtype=dtype)),
                  doc="an array filled with fill_value", linear_in=(1,),
