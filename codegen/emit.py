@@ -49,10 +49,11 @@ def _numpy_names() -> dict:
 
 
 NUMPY = _numpy_names()
-#: primitives computed on Python numbers by runtime/scalar.py: `math` and Python's operators where
-#: they agree with NumPy, NumPy's result (inf, nan, a RuntimeWarning) where they would raise
-SCALAR = {name: f"math.{fn.__name__}" if fn.__module__ == "math" else f"scalar.{name}"
-          for name, fn in scalar.FUNCTIONS.items()}
+#: primitives computed on Python numbers by their declared `scalar` (runtime/scalar.py): `math` and
+#: Python's operators where they agree with NumPy, NumPy's result (inf, nan, a RuntimeWarning) where
+#: they would raise
+SCALAR = {name: f"math.{prim.scalar.__name__}" if prim.scalar.__module__ == "math" else f"scalar.{name}"
+          for name, prim in P.PRIMITIVES.items() if prim.scalar is not None}
 
 
 def _spelled_names() -> set:
@@ -430,7 +431,8 @@ def emit_function(fn: Function, name: str, files: dict | None = None, doc: str =
 #: `scalar` as the fast variant of generated code sees it: math and Python's operators themselves
 #: (a module: Python looks up a module's attributes fastest)
 FAST_SCALAR = types.ModuleType("wengert.runtime.scalar", "runtime/scalar.py's functions without their fallback")
-FAST_SCALAR.__dict__.update(scalar.FAST)
+FAST_SCALAR.__dict__.update({name: P.PRIMITIVES[name].scalar.fast for name, spelled in SCALAR.items()
+                             if spelled.startswith("scalar.")})
 
 
 def _defined(code, name: str, namespace: dict, **replaced):

@@ -48,11 +48,11 @@ def _binary(name, ufunc, extra=(), differentiable=True, linear=False, doc="", sh
     operand's shape): operands whose shapes do not broadcast are refused while tracing."""
     # A Python operator keeps Python's meaning (`xs + ys` joins lists, `(2, 2) == shape` is one
     # bool) and is the ufunc's meaning on arrays, so it is the implementation when there is one;
-    # where it raises on Python numbers (1.0 / 0.0), scalar.py gives NumPy's result instead.
-    impl = scalar.OPERATORS.get(name) or next((f for f in extra if f in _PY_OPERATORS), ufunc)
+    # where it raises on Python numbers (1.0 / 0.0), its `scalar` (scalar.py) gives NumPy's result instead.
+    impl = facts.get("scalar") or next((f for f in extra if f in _PY_OPERATORS), ufunc)
     prim = primitive(name, impl, arity=2, differentiable=differentiable, linear=linear,
                      shape_rule=S.elementwise_rule(impl), doc=doc, shape_checked=shape_checked, **facts)
-    scalar_impl = [impl] if name in scalar.OPERATORS else []
+    scalar_impl = [impl] if facts.get("scalar") is not None else []
     if scalar_impl:   # declared below with its signature, after the public names
         unbind_callable(impl)
     stands_for(prim, [ufunc, *extra, *scalar_impl], "x, y, /", "x y")
@@ -143,16 +143,19 @@ mul = _binary("mul", np.multiply, [operator.mul], doc="x * y", spelling="{0} * {
                           functions=("mul", "multiply")))
 mul.shape_rule = _joined_or_repeated(mul.shape_rule, "mul")
 div = _binary("div", np.true_divide, [operator.truediv, np.divide], doc="x / y", spelling="{0} / {1}",
+              scalar=scalar.div,
               fresh=True,
               partials=(lambda g, out, x, y: ops.div(g, y),
                         lambda g, out, x, y: ops.neg(ops.mul(g, ops.div(out, y)))),
               eager=Eager("DivBackward0", {0: (1,), 1: (0, 1, "out")}, "float", recompute_out=True, scalar_slot=True,
                           methods=("__truediv__",), inplace=("div_",)))
 floordiv = _binary("floordiv", np.floor_divide, [operator.floordiv], differentiable=False, doc="x // y",
+                   scalar=scalar.floordiv,
                    spelling="{0} // {1}",
                    eager=Eager(promote="promote", methods=("__floordiv__", "floor_divide"),
                                reflected=("__rfloordiv__",), functions=("floor_divide",)))
 mod = _binary("mod", np.mod, [operator.mod, np.remainder], doc="x % y", spelling="{0} % {1}",
+              scalar=scalar.mod,
               partials=(lambda g, out, x, y: g, lambda g, out, x, y: ops.neg(ops.mul(g, ops.floor(ops.div(x, y))))),
               eager=Eager("RemainderBackward0", {0: (), 1: (0, 1)}, "promote", methods=("__mod__", "remainder"),
                           reflected=("__rmod__",), functions=("remainder",)))
@@ -182,6 +185,7 @@ def _pow_node(operands, params) -> str:
 
 
 pow = _binary("pow", np.power, [operator.pow, builtins.pow, math.pow], doc="x ** y", spelling="{0} ** {1}",
+              scalar=scalar.pow,
               partials=(lambda g, out, x, y: ops.mul(g, _pow_base_partial(x, y)),
                         lambda g, out, x, y: ops.mul(g, _pow_exponent_partial(out, x, y))),
               eager=Eager(_pow_node, {0: (0, 1), 1: (0, "out")}, "promote", methods=("__pow__", "pow"),
@@ -320,6 +324,7 @@ expm1 = _unary("expm1", np.expm1, [math.expm1], doc="exp(x) - 1",
                partials=(lambda g, out, x: ops.mul(g, ops.add(out, 1.0)),),
                eager=_float_function("Expm1Backward0", _READS_OUT, "expm1"))
 sqrt = _unary("sqrt", np.sqrt, [math.sqrt], doc="square root",
+              scalar=scalar.sqrt,
               partials=(lambda g, out, x: ops.div(ops.mul(0.5, g), out),),
               eager=_float_function("SqrtBackward0", _READS_OUT, "sqrt", inplace=("sqrt_",)))
 cbrt = _unary("cbrt", np.cbrt, doc="cube root",
@@ -332,9 +337,11 @@ reciprocal = _unary("reciprocal", np.reciprocal, doc="1 / x",
                     partials=(lambda g, out, x: ops.neg(ops.mul(g, ops.square(out))),),
                     eager=_float_function("ReciprocalBackward0", _READS_OUT, "reciprocal"))
 sin = _unary("sin", np.sin, [math.sin], doc="sine",
+             scalar=scalar.sin,
              partials=(lambda g, out, x: ops.mul(g, ops.cos(x)),),
              eager=_float_function("SinBackward0", _READS_X, "sin", inplace=("sin_",)))
 cos = _unary("cos", np.cos, [math.cos], doc="cosine",
+             scalar=scalar.cos,
              partials=(lambda g, out, x: ops.neg(ops.mul(g, ops.sin(x))),),
              eager=_float_function("CosBackward0", _READS_X, "cos", inplace=("cos_",)))
 tan = _unary("tan", np.tan, [math.tan], doc="tangent",
@@ -389,8 +396,10 @@ trunc = _unary("trunc", np.trunc, differentiable=False, doc="x rounded towards z
 rint = _unary("rint", np.rint, differentiable=False, doc="x rounded to the nearest integer",
               eager=_step("RoundBackward0"))
 isnan = _unary("isnan", np.isnan, [math.isnan], differentiable=False, doc="whether x is NaN",
+               scalar=math.isnan,
                eager=Eager(methods=("isnan",), functions=("isnan",)))
 isfinite = _unary("isfinite", np.isfinite, [math.isfinite], differentiable=False, doc="whether x is finite",
+                  scalar=math.isfinite,
                   eager=Eager(methods=("isfinite",), functions=("isfinite",)))
 real = _unary("real", np.real, view_of_first=True, linear=True, doc="the real part", partials=(lambda g, out, x: g,))
 conj = _unary("conj", np.conjugate, [np.conj], method="conj", linear=True, doc="the complex conjugate",
