@@ -96,6 +96,8 @@ class Primitive:
     view_of_first: bool = False               # the result may share memory with operand 0 (NumPy returns a view)
     shape_checked: bool = False               # NumPy rejects it for its operands' shapes alone: an op whose
     #                                           types say it must fail is refused while tracing
+    fancy_index: bool = False                 # the result is certainly an integer or boolean array: indexing
+    #                                           with it is advanced indexing, which copies (no view)
     fresh: bool = False                       # the result is a new object no other value shares (generated
     #                                           code may update it in place)
     scalar: Callable | None = None            # its function of Python numbers (runtime/scalar.py), which

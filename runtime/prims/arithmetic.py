@@ -396,10 +396,10 @@ trunc = _unary("trunc", np.trunc, differentiable=False, doc="x rounded towards z
 rint = _unary("rint", np.rint, differentiable=False, doc="x rounded to the nearest integer",
               eager=_step("RoundBackward0"))
 isnan = _unary("isnan", np.isnan, [math.isnan], differentiable=False, doc="whether x is NaN",
-               scalar=math.isnan,
+               scalar=math.isnan, fancy_index=True,
                eager=Eager(methods=("isnan",), functions=("isnan",)))
 isfinite = _unary("isfinite", np.isfinite, [math.isfinite], differentiable=False, doc="whether x is finite",
-                  scalar=math.isfinite,
+                  scalar=math.isfinite, fancy_index=True,
                   eager=Eager(methods=("isfinite",), functions=("isfinite",)))
 real = _unary("real", np.real, view_of_first=True, linear=True, doc="the real part", partials=(lambda g, out, x: g,))
 conj = _unary("conj", np.conjugate, [np.conj], method="conj", linear=True, doc="the complex conjugate",
@@ -466,12 +466,16 @@ for (_name, _fn, _ops, _spelling, _quiet, _methods, _functions, _doc) in [
         ("bitor", np.bitwise_or, [operator.or_], "{0} | {1}", False, ("__or__", "__ror__"), (), "x | y"),
         ("bitxor", np.bitwise_xor, [operator.xor], "{0} ^ {1}", False, ("__xor__", "__rxor__"), (), "x ^ y")]:
     # the comparisons (quiet) are checked for shapes while tracing; the logical and bitwise ones,
-    # whose operators also join sets and dicts (`a | b`), are left to NumPy when the code runs
+    # whose operators also join sets and dicts (`a | b`), are left to NumPy when the code runs.
+    # A comparison or logical result indexes as a mask; `&` of Python ints is an int (basic indexing)
     _binary(_name, _fn, _ops, differentiable=False, doc=_doc, spelling=_spelling, shape_checked=_quiet,
+            fancy_index=not _name.startswith("bit"),
             eager=Eager(promote="promote", quiet=_quiet, methods=_methods, functions=_functions))
 logical_not = _unary("logical_not", np.logical_not, differentiable=False, doc="elementwise not x",
+                     fancy_index=True,
                      eager=Eager(methods=("logical_not",), functions=("logical_not",)))
 invert = _unary("invert", np.invert, [operator.invert], differentiable=False, doc="~x (bitwise not)",
+                fancy_index=True,
                 spelling="~{0}", eager=Eager(methods=("__invert__",)))
 not_ = primitive("not", operator.not_, differentiable=False, shape_rule=S.fixed(T.ScalarType("bool")),
                  doc="not x (one Python bool)", spelling="not {0}")

@@ -407,6 +407,7 @@ def _arange_jvp(position: int):
 
 
 arange = primitive("arange", np.arange, arity=None, shape_rule=_arange_rule,
+                   fancy_index=True,
                    doc="evenly spaced values, as np.arange(*bounds)", vjp=_arange_vjp, jvp=_arange_jvp)
 stands_for(arange, [np.arange], "*bounds", "bounds")
 

@@ -92,7 +92,7 @@ make_tuple = primitive("tuple", lambda *xs: xs, arity=None, linear=True,
                        vjp=lambda i: lambda g, out, *xs: ops.or_zeros(ops.getitem(g, i), xs[i]),
                        linear_in="all", reads_containers=True, doc="(a, b, ...)")
 make_list = primitive("list", lambda *xs: builtins.list(xs), arity=None, linear=True,
-                      fresh=True,
+                      fresh=True, fancy_index=True,
                       shape_rule=lambda ts, cs, ps: T.ListType(T.join_all(ts), len(ts)),
                       vjp=make_tuple.vjp, linear_in="all", reads_containers=True, doc="[a, b, ...]")
 

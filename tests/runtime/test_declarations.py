@@ -93,3 +93,9 @@ def test_emits_scalar_tables_are_the_declared_scalar_functions():
             assert getattr(scalar, name) is fn and getattr(emit.FAST_SCALAR, name) is fn.fast
             assert P.lookup_callable(fn).prim is P.PRIMITIVES[name]   # traced again, it is the primitive
     assert set(emit.SCALAR) == set(declared)
+
+
+def test_index_arrays_are_the_primitives_declaring_fancy_index():
+    assert _declaring("fancy_index") == {
+        "list", "lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or", "logical_not", "logical_xor",
+        "invert", "arange", "argmax", "argmin", "isnan", "isfinite"}
