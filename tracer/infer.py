@@ -25,7 +25,8 @@ MAX_SPECIALISATIONS = 8
 
 #: ops that build a container, and the operand their items start at: an item of type `never` (a
 #: variable one path never assigned, kept in a tuple or pushed on a tape) is an item of no type
-#: yet, which later paths' items refine, not a sign that the op is never reached
+#: yet, which later paths' items refine, not a sign that the op is never reached. (The tracer's own
+#: reading of the fixed container builders, which lowering uses for tapes: no NumPy function's fact.)
 ITEMS_FROM = {"tuple": 0, "list": 0, "list_append": 1}
 
 

@@ -285,7 +285,9 @@ def check_argument(fn, name: str, value, path: str = "") -> None:
                        "lists and dicts of them\nconvert it, e.g. np.asarray(x)")
 
 
-#: operations no dict supports: a dict argument reaching one was meant to be an array
+#: operations no dict supports: a dict argument reaching one was meant to be an array. (Python's
+#: arithmetic operators, a fixed set this check names, not a primitive's fact: `|` joins dicts, and
+#: a NumPy function given a dict fails in NumPy with its own message)
 _ARITHMETIC = {"add", "sub", "mul", "div", "floordiv", "mod", "pow", "matmul", "neg", "pos"}
 
 
