@@ -286,8 +286,7 @@ def check_argument(fn, name: str, value, path: str = "") -> None:
 
 
 #: operations no dict supports: a dict argument reaching one was meant to be an array. (Python's
-#: arithmetic operators, a fixed set this check names, not a primitive's fact: `|` joins dicts, and
-#: a NumPy function given a dict fails in NumPy with its own message)
+#: arithmetic operators, a fixed set this check names, not a fact of each primitive: `|` joins dicts)
 _ARITHMETIC = {"add", "sub", "mul", "div", "floordiv", "mod", "pow", "matmul", "neg", "pos"}
 
 
