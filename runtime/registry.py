@@ -93,7 +93,8 @@ class Primitive:
     reads_items: bool = False                 # linear_in: an item it reads of a tangent container may be None
     sequences: Sequences | None = None        # `+`/`*` on lists and tuples (see Sequences)
     # what the tracer and generated code may assume of its result
-    view_of_first: bool = False               # the result may share memory with operand 0 (NumPy returns a view)
+    view_of_first: bool = False               # the result may share memory with operand 0 (NumPy returns a
+    #                                           view; Eager.view is PyTorch's meaning)
     shape_checked: bool = False               # NumPy rejects it for its operands' shapes alone: an op whose
     #                                           types say it must fail is refused while tracing
     fancy_index: bool = False                 # the result is certainly an integer or boolean array: indexing
