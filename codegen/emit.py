@@ -22,6 +22,7 @@ import numpy as np
 from ..runtime import primitives as P
 from ..runtime import scalar
 from ..runtime import types as T
+from ..runtime.registry import declares
 from ..tracer.capture import register_source
 from ..tracer.infer import type_of_operand
 from ..tracer.ir import UNDEF, Function, Literal, Op, Region, Value, producers, use_counts, walk
@@ -48,10 +49,11 @@ def _numpy_names() -> dict:
 
 
 NUMPY = _numpy_names()
-#: primitives computed on Python numbers by runtime/scalar.py: `math` and Python's operators where
-#: they agree with NumPy, NumPy's result (inf, nan, a RuntimeWarning) where they would raise
-SCALAR = {name: f"math.{fn.__name__}" if fn.__module__ == "math" else f"scalar.{name}"
-          for name, fn in scalar.FUNCTIONS.items()}
+#: primitives computed on Python numbers by their declared `scalar` (runtime/scalar.py): `math` and
+#: Python's operators where they agree with NumPy, NumPy's result (inf, nan, a RuntimeWarning) where
+#: they would raise
+SCALAR = {name: f"math.{prim.scalar.__name__}" if prim.scalar.__module__ == "math" else f"scalar.{name}"
+          for name, prim in P.PRIMITIVES.items() if prim.scalar is not None}
 
 
 def _spelled_names() -> set:
@@ -227,7 +229,7 @@ class Emitter:
         """Whether the op at hand may update `x` in place: x is read only there, and it is a fresh
         object this code made (not a view of another array, nor the caller's)."""
         return isinstance(x, Value) and self.uses.get(x, 0) == 1 and x not in self.protected and \
-            x in self.producers and self.producers[x].kind in FRESH
+            x in self.producers and declares(self.producers[x].kind, "fresh")
 
     @property
     def protected(self) -> set:
@@ -353,11 +355,6 @@ def _foldable(region: Region, uses: dict, out: set | None = None) -> set:
     return out
 
 
-#: ops whose result is a new object no other value shares (safe to update in place)
-FRESH = {"zeros_like", "ones_like", "full_like", "zero_cotangent", "zeros", "ones", "full", "empty", "copy",
-         "setitem", "list", "dict", "list_append", "add", "sub", "mul", "div", "neg", "getitem_grad", "to_list"}
-
-
 def _is_array(x) -> bool:
     return isinstance(type_of_operand(x), T.ArrayType)
 
@@ -434,7 +431,8 @@ def emit_function(fn: Function, name: str, files: dict | None = None, doc: str =
 #: `scalar` as the fast variant of generated code sees it: math and Python's operators themselves
 #: (a module: Python looks up a module's attributes fastest)
 FAST_SCALAR = types.ModuleType("wengert.runtime.scalar", "runtime/scalar.py's functions without their fallback")
-FAST_SCALAR.__dict__.update(scalar.FAST)
+FAST_SCALAR.__dict__.update({name: P.PRIMITIVES[name].scalar.fast for name, spelled in SCALAR.items()
+                             if spelled.startswith("scalar.")})
 
 
 def _defined(code, name: str, namespace: dict, **replaced):

@@ -102,6 +102,9 @@ def lower_sum_to(fn: Function) -> bool:
     return changed
 
 
+#: the ops `sink_broadcasts` rewrites around: the pass's own pattern (the arithmetic that derivative
+#: rules put next to broadcast_to), not a fact of each broadcasting primitive; sinking through others
+#: (maximum, pow ...) would be valid too, but would change the code generated today
 _ELEMENTWISE = ("add", "sub", "mul", "div")
 
 

@@ -78,6 +78,7 @@ def _identity(x):
 
 
 stop_gradient_prim = P.primitive("stop_gradient", _identity, differentiable=False, shape_rule=P._same_as(0),
+                                 view_of_first=True,
                                  doc="x itself, through which no gradient flows")
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import operator
 
-from . import calculus, scalar
+from . import calculus
 from .prims import arithmetic, arrays, cotangents, linalg, python, reductions
 from .prims.arrays import _index, _sum_to  # noqa: F401  (the tracer folds constant indexing with _index)
 from .registry import (METHODS, MUTATING_METHODS, NOVALUE, OPERATORS, PRIMITIVES, PROPERTIES,  # noqa: F401
@@ -25,10 +25,10 @@ for _module in GROUPS:
 
 
 # generated code calls scalar.<name> on Python numbers: traced again (second order), it is the primitive
-for _name, _fn in scalar.FUNCTIONS.items():
-    if lookup_callable(_fn) is None:
-        stands_for(PRIMITIVES[_name], [_fn], "x, y, /" if PRIMITIVES[_name].arity == 2 else "x, /",
-                   "x y" if PRIMITIVES[_name].arity == 2 else "x")
+for _prim in [p for p in PRIMITIVES.values() if p.scalar is not None]:
+    if lookup_callable(_prim.scalar) is None:
+        stands_for(_prim, [_prim.scalar], "x, y, /" if _prim.arity == 2 else "x, /",
+                   "x y" if _prim.arity == 2 else "x")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -92,6 +92,17 @@ class Primitive:
     joins_pieces: bool = False                # it joins a list of arrays (np.concatenate, np.stack ...)
     reads_items: bool = False                 # linear_in: an item it reads of a tangent container may be None
     sequences: Sequences | None = None        # `+`/`*` on lists and tuples (see Sequences)
+    # what the tracer and generated code may assume of its result
+    view_of_first: bool = False               # the result may share memory with operand 0 (NumPy returns a
+    #                                           view; Eager.view is PyTorch's meaning)
+    shape_checked: bool = False               # NumPy rejects it for its operands' shapes alone: an op whose
+    #                                           types say it must fail is refused while tracing
+    fancy_index: bool = False                 # the result is certainly an integer or boolean array: indexing
+    #                                           with it is advanced indexing, which copies (no view)
+    fresh: bool = False                       # the result is a new object no other value shares (generated
+    #                                           code may update it in place)
+    scalar: Callable | None = None            # its function of Python numbers (runtime/scalar.py), which
+    #                                           generated code calls where no operand is an array
     # generated code and the eager Tensor
     spelling: str | Callable | None = None    # how generated code writes it (see codegen/emit.py)
     eager: Eager = Eager()
@@ -129,6 +140,14 @@ class _NoValue:
 NOVALUE = _NoValue()
 
 PRIMITIVES: dict[str, Primitive] = {}
+
+
+def declares(kind: str, fact: str) -> bool:
+    """Whether the op `kind` is a primitive whose declaration sets `fact` (a field of Primitive);
+    False for the IR's own ops (`if`, `for`, `call` ...). Read when asked, so that primitives
+    declared later (custom_vjp, stop_gradient) count too."""
+    prim = PRIMITIVES.get(kind)
+    return prim is not None and bool(getattr(prim, fact))
 
 
 def primitive(name: str, impl: Callable, **kw) -> Primitive:

@@ -64,21 +64,17 @@ def _unary(math_fn, ufunc):
     return fn
 
 
-#: primitive name -> a function of Python numbers with the primitive's NumPy semantics. math is
-#: used only where it computes NumPy's float64 value bit for bit: sqrt (correctly rounded in both),
-#: sin and cos (NumPy's float64 loops call the C library's sin/cos, as math does: NumPy reverted
-#: their SIMD versions for precision; tests/codegen/test_scalar_semantics.py checks it). NumPy's
-#: exp, log, tanh, arctan ... are its own SIMD code, which differs from math's in the last bit.
-FUNCTIONS = {"sqrt": _unary(math.sqrt, np.sqrt), "sin": _unary(math.sin, np.sin), "cos": _unary(math.cos, np.cos),
-             "isnan": math.isnan, "isfinite": math.isfinite}
-#: primitive name -> Python's operator on Python numbers (on arrays, NumPy's), NumPy's result where it raises
-OPERATORS = {"div": div, "floordiv": floordiv, "mod": mod, "pow": pow}
-FUNCTIONS.update(OPERATORS)
-globals().update({name: fn for name, fn in FUNCTIONS.items() if fn.__module__ == __name__})
+# math is used only where it computes NumPy's float64 value bit for bit: sqrt (correctly rounded in
+# both), sin and cos (NumPy's float64 loops call the C library's sin/cos, as math does: NumPy
+# reverted their SIMD versions for precision; tests/codegen/test_scalar_semantics.py checks it).
+# NumPy's exp, log, tanh, arctan ... are its own SIMD code, which differs from math's in the last bit.
+# Each primitive names its function here in its declaration (`scalar=`, see registry.Primitive).
+sqrt = _unary(math.sqrt, np.sqrt)
+sin = _unary(math.sin, np.sin)
+cos = _unary(math.cos, np.cos)
 
 #: the exceptions after which generated code is run again with the wrappers above
 RAISES = _RAISES
-#: what the fast variant of generated code calls instead of the wrappers: each wrapper's own first
-#: try, without the fallback (pow keeps its check: Python's ** makes a complex number, it does not raise)
+# what the fast variant of generated code calls instead of a wrapper is its `fast`: its own first
+# try, without the fallback (pow keeps its check: Python's ** makes a complex number, it does not raise)
 pow.fast = pow
-FAST = {name: fn.fast for name, fn in FUNCTIONS.items() if fn.__module__ == __name__}

@@ -6,12 +6,16 @@ from __future__ import annotations
 import dataclasses
 
 from ..runtime import primitives as P
+from ..runtime.registry import declares
 from .errors import TraceError, error_at
 from .ir import Literal, Op, Value
 
-#: ops whose result may share memory with their first operand (a NumPy view)
-VIEW_KINDS = frozenset({"transpose", "swapaxes", "moveaxis", "reshape", "ravel", "expand_dims", "squeeze",
-                        "broadcast_to", "flip", "diag", "real", "asarray", "stop_gradient"})
+# What a primitive's result may share with its operands as an array (a view, an index array) is
+# declared with the primitive (registry.Primitive: view_of_first, fancy_index). The tables below
+# are Python's meaning of the fixed set of container primitives (runtime/prims/python.py, and
+# `x[i] = v`): how lists, tuples and dicts hold and update objects, this alias graph's own model,
+# which no NumPy function shares (a NumPy function never holds or updates its operands).
+
 #: ops whose result is the same object as their first operand, updated (`xs.append(v)`, `x[i] = v`)
 VERSION_KINDS = frozenset({"setitem", "list_append", "list_extend", "list_insert", "list_pop"})
 #: ops that build a container holding (some of) their operands; position -> held operand
@@ -23,10 +27,6 @@ ELEMENT_KINDS = frozenset({"unpack", "dict_get"})
 SHALLOW_KINDS = frozenset({"to_list", "to_tuple", "reversed", "zip", "enumerate", "dict_values", "dict_items"})
 CONTAINER_KINDS = BUILDERS | SHALLOW_KINDS | {"list_append", "list_extend", "list_insert", "list_pop",
                                                "dict_from_values"}
-#: index operands made by these ops are arrays (fancy or boolean indexing copies)
-FANCY_INDEX_KINDS = frozenset({"list", "lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or",
-                               "logical_not", "logical_xor", "invert", "arange", "argmax", "argmin",
-                               "isnan", "isfinite"})
 
 _CANNOT = "wengert cannot follow an in-place update through an alias"
 
@@ -74,7 +74,7 @@ class Aliases:
         for r in op.results:
             self.defs[id(r)] = op
         kind, ops, res = op.kind, op.operands, op.results
-        if kind in VIEW_KINDS:
+        if declares(kind, "view_of_first"):   # a NumPy view of operand 0 (registry.Primitive)
             self._link(res[0], ops[0], "view", op)
         elif kind == "getitem":
             if self.is_list(ops[0]) and len(ops) == 2 and self._slice(ops[1]):   # xs[a:b]: a new list
@@ -150,7 +150,7 @@ class Aliases:
 
     def _fancy(self, index: list) -> bool:
         """Whether an index is certainly an array (NumPy copies then)."""
-        return any(isinstance(i, Value) and getattr(self.defs.get(id(i)), "kind", None) in FANCY_INDEX_KINDS
+        return any(isinstance(i, Value) and id(i) in self.defs and declares(self.defs[id(i)].kind, "fancy_index")
                    for i in index)
 
     def _container_def(self, x):

@@ -23,20 +23,10 @@ MAX_ROUNDS = 6
 #: join of their argument types (recursion on ever smaller arrays ends there)
 MAX_SPECIALISATIONS = 8
 
-#: primitives NumPy rejects for the shapes of their operands alone: an op of these whose types
-#: say it must fail is refused while tracing, with NumPy's message, at the user's line
-SHAPE_CHECKED = frozenset({
-    "add", "sub", "mul", "div", "floordiv", "mod", "pow", "maximum", "minimum", "arctan2", "hypot",
-    "logaddexp", "lt", "le", "gt", "ge", "eq", "ne", "where", "clip", "matmul", "dot", "inner", "outer",
-    "tensordot", "einsum", "concatenate", "stack", "hstack", "vstack", "reshape", "getitem", "broadcast_to",
-    "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze"})
-
-
-SEQUENCE_OPS = frozenset({"concatenate", "stack", "hstack", "vstack"})
-
 #: ops that build a container, and the operand their items start at: an item of type `never` (a
 #: variable one path never assigned, kept in a tuple or pushed on a tape) is an item of no type
-#: yet, which later paths' items refine, not a sign that the op is never reached
+#: yet, which later paths' items refine, not a sign that the op is never reached. (The tracer's own
+#: reading of the fixed container builders, which lowering uses for tapes: no NumPy function's fact.)
 ITEMS_FROM = {"tuple": 0, "list": 0, "list_append": 1}
 
 
@@ -201,10 +191,12 @@ class _Inference:
         else:
             prim = P.PRIMITIVES[op.kind]
             consts, params = [_const(x) for x in op.operands], {**prim.params, **op.params}
-            if op.kind in SEQUENCE_OPS and op.operands[0] in self.list_items:
+            if prim.joins_pieces and op.operands[0] in self.list_items:
                 ins = [T.TupleType(self.list_items[op.operands[0]])]   # each item's own shape
             out = prim.infer(ins, consts, params)
-            if op.kind in SHAPE_CHECKED and not self.conditional and all(t == T.UNKNOWN for t in out):
+            # an op NumPy rejects for its operands' shapes alone (declared `shape_checked`) is refused
+            # here, with NumPy's message, at the user's line, when its types say it must fail
+            if prim.shape_checked and not self.conditional and all(t == T.UNKNOWN for t in out):
                 problem = _shape_problem(prim, ins, consts, params)
                 if problem is not None:
                     raise self.mismatch(op, ins, problem)
@@ -325,7 +317,7 @@ class _Inference:
     def mismatch(self, op: Op, ins: list, problem: str) -> ShapeMismatchError:
         """The located refusal of `op`, whose operands of types `ins` NumPy rejects with `problem`."""
         described = ", ".join(_describe(x, t) for x, t in zip(op.operands, ins))
-        if op.kind in SEQUENCE_OPS and op.operands[0] in self.list_items:   # `[a, b]` as written
+        if P.PRIMITIVES[op.kind].joins_pieces and op.operands[0] in self.list_items:   # `[a, b]` as written
             described = "[" + ", ".join(t.text() for t in self.list_items[op.operands[0]]) + "]"
         message = f"`{op.kind}` of {described}: {problem.strip()}"
         hint = ("the shapes come from the arguments the function is called with: check them, or reshape or "

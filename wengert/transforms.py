@@ -285,7 +285,8 @@ def check_argument(fn, name: str, value, path: str = "") -> None:
                        "lists and dicts of them\nconvert it, e.g. np.asarray(x)")
 
 
-#: operations no dict supports: a dict argument reaching one was meant to be an array
+#: operations no dict supports: a dict argument reaching one was meant to be an array. (Python's
+#: arithmetic operators, a fixed set this check names, not a fact of each primitive: `|` joins dicts)
 _ARITHMETIC = {"add", "sub", "mul", "div", "floordiv", "mod", "pow", "matmul", "neg", "pos"}
 
 

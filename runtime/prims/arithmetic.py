@@ -43,16 +43,16 @@ def _unary(name, ufunc, extra=(), method=None, differentiable=True, linear=False
     return prim
 
 
-def _binary(name, ufunc, extra=(), differentiable=True, linear=False, doc="", **facts):
+def _binary(name, ufunc, extra=(), differentiable=True, linear=False, doc="", shape_checked=True, **facts):
     """An elementwise primitive of two operands that broadcast (`partials` are summed down to each
-    operand's shape)."""
+    operand's shape): operands whose shapes do not broadcast are refused while tracing."""
     # A Python operator keeps Python's meaning (`xs + ys` joins lists, `(2, 2) == shape` is one
     # bool) and is the ufunc's meaning on arrays, so it is the implementation when there is one;
-    # where it raises on Python numbers (1.0 / 0.0), scalar.py gives NumPy's result instead.
-    impl = scalar.OPERATORS.get(name) or next((f for f in extra if f in _PY_OPERATORS), ufunc)
+    # where it raises on Python numbers (1.0 / 0.0), its `scalar` (scalar.py) gives NumPy's result instead.
+    impl = facts.get("scalar") or next((f for f in extra if f in _PY_OPERATORS), ufunc)
     prim = primitive(name, impl, arity=2, differentiable=differentiable, linear=linear,
-                     shape_rule=S.elementwise_rule(impl), doc=doc, **facts)
-    scalar_impl = [impl] if name in scalar.OPERATORS else []
+                     shape_rule=S.elementwise_rule(impl), doc=doc, shape_checked=shape_checked, **facts)
+    scalar_impl = [impl] if facts.get("scalar") is not None else []
     if scalar_impl:   # declared below with its signature, after the public names
         unbind_callable(impl)
     stands_for(prim, [ufunc, *extra, *scalar_impl], "x, y, /", "x y")
@@ -112,11 +112,13 @@ def _part_of_join(position: int) -> Callable:
 
 
 add = _binary("add", np.add, [operator.add], linear=True, doc="x + y", spelling="{0} + {1}",
+              fresh=True,
               partials=(lambda g, out, x, y: g, lambda g, out, x, y: g),
               sequences=Sequences(lambda x, y: _joins(x, y) is not False, (_part_of_join(0), _part_of_join(1))),
               eager=Eager("AddBackward0", NOTHING, "promote", scalar_slot=True, methods=("__add__", "__radd__")))
 add.shape_rule = _joined_or_repeated(add.shape_rule, "add")
 sub = _binary("sub", np.subtract, [operator.sub], linear=True, doc="x - y", spelling="{0} - {1}",
+              fresh=True,
               partials=(lambda g, out, x, y: g, lambda g, out, x, y: ops.neg(g)),
               eager=Eager(lambda operands, params: "SubBackward0" if is_tensor(operands[0]) else "RsubBackward1",
                           NOTHING, "promote", scalar_slot=True, methods=("__sub__",), reflected=("__rsub__",)))
@@ -132,6 +134,7 @@ def _repeats(x, y) -> bool:
 
 
 mul = _binary("mul", np.multiply, [operator.mul], doc="x * y", spelling="{0} * {1}",
+              fresh=True,
               partials=(lambda g, out, x, y: ops.mul(g, y), lambda g, out, x, y: ops.mul(g, x)),
               sequences=Sequences(_repeats, (lambda g, out, x, y: ops.unrepeat(g, x) if is_container(x) else None,
                                              lambda g, out, x, y: ops.unrepeat(g, y) if is_container(y) else None)),
@@ -140,15 +143,19 @@ mul = _binary("mul", np.multiply, [operator.mul], doc="x * y", spelling="{0} * {
                           functions=("mul", "multiply")))
 mul.shape_rule = _joined_or_repeated(mul.shape_rule, "mul")
 div = _binary("div", np.true_divide, [operator.truediv, np.divide], doc="x / y", spelling="{0} / {1}",
+              scalar=scalar.div,
+              fresh=True,
               partials=(lambda g, out, x, y: ops.div(g, y),
                         lambda g, out, x, y: ops.neg(ops.mul(g, ops.div(out, y)))),
               eager=Eager("DivBackward0", {0: (1,), 1: (0, 1, "out")}, "float", recompute_out=True, scalar_slot=True,
                           methods=("__truediv__",), inplace=("div_",)))
 floordiv = _binary("floordiv", np.floor_divide, [operator.floordiv], differentiable=False, doc="x // y",
+                   scalar=scalar.floordiv,
                    spelling="{0} // {1}",
                    eager=Eager(promote="promote", methods=("__floordiv__", "floor_divide"),
                                reflected=("__rfloordiv__",), functions=("floor_divide",)))
 mod = _binary("mod", np.mod, [operator.mod, np.remainder], doc="x % y", spelling="{0} % {1}",
+              scalar=scalar.mod,
               partials=(lambda g, out, x, y: g, lambda g, out, x, y: ops.neg(ops.mul(g, ops.floor(ops.div(x, y))))),
               eager=Eager("RemainderBackward0", {0: (), 1: (0, 1)}, "promote", methods=("__mod__", "remainder"),
                           reflected=("__rmod__",), functions=("remainder",)))
@@ -178,6 +185,7 @@ def _pow_node(operands, params) -> str:
 
 
 pow = _binary("pow", np.power, [operator.pow, builtins.pow, math.pow], doc="x ** y", spelling="{0} ** {1}",
+              scalar=scalar.pow,
               partials=(lambda g, out, x, y: ops.mul(g, _pow_base_partial(x, y)),
                         lambda g, out, x, y: ops.mul(g, _pow_exponent_partial(out, x, y))),
               eager=Eager(_pow_node, {0: (0, 1), 1: (0, "out")}, "promote", methods=("__pow__", "pow"),
@@ -224,11 +232,13 @@ def _matmul_node(operands, params) -> str:
 
 
 matmul = primitive("matmul", operator.matmul, arity=2, shape_rule=S.matmul_rule, doc="x @ y", spelling="{0} @ {1}",
+                   shape_checked=True,
                    vjp=(_matmul_x, _matmul_y),
                    jvp=(lambda t, out, x, y: ops.matmul(t, y), lambda t, out, x, y: ops.matmul(x, t)),   # bilinear
                    eager=Eager(_matmul_node, {0: (1,), 1: (0,)}))
 stands_for(matmul, [np.matmul, operator.matmul], "x, y, /", "x y")
 neg = _unary("neg", np.negative, [operator.neg], linear=True, doc="-x", spelling="-{0}",
+             fresh=True,
              partials=(lambda g, out, x: ops.neg(g),),
              eager=Eager("NegBackward0", NOTHING, quiet=True, methods=("__neg__", "neg", "negative"), inplace=("neg_",),
                          functions=("neg", "negative")))
@@ -321,6 +331,7 @@ expm1 = _unary("expm1", np.expm1, [math.expm1], doc="exp(x) - 1",
                partials=(lambda g, out, x: ops.mul(g, ops.add(out, 1.0)),),
                eager=_float_function("Expm1Backward0", _READS_OUT, "expm1"))
 sqrt = _unary("sqrt", np.sqrt, [math.sqrt], doc="square root",
+              scalar=scalar.sqrt,
               partials=(lambda g, out, x: ops.div(ops.mul(0.5, g), out),),
               eager=_float_function("SqrtBackward0", _READS_OUT, "sqrt", inplace=("sqrt_",)))
 cbrt = _unary("cbrt", np.cbrt, doc="cube root",
@@ -333,9 +344,11 @@ reciprocal = _unary("reciprocal", np.reciprocal, doc="1 / x",
                     partials=(lambda g, out, x: ops.neg(ops.mul(g, ops.square(out))),),
                     eager=_float_function("ReciprocalBackward0", _READS_OUT, "reciprocal"))
 sin = _unary("sin", np.sin, [math.sin], doc="sine",
+             scalar=scalar.sin,
              partials=(lambda g, out, x: ops.mul(g, ops.cos(x)),),
              eager=_float_function("SinBackward0", _READS_X, "sin", inplace=("sin_",)))
 cos = _unary("cos", np.cos, [math.cos], doc="cosine",
+             scalar=scalar.cos,
              partials=(lambda g, out, x: ops.neg(ops.mul(g, ops.sin(x))),),
              eager=_float_function("CosBackward0", _READS_X, "cos", inplace=("cos_",)))
 tan = _unary("tan", np.tan, [math.tan], doc="tangent",
@@ -390,10 +403,12 @@ trunc = _unary("trunc", np.trunc, differentiable=False, doc="x rounded towards z
 rint = _unary("rint", np.rint, differentiable=False, doc="x rounded to the nearest integer",
               eager=_step("RoundBackward0"))
 isnan = _unary("isnan", np.isnan, [math.isnan], differentiable=False, doc="whether x is NaN",
+               scalar=math.isnan, fancy_index=True,
                eager=Eager(methods=("isnan",), functions=("isnan",)))
 isfinite = _unary("isfinite", np.isfinite, [math.isfinite], differentiable=False, doc="whether x is finite",
+                  scalar=math.isfinite, fancy_index=True,
                   eager=Eager(methods=("isfinite",), functions=("isfinite",)))
-real = _unary("real", np.real, linear=True, doc="the real part", partials=(lambda g, out, x: g,))
+real = _unary("real", np.real, view_of_first=True, linear=True, doc="the real part", partials=(lambda g, out, x: g,))
 conj = _unary("conj", np.conjugate, [np.conj], method="conj", linear=True, doc="the complex conjugate",
               partials=(lambda g, out, x: ops.conj(g),))
 round_ = primitive("round", np.round, params={"decimals": 0}, differentiable=False,
@@ -404,6 +419,7 @@ py_round = primitive("py_round", _py_round, arity=None, differentiable=False,
                      shape_rule=S.evaluating(_py_round), doc="builtins.round(x, ndigits)", spelling="round({args})")
 stands_for(py_round, [builtins.round], "x, ndigits=None", "x ndigits")
 where = primitive("where", np.where, arity=3, shape_rule=S.elementwise_rule(np.where),
+                  shape_checked=True,
                   doc="elementwise select; differentiable in x and y",
                   partials=(None, lambda g, out, c, x, y: ops.where(c, g, 0.0),
                             lambda g, out, c, x, y: ops.where(c, 0.0, g)),
@@ -425,6 +441,7 @@ def _clip_x(g, out, x, lo, hi):
 
 
 clip = primitive("clip", np.clip, arity=3, shape_rule=S.elementwise_rule(np.clip), doc="x limited to [a_min, a_max]",
+                 shape_checked=True,
                  partials=(_clip_x,
                            lambda g, out, x, lo, hi: None if lo is None else ops.where(ops.lt(x, lo), g, 0.0),
                            lambda g, out, x, lo, hi: None if hi is None else ops.where(ops.gt(x, hi), g, 0.0)),
@@ -455,11 +472,17 @@ for (_name, _fn, _ops, _spelling, _quiet, _methods, _functions, _doc) in [
         ("bitand", np.bitwise_and, [operator.and_], "{0} & {1}", False, ("__and__", "__rand__"), (), "x & y"),
         ("bitor", np.bitwise_or, [operator.or_], "{0} | {1}", False, ("__or__", "__ror__"), (), "x | y"),
         ("bitxor", np.bitwise_xor, [operator.xor], "{0} ^ {1}", False, ("__xor__", "__rxor__"), (), "x ^ y")]:
-    _binary(_name, _fn, _ops, differentiable=False, doc=_doc, spelling=_spelling,
+    # the comparisons (quiet) are checked for shapes while tracing; the logical and bitwise ones,
+    # whose operators also join sets and dicts (`a | b`), are left to NumPy when the code runs.
+    # A comparison or logical result indexes as a mask; `&` of Python ints is an int (basic indexing)
+    _binary(_name, _fn, _ops, differentiable=False, doc=_doc, spelling=_spelling, shape_checked=_quiet,
+            fancy_index=not _name.startswith("bit"),
             eager=Eager(promote="promote", quiet=_quiet, methods=_methods, functions=_functions))
 logical_not = _unary("logical_not", np.logical_not, differentiable=False, doc="elementwise not x",
+                     fancy_index=True,
                      eager=Eager(methods=("logical_not",), functions=("logical_not",)))
 invert = _unary("invert", np.invert, [operator.invert], differentiable=False, doc="~x (bitwise not)",
+                fancy_index=True,
                 spelling="~{0}", eager=Eager(methods=("__invert__",)))
 not_ = primitive("not", operator.not_, differentiable=False, shape_rule=S.fixed(T.ScalarType("bool")),
                  doc="not x (one Python bool)", spelling="not {0}")

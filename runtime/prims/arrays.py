@@ -103,6 +103,7 @@ def _reshaped_back(g, out, x, *rest, **params):
 
 
 transpose = primitive("transpose", np.transpose, params={"axes": None}, linear=True, shape_rule=_transpose_rule,
+                      view_of_first=True, shape_checked=True,
                       doc="permute the axes (reverse them when `axes` is None)", linear_in=(0,),
                       vjp=(lambda g, out, x, axes=None: ops.transpose(
                           g, axes=None if axes is None else _inverse_permutation(tuple(a % len(axes) for a in axes))),),
@@ -110,31 +111,37 @@ transpose = primitive("transpose", np.transpose, params={"axes": None}, linear=T
 stands_for(transpose, [np.transpose], "x, axes=None", "x", "axes")
 METHODS["transpose"] = Binding(transpose, _signature("x, *axes"), ("x",), ("axes",))
 swapaxes = primitive("swapaxes", np.swapaxes, params={"axis1": None, "axis2": None}, linear=True,
+                     view_of_first=True, shape_checked=True,
                      shape_rule=_swapaxes_rule, doc="exchange two axes", linear_in=(0,),
                      vjp=(lambda g, out, x, axis1=None, axis2=None: ops.swapaxes(g, axis1=axis1, axis2=axis2),),
                      eager=_view("TransposeBackward0"))
 stands_for(swapaxes, [np.swapaxes], "x, axis1, axis2", "x", "axis1 axis2", method="swapaxes")
 moveaxis = primitive("moveaxis", np.moveaxis, params={"source": None, "destination": None}, linear=True,
+                     view_of_first=True, shape_checked=True,
                      shape_rule=S.evaluating(np.moveaxis), doc="move axes to new positions", linear_in=(0,),
                      vjp=(lambda g, out, x, source=None, destination=None:
                           ops.moveaxis(g, source=destination, destination=source),),
                      eager=_view("PermuteBackward0"))
 stands_for(moveaxis, [np.moveaxis], "x, source, destination", "x", "source destination")
 reshape = primitive("reshape", _reshape, arity=2, linear=True, shape_rule=S.evaluating(_reshape),
+                    view_of_first=True, shape_checked=True,
                     doc="reshape to a shape given as a tuple operand (it may be computed)", linear_in=(0,),
                     vjp=(_reshaped_back,),
                     eager=_view("ViewBackward0", structural=(1,)))
 stands_for(reshape, [np.reshape], "x, shape", "x shape")
 METHODS["reshape"] = Binding(reshape, _signature("x, *shape"), ("x", "shape"), ())
 ravel = primitive("ravel", np.ravel, linear=True, shape_rule=S.evaluating(np.ravel), doc="flatten to 1-D",
+                  view_of_first=True,
                   linear_in=(0,), vjp=(_reshaped_back,), eager=_view("ViewBackward0"))
 stands_for(ravel, [np.ravel], "x, /", "x", method="ravel")
 METHODS["flatten"] = METHODS["ravel"]
 expand_dims = primitive("expand_dims", np.expand_dims, params={"axis": None}, linear=True,
+                        view_of_first=True, shape_checked=True,
                         shape_rule=S.evaluating(np.expand_dims), doc="insert an axis of length 1", linear_in=(0,),
                         vjp=(_reshaped_back,), eager=_view("UnsqueezeBackward0"))
 stands_for(expand_dims, [np.expand_dims], "x, axis", "x", "axis")
 squeeze = primitive("squeeze", np.squeeze, params={"axis": None}, linear=True, shape_rule=S.evaluating(np.squeeze),
+                    view_of_first=True, shape_checked=True,
                     doc="remove axes of length 1", linear_in=(0,), vjp=(_reshaped_back,),
                     eager=_view(lambda operands, params:
                                 "SqueezeBackward0" if params.get("axis") is None else "SqueezeBackward1"))
@@ -154,6 +161,7 @@ def _to_shape_rule(types, consts, params):
 
 
 broadcast_to = primitive("broadcast_to", np.broadcast_to, arity=2, linear=True, shape_rule=_to_shape_rule,
+                         view_of_first=True, shape_checked=True,
                          doc="broadcast x to a shape", linear_in=(0,),
                          vjp=(lambda g, out, x, shape_: unbroadcast(g, x),),
                          eager=_view("ExpandBackward0", structural=(1,)))
@@ -165,12 +173,14 @@ sum_to = primitive("sum_to", _sum_to, arity=2, linear=True, shape_rule=_to_shape
 
 # joining pieces: the cotangent splits back the way they were joined
 concatenate = primitive("concatenate", _concatenate, params={"axis": 0}, linear=True,
+                        shape_checked=True,
                         shape_rule=lambda ts, cs, ps: S.sequence_rule(ts, cs, ps, _concatenate, "concatenate"),
                         doc="operand: a list or tuple of arrays", linear_in=(0,), joins_pieces=True,
                         vjp=(lambda g, out, seq, axis=0: ops.unconcatenate(g, seq, axis=axis, mode="concatenate"),),
                         eager=Eager(node="CatBackward0", saves=NOTHING, quiet=True))
 stands_for(concatenate, [np.concatenate], "seq, axis=0", "seq", "axis")
 stack = primitive("stack", _stack, params={"axis": 0}, linear=True,
+                  shape_checked=True,
                   shape_rule=lambda ts, cs, ps: S.sequence_rule(ts, cs, ps, _stack, "stack"),
                   doc="join a sequence of arrays along a new axis", linear_in=(0,), joins_pieces=True,
                   vjp=(lambda g, out, seq, axis=0: ops.unstack(g, axis=axis),),
@@ -183,6 +193,7 @@ for _name, _fn, _doc in [("hstack", np.hstack, "join a sequence of arrays horizo
     _p = primitive(_name, _impl, linear=True,
                    shape_rule=(lambda impl, mode: lambda ts, cs, ps: S.sequence_rule(ts, cs, ps, impl, mode))(
                        _impl, _name), doc=_doc, linear_in=(0,), joins_pieces=True,
+                   shape_checked=_name != "column_stack",
                    vjp=((lambda mode: lambda g, out, seq: ops.unconcatenate(g, seq, mode=mode))(_name),),
                    eager=Eager(node="CatBackward0", saves=NOTHING))
     stands_for(_p, [_fn], "seq, /", "seq")
@@ -208,6 +219,7 @@ def _getitem_name(operands, params) -> str:
 
 
 getitem = primitive("getitem", _getitem, arity=None, linear=True, shape_rule=S.getitem_rule,
+                    shape_checked=True,
                     doc="x[i]; several index operands make a tuple index", linear_in=(0,),
                     reads_containers=True, reads_items=True,
                     vjp=lambda i: (lambda g, out, x, *index: ops.getitem_grad(g, x, *index)) if i == 0 else None,
@@ -226,6 +238,7 @@ def _written_cotangent(g, x, value, *index):
 
 
 setitem = primitive("setitem", _setitem, arity=None, shape_rule=lambda ts, cs, ps: S.setitem_rule(ts, cs),
+                    fresh=True,
                     doc="a copy of x with x[index] = value (functional update)", linear_in=(0, 1),
                     reads_containers=True,
                     vjp=lambda i: {
@@ -248,6 +261,7 @@ def _negate(shift):
 
 
 flip = primitive("flip", np.flip, params={"axis": None}, linear=True, shape_rule=S.evaluating(np.flip),
+                 view_of_first=True,
                  doc="reverse the order of elements along `axis`", linear_in=(0,),
                  vjp=(lambda g, out, x, axis=None: ops.flip(g, axis=axis),),
                  eager=Eager(node="FlipBackward0", saves=NOTHING, quiet=True))
@@ -266,6 +280,7 @@ triu = primitive("triu", np.triu, params={"k": 0}, linear=True, shape_rule=S.sam
                  eager=Eager(node="TriuBackward0", saves=NOTHING, quiet=True))
 stands_for(triu, [np.triu], "x, k=0", "x", "k")
 diag = primitive("diag", np.diag, params={"k": 0}, linear=True, shape_rule=S.evaluating(np.diag),
+                 view_of_first=True,
                  doc="extract a diagonal or build a diagonal array", linear_in=(0,),
                  vjp=(lambda g, out, x, k=0: ops.diag(g, k=k),),   # square matrices: diag is its own adjoint
                  eager=Eager(node=lambda operands, params: "DiagEmbedBackward0" if np.ndim(data_of(operands[0])) == 1
@@ -283,10 +298,12 @@ def _copy(x):
 
 
 copy = primitive("copy", _copy, linear=True, shape_rule=S.same_as(0), doc="a copy", reads_containers=True,
+                 fresh=True,
                  partials=(lambda g, out, x: g,), spelling="{0}.copy()",
                  eager=Eager(node="CloneBackward0", saves=NOTHING, quiet=True))
 stands_for(copy, [np.copy], "x, /", "x", method="copy")
 asarray = primitive("asarray", np.asarray, params={"dtype": None}, linear=True,
+                    view_of_first=True,
                     shape_rule=lambda ts, cs, ps: T.type_of(np.asarray(*[S.dummy(t, c, scalars=True)
                                                                          for t, c in zip(ts, cs)], **ps)),
                     doc="convert to an array", partials=(lambda g, out, x, dtype=None: g,),
@@ -325,13 +342,16 @@ METHODS["item"] = Binding(item, _signature("x"), ("x",), ())
 # ---------------------------------------------------------------------------------------------
 
 zeros_like = primitive("zeros_like", np.zeros_like, differentiable=False, shape_rule=S.same_as(0),
+                       fresh=True,
                        doc="zeros of x's shape and dtype",
                        eager=Eager(node="ZeroBackward0", saves=NOTHING, quiet=True, zero_gradient=True))
 stands_for(zeros_like, [np.zeros_like], "x, /", "x")
 ones_like = primitive("ones_like", np.ones_like, differentiable=False, shape_rule=S.same_as(0),
+                      fresh=True,
                       doc="ones of x's shape and dtype")
 stands_for(ones_like, [np.ones_like], "x, /", "x")
 full_like = primitive("full_like", np.full_like, arity=2, linear=True, shape_rule=S.same_as(0),
+                      fresh=True,
                       doc="fill_value in x's shape and dtype", linear_in=(1,),
                       vjp=(None, lambda g, out, x, fill: unbroadcast(g, fill)),
                       eager=Eager(node="FillBackward0", saves=NOTHING, quiet=True, zero_gradient=True))
@@ -339,11 +359,12 @@ stands_for(full_like, [np.full_like], "x, fill_value, /", "x fill_value")
 for _name, _fn, _doc in [("zeros", np.zeros, "an array of zeros"), ("ones", np.ones, "an array of ones"),
                          ("empty", np.zeros, "an array of the shape (filled with zeros)")]:
     _p = primitive(_name, (lambda fn: lambda shape, dtype=None: fn(shape, dtype=dtype))(_fn),
-                   params={"dtype": None}, differentiable=False,
+                   params={"dtype": None}, differentiable=False, fresh=True,
                    shape_rule=S.evaluating((lambda fn: lambda shape, dtype=None: fn(shape, dtype=dtype))(_fn)),
                    doc=_doc)
     stands_for(_p, [getattr(np, _name)], "shape, dtype=None", "shape", "dtype")
 full = primitive("full", lambda shape, fill, dtype=None: np.full(shape, fill, dtype=dtype), arity=2,
+                 fresh=True,
                  params={"dtype": None}, linear=True,
                  shape_rule=S.evaluating(lambda shape, fill, dtype=None: np.full(shape, fill, dtype=dtype)),
                  doc="an array filled with fill_value", linear_in=(1,),
@@ -386,6 +407,7 @@ def _arange_jvp(position: int):
 
 
 arange = primitive("arange", np.arange, arity=None, shape_rule=_arange_rule,
+                   fancy_index=True,
                    doc="evenly spaced values, as np.arange(*bounds)", vjp=_arange_vjp, jvp=_arange_jvp)
 stands_for(arange, [np.arange], "*bounds", "bounds")
 

@@ -170,6 +170,7 @@ def _zero_cotangent(x):
 
 
 zero_cotangent = primitive("zero_cotangent", _zero_cotangent, differentiable=False, shape_rule=S.same_as(0),
+                           fresh=True,
                            doc="a zero cotangent shaped like x (None items for containers)")
 
 
@@ -250,6 +251,7 @@ def _item_of_cotangent(g, gy, x, index):
 
 
 getitem_grad = primitive("getitem_grad", _getitem_grad, arity=None, linear=True,
+                         fresh=True,
                          shape_rule=lambda ts, cs, ps: ts[1] if not isinstance(ts[1], T.ArrayType) else
                          T.ArrayType(T.join(ts[1], T.ArrayType("f64", ts[1].shape)).dtype
                                      if ts[1].dtype[0] in "fc" else "f64", ts[1].shape),

@@ -36,6 +36,7 @@ def _dot(which: int):
 _CROSS = {0: (1,), 1: (0,)}
 
 dot = primitive("dot", np.dot, arity=2, shape_rule=S.dot_rule, doc="np.dot", vjp=(_dot(0), _dot(1)),
+                shape_checked=True,
                 jvp=(lambda t, out, x, y: ops.dot(t, y), lambda t, out, x, y: ops.dot(x, t)),
                 eager=Eager(node="DotBackward0", saves=_CROSS))
 stands_for(dot, [np.dot], "x, y, /", "x y", method="dot")
@@ -50,11 +51,13 @@ def _inner(which: int):
 
 
 inner = primitive("inner", np.inner, arity=2, shape_rule=S.evaluating(np.inner), doc="np.inner",
+                  shape_checked=True,
                   vjp=(_inner(0), _inner(1)),
                   jvp=(lambda t, out, x, y: ops.inner(t, y), lambda t, out, x, y: ops.inner(x, t)),
                   eager=Eager(node="ViewBackward0", saves=_CROSS))
 stands_for(inner, [np.inner], "x, y, /", "x y")
 outer = primitive("outer", np.outer, arity=2,
+                  shape_checked=True,
                   shape_rule=lambda ts, cs, ps: T.ArrayType(T.short_dtype(np.result_type(*[t.np_dtype for t in ts])),
                                                             (int(np.prod(ts[0].shape)), int(np.prod(ts[1].shape)))),
                   doc="outer product",
@@ -95,6 +98,7 @@ def _einsum_jvp(i):
 
 
 einsum = primitive("einsum", lambda *operands, spec: np.einsum(spec, *operands), params={"spec": None},
+                   shape_checked=True,
                    arity=None, shape_rule=S.einsum_rule, doc="np.einsum(spec, *operands)",
                    vjp=_einsum_grad, jvp=_einsum_jvp, eager=Eager(node="EinsumBackward0"))
 stands_for(einsum, [np.einsum], "spec, /, *operands", "operands", "spec")

@@ -92,6 +92,7 @@ make_tuple = primitive("tuple", lambda *xs: xs, arity=None, linear=True,
                        vjp=lambda i: lambda g, out, *xs: ops.or_zeros(ops.getitem(g, i), xs[i]),
                        linear_in="all", reads_containers=True, doc="(a, b, ...)")
 make_list = primitive("list", lambda *xs: builtins.list(xs), arity=None, linear=True,
+                      fresh=True, fancy_index=True,
                       shape_rule=lambda ts, cs, ps: T.ListType(T.join_all(ts), len(ts)),
                       vjp=make_tuple.vjp, linear_in="all", reads_containers=True, doc="[a, b, ...]")
 
@@ -101,6 +102,7 @@ def _make_dict(*values, keys):
 
 
 make_dict = primitive("dict", _make_dict, params={"keys": ()}, arity=None, linear=True,
+                      fresh=True,
                       shape_rule=lambda ts, cs, ps: T.record(tuple(zip(ps["keys"], ts))),
                       vjp=lambda i: lambda g, out, *xs, keys: ops.or_zeros(ops.getitem(g, keys[i]), xs[i]),
                       linear_in="all", reads_containers=True, doc="{keys[0]: values[0], ...}")
@@ -109,6 +111,7 @@ to_tuple = declare("to_tuple", builtins.tuple, linear=True, shape_rule=S.seq_rul
                    reads_containers=True, reads_items=True, spelling="tuple({args})", doc="builtins.tuple(xs)",
                    callables=[builtins.tuple], spec="xs, /", operands="xs")
 to_list = declare("to_list", builtins.list, linear=True,
+                  fresh=True,
                   shape_rule=lambda ts, cs, ps: T.ListType(S.item_type(ts[0]), S.length(ts[0])),
                   vjp=(lambda g, out, xs: g,), linear_in=(0,), reads_containers=True, reads_items=True,
                   spelling="list({args})", doc="builtins.list(xs)",
@@ -143,6 +146,7 @@ def _list_append(xs, v):
 
 
 list_append = primitive("list_append", _list_append, arity=2, linear=True, shape_rule=S.append_rule,
+                        fresh=True,
                         vjp=(lambda g, out, xs, v: ops.getitem(g, slice(None, -1)),
                              lambda g, out, xs, v: ops.or_zeros(ops.getitem(g, -1), v)),
                         linear_in=(0, 1), reads_containers=True, doc="xs + [v]: the list after xs.append(v)")

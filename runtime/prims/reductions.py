@@ -152,7 +152,7 @@ stands_for(std, [np.std], "x, axis=None, ddof=0, keepdims=False", "x", "axis ddo
 
 for _name, _fn, _doc in [("argmax", np.argmax, "index of the maximum over `axis`"),
                          ("argmin", np.argmin, "index of the minimum over `axis`")]:
-    _p = primitive(_name, _fn, params={"axis": None}, differentiable=False,
+    _p = primitive(_name, _fn, params={"axis": None}, differentiable=False, fancy_index=True,
                    shape_rule=S.reduction_rule(lambda t: "i64"), doc=_doc)
     stands_for(_p, [_fn], "x, axis=None", "x", "axis", method=_name)
 

@@ -40,3 +40,62 @@ def test_declared_tensor_methods_and_torch_functions_exist():
             assert callable(getattr(Tensor, name, None)), (prim.name, name)
         for name in prim.eager.functions:
             assert callable(getattr(torch, name, None)), (prim.name, name)
+
+
+# The facts the tracer and generated code read from declarations, once name tables of their own
+# (tracer/aliases.py VIEW_KINDS, tracer/infer.py SHAPE_CHECKED, codegen/emit.py FRESH, runtime/scalar.py
+# FUNCTIONS): the same primitives declare them now.
+
+def _declaring(fact: str) -> set:
+    from wengert.runtime import custom  # noqa: F401  (declares stop_gradient)
+    return {name for name, prim in P.PRIMITIVES.items() if getattr(prim, fact)}
+
+
+def test_the_views_are_the_primitives_declaring_view_of_first():
+    assert _declaring("view_of_first") == {
+        "transpose", "swapaxes", "moveaxis", "reshape", "ravel", "expand_dims", "squeeze", "broadcast_to", "flip",
+        "diag", "real", "asarray", "stop_gradient"}
+    assert all(registry.declares(name, "view_of_first") for name in _declaring("view_of_first"))
+    assert not registry.declares("getitem", "view_of_first") and not registry.declares("for", "view_of_first")
+
+
+def test_shape_checked_primitives_and_every_broadcasting_binary_one():
+    checked = _declaring("shape_checked")
+    before = {"add", "sub", "mul", "div", "floordiv", "mod", "pow", "maximum", "minimum", "arctan2", "hypot",
+              "logaddexp", "lt", "le", "gt", "ge", "eq", "ne", "where", "clip", "matmul", "dot", "inner", "outer",
+              "einsum", "concatenate", "stack", "hstack", "vstack", "reshape", "getitem", "broadcast_to",
+              "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze"}
+    assert before <= checked
+    # a primitive declared since then is checked because its declaring helper broadcasts its operands
+    assert all(P.PRIMITIVES[name].arity == 2 and P.PRIMITIVES[name].group.endswith(".arithmetic")
+               for name in checked - before), checked - before
+    assert not checked & {"logical_and", "logical_or", "logical_xor", "bitand", "bitor", "bitxor", "column_stack"}
+
+
+def test_fresh_results_are_the_primitives_declaring_fresh():
+    assert _declaring("fresh") == {
+        "zeros_like", "ones_like", "full_like", "zero_cotangent", "zeros", "ones", "full", "empty", "copy",
+        "setitem", "list", "dict", "list_append", "add", "sub", "mul", "div", "neg", "getitem_grad", "to_list"}
+
+
+def test_emits_scalar_tables_are_the_declared_scalar_functions():
+    import math
+
+    from wengert.codegen import emit
+    from wengert.runtime import scalar
+    declared = {name: prim.scalar for name, prim in P.PRIMITIVES.items() if prim.scalar is not None}
+    assert set(declared) == {"sqrt", "sin", "cos", "isnan", "isfinite", "div", "floordiv", "mod", "pow"}
+    assert declared["isnan"] is math.isnan and declared["div"] is scalar.div
+    for name, fn in declared.items():
+        in_math = fn.__module__ == "math"
+        assert emit.SCALAR[name] == (f"math.{fn.__name__}" if in_math else f"scalar.{name}")
+        if not in_math:   # generated code calls scalar.<name>: the wrapper, or its first try alone
+            assert getattr(scalar, name) is fn and getattr(emit.FAST_SCALAR, name) is fn.fast
+            assert P.lookup_callable(fn).prim is P.PRIMITIVES[name]   # traced again, it is the primitive
+    assert set(emit.SCALAR) == set(declared)
+
+
+def test_index_arrays_are_the_primitives_declaring_fancy_index():
+    assert _declaring("fancy_index") == {
+        "list", "lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or", "logical_not", "logical_xor",
+        "invert", "arange", "argmax", "argmin", "isnan", "isfinite"}
