@@ -193,7 +193,7 @@ for _name, _fn, _doc in [("hstack", np.hstack, "join a sequence of arrays horizo
     _p = primitive(_name, _impl, linear=True,
                    shape_rule=(lambda impl, mode: lambda ts, cs, ps: S.sequence_rule(ts, cs, ps, impl, mode))(
                        _impl, _name), doc=_doc, linear_in=(0,), joins_pieces=True,
-                   shape_checked=_name != "column_stack",
+                   shape_checked=True,
                    vjp=((lambda mode: lambda g, out, seq: ops.unconcatenate(g, seq, mode=mode))(_name),),
                    eager=Eager(node="CatBackward0", saves=NOTHING))
     stands_for(_p, [_fn], "seq, /", "seq")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import types
 
+import numpy as np
 import pytest
 
 from wengert.runtime import primitives as P
@@ -63,13 +64,26 @@ def test_shape_checked_primitives_and_every_broadcasting_binary_one():
     checked = _declaring("shape_checked")
     before = {"add", "sub", "mul", "div", "floordiv", "mod", "pow", "maximum", "minimum", "arctan2", "hypot",
               "logaddexp", "lt", "le", "gt", "ge", "eq", "ne", "where", "clip", "matmul", "dot", "inner", "outer",
-              "einsum", "concatenate", "stack", "hstack", "vstack", "reshape", "getitem", "broadcast_to",
-              "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze"}
+              "einsum", "concatenate", "stack", "hstack", "vstack", "column_stack", "reshape", "getitem",
+              "broadcast_to", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze"}
     assert before <= checked
     # a primitive declared since then is checked because its declaring helper broadcasts its operands
     assert all(P.PRIMITIVES[name].arity == 2 and P.PRIMITIVES[name].group.endswith(".arithmetic")
                for name in checked - before), checked - before
-    assert not checked & {"logical_and", "logical_or", "logical_xor", "bitand", "bitor", "bitxor", "column_stack"}
+    assert not checked & {"logical_and", "logical_or", "logical_xor", "bitand", "bitor", "bitxor"}
+
+
+def test_column_stack_of_mismatched_columns_is_refused_at_the_users_line(tmp_path):
+    import wengert
+    from wengert.tracer.errors import TraceError
+    from wengert.tracer.capture import register_source
+    source = "import numpy as np\n\n\ndef f(x, y):\n    return np.sum(np.column_stack([x, y]))\n"
+    path = str(tmp_path / "columns.py")
+    register_source(path, source)
+    scope: dict = {}
+    exec(compile(source, path, "exec"), scope)
+    with pytest.raises(TraceError, match=r"columns\.py:5:\d+: `column_stack` of \[f64\[3\], f64\[4\]\]"):
+        wengert.grad(scope["f"])(np.ones(3), np.ones(4))
 
 
 def test_fresh_results_are_the_primitives_declaring_fresh():
