@@ -188,7 +188,7 @@ stack = primitive("stack", _stack, params={"axis": 0}, linear=True,
 stands_for(stack, [np.stack], "seq, axis=0", "seq", "axis")
 for _name, _fn, _doc in [("hstack", np.hstack, "join a sequence of arrays horizontally"),
                          ("vstack", np.vstack, "join a sequence of arrays vertically"),
-                         ("column_stack", np.column_stack, "")]:
+                         ("column_stack", np.column_stack, "join 1-D arrays as columns, 2-D arrays side by side")]:
     _impl = (lambda fn: lambda seq: fn(list(seq)))(_fn)
     _p = primitive(_name, _impl, linear=True,
                    shape_rule=(lambda impl, mode: lambda ts, cs, ps: S.sequence_rule(ts, cs, ps, impl, mode))(
