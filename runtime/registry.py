@@ -107,6 +107,8 @@ class Primitive:
     spelling: str | Callable | None = None    # how generated code writes it (see codegen/emit.py)
     eager: Eager = Eager()
     group: str = ""                           # the module that declares it (runtime/prims/<group>.py)
+    #: rules derived from the declaration (runtime/rules.py), memoised; cleared when rules are given later
+    derived: dict = dataclasses.field(default_factory=dict, repr=False)
 
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"

@@ -30,6 +30,13 @@ def declared_vjp(prim: P.Primitive, i: int) -> Callable | None:
 def vjp_rule(name: str, i: int) -> Callable | None:
     """The cotangent rule of operand `i` of primitive `name`, or None when none flows there."""
     prim = P.PRIMITIVES[name]
+    key = ("vjp", i)
+    if key not in prim.derived:
+        prim.derived[key] = _derive_vjp(prim, i)
+    return prim.derived[key]
+
+
+def _derive_vjp(prim: P.Primitive, i: int) -> Callable | None:
     if prim.sequences is not None:
         return _sequence_vjp(prim, i)
     rule = declared_vjp(prim, i)
@@ -63,6 +70,7 @@ def defvjp(prim: P.Primitive, *rules) -> None:
     if has_vjp(prim.name):
         raise ValueError(f"the rule of {prim.name} is declared twice")
     prim.vjp = tuple(rules)
+    prim.derived.clear()
 
 
 def _sequence_vjp(prim: P.Primitive, i: int) -> Callable:
