@@ -159,7 +159,7 @@ def table() -> str:
     bindings = _bindings()
     lines = [
         f"{sum(q.builtin for q in P.PRIMITIVES.values())} "
-        "primitives, in the order `runtime/primitives.py` declares them. *operands* are "
+        "primitives, in the order of their declarations (`runtime/prims/`, group by group). *operands* are "
         "the IR operands in order (`*name`: any number); *params* are the static parameters with their "
         "defaults; *flags*: `differentiable` (a gradient flows through the differentiable operands) or "
         "`no gradient`, `linear` (linear in its differentiable operands), `effect` (kept even when its "

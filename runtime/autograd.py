@@ -4,7 +4,8 @@ A `Node` turns the gradients of its outputs into gradients of its inputs; `next_
 where each one goes. `execute` walks the graph from the roots, the most recently created node
 first (PyTorch's order), with hooks around each node, and frees what nodes saved unless the graph
 is retained. Gradients flow as NumPy arrays, or as Tensors under `create_graph=True`: then the
-gradient rules of runtime/rules.py run on Tensors and record the graph of the gradient itself.
+gradient rules of the declarations (runtime/prims/, derived by runtime/rules.py) run on Tensors
+and record the graph of the gradient itself.
 """
 from __future__ import annotations
 
@@ -306,7 +307,7 @@ RECOMPUTE = object()   # the result is recomputed from the saved operands when a
 
 
 class PrimitiveNode(Node):
-    """The node of one primitive: its backward calls the primitive's rules from runtime/rules.py.
+    """The node of one primitive: its backward calls the rules its declaration gives (runtime/rules.py: vjp_rule).
 
     `args` holds each operand as saved (SavedTensor / SavedValue), as a stand-in (a rule only
     reads its shape), or as a structural constant; `slots` maps each input (each `_next` entry) to
