@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 import numbers
 
-from .ir import UNDEF, Function, Literal, Module, Op, Region, Value
+from .ir import REGION_NAMES, UNDEF, Function, Literal, Module, Op, Region, Value
 from .printer import literal_text
 
 # ---------------------------------------------------------------------------------------------
@@ -108,9 +108,6 @@ def param_json(value):
 # ---------------------------------------------------------------------------------------------
 # Graphviz
 # ---------------------------------------------------------------------------------------------
-
-_REGION_NAMES = {"if": ("then", "else"), "for": ("body",), "while": ("test", "body")}
-
 
 def to_dot(module: Module) -> str:
     """A Graphviz digraph: a cluster per function, a box per op, nested clusters for regions.
@@ -218,7 +215,7 @@ class _Dot:
         where = f"# {op.loc}" if op.loc is not None else ""
         self.emit(depth, f"{node} [label={_label(results, f'{head} {args}'.rstrip(), where)}];")
         self.edges_to(node, op.operands)
-        names = _REGION_NAMES.get(op.kind, ())
+        names = REGION_NAMES.get(op.kind, ())
         for i, region in enumerate(op.regions):
             title = names[i] if i < len(names) else f"region {i}"
             self.emit(depth, f"subgraph {self.node_id('cluster_r')} {{")

@@ -255,9 +255,18 @@ class Op:
         self.results.append(result)
 
 
+#: the names of each structured op's regions, in order (the properties `then`/`orelse`, `test`/`body`)
+REGION_NAMES = {"if": ("then", "else"), "for": ("body",), "while": ("test", "body")}
+
 #: the loops, and how many operands come before their carried inits (as many body arguments come
 #: before the carries: a `for` loop's item)
 _LOOP_LEAD = {"for": 1, "while": 0}
+
+
+def body_args_before_carries(kind: str) -> int:
+    """How many arguments a loop of `kind`'s body takes before its carries (a `for`'s item): for
+    code that builds a loop's regions before the op exists (the lowerer)."""
+    return _LOOP_LEAD[kind]
 
 
 @dataclasses.dataclass(frozen=True)

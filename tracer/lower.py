@@ -28,7 +28,7 @@ from .entry import entry_function, is_static_argument
 from .desugar import has_break, restructure
 from .errors import SourceInfo, TraceError, UnsupportedSyntaxError, error_at
 from .fold import NOT_STATIC, is_literal, static_value
-from .ir import UNDEF, Function, Literal, Loc, Module, Op, Region, Value
+from .ir import UNDEF, Function, Literal, Loc, Module, Op, Region, Value, body_args_before_carries
 from .names import Namer
 from .syntax import (assigned_in, assigned_names, comprehension_targets, describe_node, dotted, first_store,
                      free_names, own_nodes, source_text, target_names, updated_in_place)
@@ -677,7 +677,7 @@ class Lowerer:
             else:
                 self.env["break"] = saved_break
             return self.loop(kind, s, iterable, extra + tuple(rebound), split or parted)
-        statics = self.static_carries(s, carried, inits, regions + [body], 1 if kind == "for" else 0)
+        statics = self.static_carries(s, carried, inits, regions, body, kind)
         body.yields = [self.env.get(n, Literal(UNDEF)) for n in carried]
         regions.append(body)
         if breaks:
@@ -703,15 +703,16 @@ class Lowerer:
             self.env["break"] = saved_break
         return None
 
-    def static_carries(self, s, carried: list, inits: list, regions: list, items: int) -> dict:
+    def static_carries(self, s, carried: list, inits: list, tests: list, body: Region, kind: str) -> dict:
         """Take out of the carries the names the body binds to a static object (a `def` or `lambda`
         in the loop, a module ...): they are no value to carry, but the same object on every
         iteration, and stay bound to it after the loop. Returns {name: Static}; updates `carried`,
-        `inits` and the regions' args in place. The body's last region has `items` leading args."""
+        `inits` and the regions' args in place (`tests`: a while's test region; then the body)."""
         statics = {n: self.env[n] for n in carried if isinstance(self.env.get(n), Static)}
+        regions = [*tests, body]
         for name, static in statics.items():
             k = carried.index(name)
-            args = [r.args[k + (items if r is regions[-1] else 0)] for r in regions]
+            args = [r.args[k] for r in tests] + [body.args[body_args_before_carries(kind) + k]]
             if not self.unbound(inits[k]) or any(_reads(r, a) for r in regions for a in args):
                 raise self.error(s, f"`{name}` refers to a function or module inside this loop and to "
                                     "something else before it or on an earlier iteration",
