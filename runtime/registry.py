@@ -104,7 +104,8 @@ class Primitive:
     scalar: Callable | None = None            # its function of Python numbers (runtime/scalar.py), which
     #                                           generated code calls where no operand is an array
     # generated code and the eager Tensor
-    spelling: str | Callable | None = None    # how generated code writes it (see codegen/emit.py)
+    spelling: str | None = None               # how generated code writes it: a template "{0} + {1}",
+    #                                           "len({args})" (see codegen/emit.py)
     eager: Eager = Eager()
     group: str = ""                           # the module that declares it (runtime/prims/<group>.py)
     #: rules derived from the declaration (runtime/rules.py), memoised; cleared when rules are given later
