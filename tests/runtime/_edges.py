@@ -6,6 +6,7 @@ tests/runtime/test_primitive_edges*.py run them in every mode against independen
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import itertools
 
 import numpy as np
@@ -665,3 +666,13 @@ def torch_hessian(case: Case, point: tuple) -> list | None:
         return [torch.autograd.functional.hessian(fn, fixed[case.args[0]]).numpy()]
     except Exception:
         return None
+
+
+# The cases of primitives added group by group live in tests/runtime/_edges_<group>.py: each module
+# defines CASES and CHOICES (and, where needed, NOT_ON_TENSOR / NUMPY_VALUES_IN_EAGER), joined here.
+for _group in ("elementwise", "arrays", "reductions", "products"):
+    _module = importlib.import_module(f"tests.runtime._edges_{_group}")
+    CASES += _module.CASES
+    CHOICES.update(_module.CHOICES)
+    NOT_ON_TENSOR.update(getattr(_module, "NOT_ON_TENSOR", {}))
+    NUMPY_VALUES_IN_EAGER.update(getattr(_module, "NUMPY_VALUES_IN_EAGER", {}))
