@@ -306,7 +306,8 @@ FUNCTIONS = {name: _function(name) for name in METHOD_FUNCTIONS}
 
 def _add_declared_functions(prim) -> None:
     for name in prim.eager.functions:
-        FUNCTIONS.setdefault(name, _function(name))
+        if name not in globals():   # a function written out above (torch.allclose ...) is PyTorch's own
+            FUNCTIONS.setdefault(name, _function(name))
 
 
 P.on_declare(_add_declared_functions)

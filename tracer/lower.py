@@ -1207,6 +1207,9 @@ class Lowerer:
             # `float(f"{x}")`: text carries no derivative. An opaque call that also reads the values the
             # text was formatted from, so that differentiating through it is refused (but capturing is not)
             return self.pycall(_FromText(callee), [args[0], *self.formatted_inputs(args[0])], kwargs, node, label)
+        if callee is dict and not args and kwargs:   # dict(a=a, b=b): a dict display with those keys
+            return self.apply(P.make_dict, [self.operand(v, node) for v in kwargs.values()], node,
+                              {"keys": tuple(kwargs)})
         binding = P.lookup_callable(callee)
         if binding is not None and any(_opaque_instance(a) for a in [*args, *kwargs.values()]):
             # np.multiply(x, obj): the object's own methods run, which no rule describes

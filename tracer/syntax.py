@@ -64,9 +64,18 @@ def updated_in_place(stmts) -> set:
 
 
 def _mutating_call(node) -> bool:
-    """`a.append(v)` and the other methods that change their receiver."""
-    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-        node.func.attr in P.MUTATING_METHODS
+    """`a.append(v)` and the other methods that change their receiver, called with arguments that
+    fit the method (`np.append(x, y)`, a module's function of two arguments, is no list's append)."""
+    if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and
+            node.func.attr in P.MUTATING_METHODS):
+        return False
+    if any(isinstance(a, gast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        return True   # `xs.append(*v)`: which arguments, only the run time tells
+    try:
+        P.MUTATING_METHODS[node.func.attr].spec.bind(None, *node.args, **{k.arg: k.value for k in node.keywords})
+    except TypeError:
+        return False
+    return True
 
 
 def _root_name(node, through) -> list:

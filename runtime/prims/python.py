@@ -53,6 +53,31 @@ py_sum = declare(
     callables=[builtins.sum], spec="xs, start=0", operands="xs start")
 
 
+def _sorted_type(ts, cs, ps):
+    (t,) = ts
+    if isinstance(t, T.DictType):   # its keys
+        keys = {type(k) for k, _ in t.fields} if t.fields is not None else set()
+        elem = T.ScalarType({str: "str", int: "int", bool: "bool", float: "float"}[keys.pop()]) \
+            if len(keys) == 1 and next(iter(keys)) in (str, int, bool, float) else T.UNKNOWN
+        return T.ListType(elem, None if t.fields is None else len(t.fields))
+    return T.ListType(S.item_type(t), S.length(t))
+
+
+def _keys_only(d, out, xs):
+    """sorted(d) of a dict is its keys, which no value of the dict changes: no derivative. Sorted
+    numbers would be a permutation of them, which this rule does not follow: refused."""
+    if isinstance(xs, dict) or isinstance(getattr(xs, "type", None), T.DictType):
+        return None
+    raise NotImplementedError("no gradient rule for sorted() of values; sort an array with np.sort")
+
+
+py_sorted = declare("sorted", lambda xs: builtins.sorted(xs), shape_rule=_sorted_type, vjp=(_keys_only,),
+                    jvp=(_keys_only,), reads_containers=True, spelling="sorted({0})",
+                    doc="builtins.sorted: a new list (differentiated for a dict's keys only)",
+                    callables=[builtins.sorted], spec="xs, /", operands="xs")
+
+
+
 def _picked(i: int, xs: tuple, largest: bool, mode: str):
     """Whether builtins.max (largest) / min of several values returns operand i: it keeps the
     first of equal values and replaces it only by one that beats it (so ties and nan go to the

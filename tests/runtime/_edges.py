@@ -300,6 +300,7 @@ CASES: list[Case] = [
     Case("asarray", "np.array([x, x * x]) ** 2", [(_r(3),), (0.5,)], linear=False, also=("rows_like",),
          also_second=("array_of",)),
     Case("reversed", "reversed", [(_r(3),), (0.5,)]),
+    Case("sorted", "sorted", [(_r(3),), (0.5,)]),
     Case("py_sum", "sum([x, 3.0 * x], x)", [(_r(3),), (0.5,), (NAN,)]),
     Case("py_max", "max(x, 2.0 * x, -x)", [(0.5,), (-0.5,), (0.0,), (NAN,), (np.float64(INF),)]),
     Case("py_min", "min(x, 2.0 * x)", [(0.5,), (-0.5,), (0.0,), (NAN,)]),
@@ -332,6 +333,9 @@ BODIES = {
     "zip": "total = 0.0\n    for a, b in zip([x, 2.0 * x], [x * x, x]):\n        total = total + a * b\n"
            "    return total",
     "reversed": "xs = list(reversed([x, 2.0 * x]))\n    return xs[0] - xs[1] * xs[1]",
+    # sorted() of a dict: its keys, which carry no derivative; the values are read through them
+    "sorted": "d = {'b': x, 'a': 3.0 * x}\n    total = 0.0\n    for k in sorted(d):\n"
+              "        total = total * x + d[k]\n    return total",
     # a tuple that grows in a loop has no one type: `+` is decided at run time
     "tuple_grown": "t = (x,)\n    for i in range(2):\n        t += (t[-1] * x,)\n    return sum(t) * t[1]",
 }

@@ -112,4 +112,4 @@ def test_emits_scalar_tables_are_the_declared_scalar_functions():
 def test_index_arrays_are_the_primitives_declaring_fancy_index():
     assert _declaring("fancy_index") == {
         "list", "lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or", "logical_not", "logical_xor",
-        "invert", "arange", "argmax", "argmin", "isnan", "isfinite"}
+        "invert", "arange", "argmax", "argmin", "isnan", "isfinite", "isclose", "iscomplex", "isreal", "isinf"}

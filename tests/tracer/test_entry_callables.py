@@ -81,6 +81,8 @@ def test_library_function_without_rule_is_refused():
     with pytest.raises(wengert.WengertError, match="library function"):
         wengert.grad(np.cov)(X)
     with pytest.raises(wengert.SourceNotFoundError, match="not a Python function"):
+        wengert.grad(divmod)(X, 2.0)
+    with pytest.raises(wengert.WengertError, match=r"sorted\(\) of values"):   # bound, its rule refuses
         wengert.grad(sorted)(X)
 
 
