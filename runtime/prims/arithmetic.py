@@ -253,7 +253,7 @@ absolute = _unary("abs", np.absolute, [builtins.abs, operator.abs, np.abs], doc=
                   eager=Eager("AbsBackward0", _READS_X, quiet=True, methods=("__abs__", "abs", "absolute"),
                               inplace=("abs_",), functions=("abs", "absolute")))
 # |x| as a float whatever x's dtype (math.fabs: a Python float); PyTorch has no fabs (abs is its spelling)
-fabs = _unary("fabs", np.fabs, [math.fabs], doc="|x| as a float", scalar=math.fabs, partials=(_abs_partial,),
+fabs = _unary("fabs", np.fabs, [math.fabs], doc="|x| as a float", partials=(_abs_partial,),
               eager=Eager(None, _READS_X, "float", quiet=True))
 
 
@@ -430,10 +430,10 @@ sinc = _unary("sinc", np.sinc, doc="sin(pi x) / (pi x), 1 at x == 0", partials=(
               eager=_float_function("SincBackward0", _READS_X, "sinc", inplace=("sinc_",)))
 # linear: the cotangent is converted as x is
 deg2rad = _unary("deg2rad", np.deg2rad, [np.radians, math.radians], linear=True, doc="x degrees in radians",
-                 scalar=math.radians, partials=(lambda g, out, x: ops.deg2rad(g),),
+                 partials=(lambda g, out, x: ops.deg2rad(g),),
                  eager=_float_function("Deg2RadBackward0", NOTHING, "deg2rad", inplace=("deg2rad_",)))
 rad2deg = _unary("rad2deg", np.rad2deg, [np.degrees, math.degrees], linear=True, doc="x radians in degrees",
-                 scalar=math.degrees, partials=(lambda g, out, x: ops.rad2deg(g),),
+                 partials=(lambda g, out, x: ops.rad2deg(g),),
                  eager=_float_function("Rad2DegBackward0", NOTHING, "rad2deg", inplace=("rad2deg_",)))
 
 
