@@ -244,10 +244,17 @@ neg = _unary("neg", np.negative, [operator.neg], linear=True, doc="-x", spelling
                          functions=("neg", "negative")))
 pos = _unary("pos", np.positive, [operator.pos], linear=True, doc="+x", spelling="+{0}",
              partials=(lambda g, out, x: g,), eager=Eager("AliasBackward0", NOTHING, quiet=True))
-absolute = _unary("abs", np.absolute, [builtins.abs, operator.abs, np.abs, math.fabs], doc="|x|",
-                  spelling="abs({args})", partials=(lambda g, out, x: ops.mul(g, ops.sign(x)),),
+def _abs_partial(g, out, x):
+    return ops.mul(g, ops.sign(x))
+
+
+absolute = _unary("abs", np.absolute, [builtins.abs, operator.abs, np.abs], doc="|x|",
+                  spelling="abs({args})", partials=(_abs_partial,),
                   eager=Eager("AbsBackward0", _READS_X, quiet=True, methods=("__abs__", "abs", "absolute"),
                               inplace=("abs_",), functions=("abs", "absolute")))
+# |x| as a float whatever x's dtype (math.fabs: a Python float); PyTorch has no fabs (abs is its spelling)
+fabs = _unary("fabs", np.fabs, [math.fabs], doc="|x| as a float", partials=(_abs_partial,),
+              eager=Eager(None, _READS_X, "float", quiet=True))
 
 
 def _balanced(x, out, other):
@@ -255,7 +262,6 @@ def _balanced(x, out, other):
     return ops.div(ops.eq(x, out), ops.add(1.0, ops.eq(x, other)))
 
 
-# np.fmax/np.fmin differ on NaN: they stay pycalls
 maximum = _binary("maximum", np.maximum, doc="elementwise maximum of x and y",
                   partials=(lambda g, out, x, y: ops.mul(g, _balanced(x, out, y)),
                             lambda g, out, x, y: ops.mul(g, _balanced(y, out, x))),
@@ -266,6 +272,16 @@ minimum = _binary("minimum", np.minimum, doc="elementwise minimum of x and y",
                             lambda g, out, x, y: ops.mul(g, _balanced(y, out, x))),
                   eager=Eager("MinimumBackward0", {0: (0, 1, "out"), 1: (0, 1, "out")}, "promote", quiet=True,
                               recompute_out=True, methods=("minimum",), functions=("minimum",)))
+# NaN-ignoring: the gradient goes to the operand returned (to neither when both are NaN), split at ties as
+# maximum's (PyTorch's backward gives a tie to x and its forward to y: not one derivative)
+fmax = _binary("fmax", np.fmax, doc="elementwise maximum of x and y, ignoring NaN",
+               partials=maximum.partials,
+               eager=Eager("FmaxBackward0", {0: (0, 1, "out"), 1: (0, 1, "out")}, "promote", quiet=True,
+                           recompute_out=True, methods=("fmax",), functions=("fmax",)))
+fmin = _binary("fmin", np.fmin, doc="elementwise minimum of x and y, ignoring NaN",
+               partials=minimum.partials,
+               eager=Eager("FminBackward0", {0: (0, 1, "out"), 1: (0, 1, "out")}, "promote", quiet=True,
+                           recompute_out=True, methods=("fmin",), functions=("fmin",)))
 
 
 def _arctan2_denominator(y, x):
@@ -292,12 +308,27 @@ logaddexp2 = _binary("logaddexp2", np.logaddexp2, doc="elementwise log2(2**x + 2
                                lambda g, out, x, y: ops.div(g, ops.add(1.0, ops.exp2(ops.sub(x, y))))),
                      eager=Eager("Logaddexp2Backward0", {0: (0, 1), 1: (0, 1)}, "float",
                                  methods=("logaddexp2",), functions=("logaddexp2",)))
+# d/dx = sign(x) * sign(out): +-1, also at x = +-inf (PyTorch's out / x is nan there), 0 at x = 0 (as PyTorch);
+# the sign of y only chooses a sign: y's gradient is zero (as PyTorch's)
+copysign = _binary("copysign", np.copysign, doc="|x| with the sign of y",
+                   partials=(lambda g, out, x, y: ops.mul(g, ops.mul(ops.sign(x), ops.sign(out))),
+                             lambda g, out, x, y: ops.zeros_like(y)),
+                   eager=Eager("CopysignBackward0", {0: (0, "out"), 1: ()}, "float", methods=("copysign",),
+                               inplace=("copysign_",), functions=("copysign",)))
+# a step in x (its gradient zero, as sign's); the result is y where x == 0, so y's gradient flows there
+# (PyTorch has no derivative of heaviside at all)
+heaviside = _binary("heaviside", np.heaviside, doc="0 where x < 0, y where x == 0, 1 where x > 0",
+                    partials=(lambda g, out, x, y: ops.zeros_like(x),
+                              lambda g, out, x, y: ops.where(ops.eq(x, 0), g, 0.0)),
+                    eager=Eager("HeavisideBackward0", {0: (0,), 1: (0,)}, "promote", methods=("heaviside",),
+                                inplace=("heaviside_",), functions=("heaviside",)))
 
 # ---------------------------------------------------------------------------------------------
 # Elementwise functions (`partials[0](g, out, x)` is g times d out / dx)
 # ---------------------------------------------------------------------------------------------
 
 _LN2, _LN10 = 0.6931471805599453, 2.302585092994046
+_PI2_3, _PI4_30 = np.pi ** 2 / 3, np.pi ** 4 / 30   # sinc'(x) = -pi**2/3 x + pi**4/30 x**3 + ... near 0
 
 
 def _float_function(node: str, saves: dict, name: str, inplace: tuple = (), aliases: tuple = (),
@@ -385,6 +416,27 @@ arctanh = _unary("arctanh", np.arctanh, [math.atanh], doc="inverse hyperbolic ta
                  eager=_float_function("AtanhBackward0", _READS_X, "arctanh", aliases=("atanh",), functions=("atanh",)))
 
 
+def _sinc_partial(g, out, x):
+    """g * sinc'(x) = g * (cos(pi x) - sinc(x)) / x; at x == 0 the limit 0 (as PyTorch), as the
+    Taylor polynomial of sinc' there, so that its own derivative is sinc''(0) = -pi**2/3 (second order)."""
+    at_zero = ops.eq(x, 0)
+    safe = select(at_zero, 1.0, x)
+    slope = ops.div(ops.sub(ops.cos(ops.mul(np.pi, safe)), ops.sinc(safe)), safe)
+    taylor = ops.mul(x, ops.sub(ops.mul(_PI4_30, ops.square(x)), _PI2_3))
+    return ops.mul(g, select(at_zero, taylor, slope))
+
+
+sinc = _unary("sinc", np.sinc, doc="sin(pi x) / (pi x), 1 at x == 0", partials=(_sinc_partial,),
+              eager=_float_function("SincBackward0", _READS_X, "sinc", inplace=("sinc_",)))
+# linear: the cotangent is converted as x is
+deg2rad = _unary("deg2rad", np.deg2rad, [np.radians, math.radians], linear=True, doc="x degrees in radians",
+                 partials=(lambda g, out, x: ops.deg2rad(g),),
+                 eager=_float_function("Deg2RadBackward0", NOTHING, "deg2rad", inplace=("deg2rad_",)))
+rad2deg = _unary("rad2deg", np.rad2deg, [np.degrees, math.degrees], linear=True, doc="x radians in degrees",
+                 partials=(lambda g, out, x: ops.rad2deg(g),),
+                 eager=_float_function("Rad2DegBackward0", NOTHING, "rad2deg", inplace=("rad2deg_",)))
+
+
 def _step(node: str, *names: str, inplace: tuple = (), quiet: bool = False) -> Eager:
     """A step function: no derivative, but PyTorch records a node whose gradient is zero (the
     Tensor methods and torch functions `names`)."""
@@ -408,6 +460,19 @@ isnan = _unary("isnan", np.isnan, [math.isnan], differentiable=False, doc="wheth
 isfinite = _unary("isfinite", np.isfinite, [math.isfinite], differentiable=False, doc="whether x is finite",
                   scalar=math.isfinite, fancy_index=True,
                   eager=Eager(methods=("isfinite",), functions=("isfinite",)))
+
+
+def _nan_to_num(x, nan=0.0, posinf=None, neginf=None):
+    return np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+
+
+# `copy=False` (NumPy updates x in place) is refused, as every argument wengert does not model
+nan_to_num = primitive("nan_to_num", _nan_to_num, params={"nan": 0.0, "posinf": None, "neginf": None},
+                       shape_rule=S.elementwise_rule(_nan_to_num), doc="x with nan, +inf and -inf replaced by numbers",
+                       partials=(lambda g, out, x, nan=0.0, posinf=None, neginf=None:
+                                 ops.where(ops.isfinite(x), g, 0.0),),
+                       eager=Eager("NanToNumBackward0", _READS_X))   # np.nan_to_num(tensor, nan=...) records it
+stands_for(nan_to_num, [np.nan_to_num], "x, *, nan=0.0, posinf=None, neginf=None", "x", "nan posinf neginf")
 real = _unary("real", np.real, view_of_first=True, linear=True, doc="the real part", partials=(lambda g, out, x: g,))
 conj = _unary("conj", np.conjugate, [np.conj], method="conj", linear=True, doc="the complex conjugate",
               partials=(lambda g, out, x: ops.conj(g),))
