@@ -25,7 +25,7 @@ def cases():
             continue
         yield name, [sample((2, 3), name)], {}
     for name in ["add", "sub", "mul", "div", "pow", "maximum", "minimum", "arctan2", "hypot", "logaddexp", "logaddexp2",
-                 "mod"]:
+                 "mod", "fmax", "fmin", "copysign"]:
         for sx, sy in BROADCAST:
             yield name, [sample(sx, name), sample(sy, name) if name != "pow" else sample(sy)], {}
     x = sample((3, 4))
