@@ -64,9 +64,16 @@ def updated_in_place(stmts) -> set:
 
 
 def _mutating_call(node) -> bool:
-    """`a.append(v)` and the other methods that change their receiver."""
-    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-        node.func.attr in P.MUTATING_METHODS
+    """`a.append(v)` and the other methods that change their receiver; a call the method's
+    signature cannot take is a module's function of the same name (`np.append(x, y)`)."""
+    if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+            and node.func.attr in P.MUTATING_METHODS):
+        return False
+    try:
+        P.MUTATING_METHODS[node.func.attr].spec.bind(None, *node.args, **{k.arg: None for k in node.keywords})
+    except TypeError:
+        return False
+    return True
 
 
 def _root_name(node, through) -> list:
