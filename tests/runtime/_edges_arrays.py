@@ -66,10 +66,10 @@ CASES: list = [
     # the pieces read are 0 and 2: piece 1's cotangent is None (zeros when joined back)
     Case("split", f"{SPLIT}[0] * {SPLIT}[2]", MATRIX_POINTS[:3], "x[:, :1] * x[:, 2:]", linear=False,
          also_second=("dense_items",)),
-    Case("split", "np.split(x, 2)[1]", MATRIX_POINTS + VECTORS[:2], "torch.tensor_split(x, 2)[1]"),
+    Case("split", "np.split(x, 2)[1]", MATRIX_POINTS[:3] + MATRIX_POINTS[4:] + VECTORS[:2], "torch.tensor_split(x, 2)[1]"),
     Case("split", "np.array_split(x, 2, axis=1)[0]", MATRIX_POINTS, "torch.tensor_split(x, 2, 1)[0]"),
     Case("split", "np.hsplit(x, [1])[1]", MATRIX_POINTS + VECTORS, "torch.hsplit(x, [1])[1]"),
-    Case("split", "np.vsplit(x, 2)[0] ** 2", MATRIX_POINTS, "torch.vsplit(x, 2)[0] ** 2", linear=False),
+    Case("split", "np.vsplit(x, 2)[0] ** 2", MATRIX_POINTS[:3] + MATRIX_POINTS[4:], "torch.vsplit(x, 2)[0] ** 2", linear=False),
     Case("split", "np.dsplit(x, [2])[0]", STACKED, "torch.dsplit(x, [2])[0]"),
     Case("pad", "np.pad(x, ((1, 0), (2, 1)))", MATRIX_POINTS, "torch.nn.functional.pad(x, (2, 1, 1, 0))",
          also=("pad_back",)),
@@ -81,7 +81,9 @@ CASES: list = [
          "torch.nn.functional.pad(x, (2, 1), mode='reflect')"),
     Case("pad", "np.pad(x, ((0, 0), (2, 1)), mode='wrap')", FILLED,
          "torch.nn.functional.pad(x, (2, 1), mode='circular')"),
-    Case("pad", "np.pad(x, 2, mode='symmetric') ** 2", FILLED + VECTORS, linear=False),
+    # (no reference of autograd or PyTorch: central differences, at finite points)
+    Case("pad", "np.pad(x, 2, mode='symmetric') ** 2", [FILLED[0], FILLED[1], FILLED[3], VECTORS[0], VECTORS[2]],
+         linear=False, smooth=(0, 1, 2, 3, 4)),
     Case("pad", "np.pad(x, (4, 0), mode='reflect')", VECTORS[:2]),
 ]
 #: where HIPS autograd and PyTorch disagree, the one wengert follows, and why (as _edges.CHOICES)
