@@ -11,6 +11,8 @@ FILLED = MATRIX_POINTS[:4]
 VECTORS = [(_r(4),), (_vec([NAN, 1.0, -INF, 0.0]),), (_vec([2.0]),)]
 STACKED = [(BATCH,), (_r(2, 1, 3),)]
 SPLIT = "np.split(x, [1, 2], axis=1)"
+#: points whose first axis splits in two equal pieces
+EVEN_ROWS = MATRIX_POINTS[:3] + MATRIX_POINTS[4:]
 
 CASES: list = [
     # flipud / fliplr: flip along axis 0 / 1
@@ -54,8 +56,8 @@ CASES: list = [
          "torch.index_select(x, 1, torch.tensor([0, 2, 0]))", also=("take_back",)),
     Case("take", "np.take(x, np.array([[1, 0], [-1, 1]]))", FILLED + VECTORS[:2],
          "torch.take(x, torch.tensor([[1, 0], [-1, 1]]))"),
-    Case("take", "x.take(np.array([1, 1]), axis=-1) ** 2", FILLED, "torch.index_select(x, -1, torch.tensor([1, 1])) ** 2",
-         linear=False),
+    Case("take", "x.take(np.array([1, 1]), axis=-1) ** 2", FILLED,
+         "torch.index_select(x, -1, torch.tensor([1, 1])) ** 2", linear=False),
     Case("take_along_axis", "np.take_along_axis(x, np.array([[2, 0, 2], [1, 1, 0]]), axis=1)", [(M,), (M_NAN,),
                                                                                              (_r(2, 3),)],
          "torch.take_along_dim(x, torch.tensor([[2, 0, 2], [1, 1, 0]]), 1)", also=("take_along_axis_back",)),
@@ -66,10 +68,10 @@ CASES: list = [
     # the pieces read are 0 and 2: piece 1's cotangent is None (zeros when joined back)
     Case("split", f"{SPLIT}[0] * {SPLIT}[2]", MATRIX_POINTS[:3], "x[:, :1] * x[:, 2:]", linear=False,
          also_second=("dense_items",)),
-    Case("split", "np.split(x, 2)[1]", MATRIX_POINTS[:3] + MATRIX_POINTS[4:] + VECTORS[:2], "torch.tensor_split(x, 2)[1]"),
+    Case("split", "np.split(x, 2)[1]", EVEN_ROWS + VECTORS[:2], "torch.tensor_split(x, 2)[1]"),
     Case("split", "np.array_split(x, 2, axis=1)[0]", MATRIX_POINTS, "torch.tensor_split(x, 2, 1)[0]"),
     Case("split", "np.hsplit(x, [1])[1]", MATRIX_POINTS + VECTORS, "torch.hsplit(x, [1])[1]"),
-    Case("split", "np.vsplit(x, 2)[0] ** 2", MATRIX_POINTS[:3] + MATRIX_POINTS[4:], "torch.vsplit(x, 2)[0] ** 2", linear=False),
+    Case("split", "np.vsplit(x, 2)[0] ** 2", EVEN_ROWS, "torch.vsplit(x, 2)[0] ** 2", linear=False),
     Case("split", "np.dsplit(x, [2])[0]", STACKED, "torch.dsplit(x, [2])[0]"),
     Case("pad", "np.pad(x, ((1, 0), (2, 1)))", MATRIX_POINTS, "torch.nn.functional.pad(x, (2, 1, 1, 0))",
          also=("pad_back",)),
