@@ -505,11 +505,25 @@ for _mode in ("hsplit", "vsplit", "dsplit"):
 PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
 
 
+def _unmodelled_mode(mode) -> str | None:
+    """Why np.pad in `mode` is refused (None: it is a mode that only moves entries)."""
+    if mode in PAD_MODES:
+        return None
+    return f"np.pad's mode {mode!r} has no derivative in wengert; use one of {', '.join(PAD_MODES)}"
+
+
 def _pad(x, pad_width, mode="constant", constant_values=0):
-    if mode not in PAD_MODES:   # (read from stand-ins while tracing: refused at the user's line)
-        raise ValueError(f"np.pad's mode {mode!r} has no derivative in wengert; use one of {', '.join(PAD_MODES)}")
+    if _unmodelled_mode(mode):
+        raise ValueError(_unmodelled_mode(mode))
     extra = {"constant_values": constant_values} if mode == "constant" else {}
     return np.pad(x, pad_width, mode=mode, **extra)
+
+
+def _pad_rule(ts, cs, ps):
+    """The padded type; a mode wengert does not model is refused while tracing, shapes known or not."""
+    if _unmodelled_mode(ps.get("mode", "constant")):
+        raise T.IncompatibleShapes(_unmodelled_mode(ps.get("mode", "constant")))
+    return S.evaluate_rule(ts, cs, ps, _pad)
 
 
 def _pad_back(g, x, pad_width, mode="constant"):
@@ -538,7 +552,7 @@ pad, _ = _gather("pad", _pad, "pad_back", _pad_back,
                  params={"pad_width": 0, "mode": "constant", "constant_values": 0}, drop=("constant_values",),
                  # the fill is a constant: the tangent is the tangent padded with zeros
                  jvp=(lambda t, out, x, **ps: ops.pad(t, **{**ps, "constant_values": 0}),),
-                 shape_rule=S.evaluating(_pad), shape_checked=True,
+                 shape_rule=_pad_rule, shape_checked=True,
                  doc="x padded by pad_width entries on each side (modes constant, edge, reflect, symmetric, wrap)",
                  adjoint_doc="g summed into x's shape where pad read: the adjoint of pad",
                  eager=Eager(node=_pad_node, saves=NOTHING, quiet=True),

@@ -115,3 +115,16 @@ def test_index_arrays_are_the_primitives_declaring_fancy_index():
     assert _declaring("fancy_index") == {
         "list", "lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or", "logical_not", "logical_xor",
         "invert", "arange", "argmax", "argmin", "isnan", "isfinite"}
+
+
+def test_pad_in_a_mode_that_computes_entries_is_refused_at_the_users_line(tmp_path):
+    import wengert
+    from wengert.tracer.errors import TraceError
+    from wengert.tracer.capture import register_source
+    source = "import numpy as np\n\n\ndef f(x):\n    return np.sum(np.pad(x, 1, mode='mean'))\n"
+    path = str(tmp_path / "padded.py")
+    register_source(path, source)
+    scope: dict = {}
+    exec(compile(source, path, "exec"), scope)
+    with pytest.raises(TraceError, match=r"padded\.py:5:\d+: .*mode 'mean' has no derivative in wengert"):
+        wengert.grad(scope["f"])(np.ones(3))
