@@ -39,7 +39,7 @@ def _numpy_names() -> dict:
     out = {}
     for fn, binding in P.bound_callables():
         name = getattr(fn, "__name__", None)
-        if binding.prim.name in out or name is None:
+        if binding.prim.name in out or name is None or binding.fixed:   # (np.vsplit fixes a param of split)
             continue
         for prefix, module in (("np.", np), ("np.linalg.", np.linalg)):
             if getattr(module, name, None) is fn:

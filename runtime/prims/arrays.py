@@ -11,11 +11,11 @@ from .. import shape_rules as S
 from .. import types as T
 from .arithmetic import real
 from typing import Any
-from ..calculus import is_container, ops, unbroadcast
+from ..calculus import is_container, ndim_of, ops, unbroadcast
 from ..calculus import shape as _shape
 from ..tensor_names import data_of, is_tensor
-from ..registry import (METHODS, NOTHING, NOVALUE, PROPERTIES, Binding, Eager, primitive, signature as _signature,
-                        stands_for)
+from ..registry import (METHODS, NOTHING, NOVALUE, PRIMITIVES, PROPERTIES, Binding, Eager, bind, declare, primitive,
+                        signature as _signature, stands_for)
 
 # ---------------------------------------------------------------------------------------------
 # Implementations that are not a single NumPy call
@@ -282,10 +282,282 @@ stands_for(triu, [np.triu], "x, k=0", "x", "k")
 diag = primitive("diag", np.diag, params={"k": 0}, linear=True, shape_rule=S.evaluating(np.diag),
                  view_of_first=True,
                  doc="extract a diagonal or build a diagonal array", linear_in=(0,),
-                 vjp=(lambda g, out, x, k=0: ops.diag(g, k=k),),   # square matrices: diag is its own adjoint
+                 vjp=(lambda g, out, x, k=0: ops.diag(g, k=k) if ndim_of(x) == 1   # g's k-th diagonal
+                      else ops.diagonal_back(g, x, offset=k),),   # zeros of x's shape (not square) with g there
                  eager=Eager(node=lambda operands, params: "DiagEmbedBackward0" if np.ndim(data_of(operands[0])) == 1
                              else "DiagonalBackward0_copy", saves=NOTHING))
 stands_for(diag, [np.diag], "x, k=0", "x", "k")
+
+# ---------------------------------------------------------------------------------------------
+# Rearranging, repeating, gathering and padding (linear in x). Each gathers entries of x (some
+# more than once, some not at all); its adjoint, declared next to it, sums g's entries back into
+# x's shape, and the adjoint's own adjoint is the gather again (second order).
+# ---------------------------------------------------------------------------------------------
+
+stands_for(flip, [np.flipud], "x, /", "x", fixed={"axis": 0})
+stands_for(flip, [np.fliplr], "x, /", "x", fixed={"axis": 1})
+
+
+def _cotangent_zeros(g, x) -> np.ndarray:
+    """Zeros shaped like x, of the cotangent's float dtype, for g's entries to be summed into."""
+    return np.zeros(np.shape(x), np.result_type(np.asarray(x).dtype, np.asarray(g).dtype, np.float64))
+
+
+def _adjoint_rule(ts, cs, ps):
+    """The type of an adjoint's result: x's shape (operand 1), a float dtype."""
+    dtype = S.float_dtype(ts[0]) if isinstance(ts[0], T.ArrayType) else "f64"
+    return T.ArrayType(dtype, ts[1].shape)
+
+
+def _gather(name, impl, adjoint_name, adjoint_impl, *, params=None, arity=1, adjoint_doc, drop=(), **facts):
+    """Declare the linear gather `name` (operand 0 the array, the others data: indices, counts)
+    and its adjoint `adjoint_name(g, x, *data, **params)`: each one's cotangent is the other
+    applied to g. `drop`: params of the gather its adjoint does without (a fill value)."""
+    params = params or {}
+    kept = {k: v for k, v in params.items() if k not in drop}
+    adjoint = declare(adjoint_name, adjoint_impl, params=kept, arity=arity + 1, linear=True,
+                      shape_rule=_adjoint_rule, linear_in=(0,), doc=adjoint_doc,
+                      vjp=(lambda g, out, gy, x, *data, **ps: bind(PRIMITIVES[name], g, *data, **ps),))
+    if "linear_in" not in facts and "jvp" not in facts:
+        facts["linear_in"] = (0,)
+    return declare(name, impl, params=params, arity=arity, linear=True,
+                   vjp=(lambda g, out, x, *data, **ps: bind(adjoint, g, x, *data,
+                                                            **{k: v for k, v in ps.items() if k in kept}),),
+                   **facts), adjoint
+
+
+def _rot90_back(g, x, k=1, axes=(0, 1)):
+    return np.rot90(g, -k, axes)
+
+
+rot90, _ = _gather("rot90", np.rot90, "rot90_back", _rot90_back, params={"k": 1, "axes": (0, 1)},
+                   shape_rule=S.evaluating(np.rot90), view_of_first=True, shape_checked=True,
+                   doc="rotate by 90 degrees k times in the plane of `axes`",
+                   adjoint_doc="g rotated back: the adjoint of rot90",
+                   eager=Eager(node="Rot90Backward0", saves=NOTHING, quiet=True),
+                   callables=[np.rot90], spec="x, k=1, axes=(0, 1)", operands="x", params_spec="k axes")
+
+
+def _take_back(g, x, indices, axis=None):
+    """g summed into zeros shaped like x at the entries np.take(x, indices, axis) read (an
+    entry read twice gets both)."""
+    out = _cotangent_zeros(g, x)
+    if axis is None:
+        np.add.at(out.reshape(-1), indices, g)   # (a fresh array: reshape is a view)
+    else:
+        np.add.at(out, (slice(None),) * (axis % out.ndim) + (indices,), g)
+    return out
+
+
+def _repeat_back(g, x, repeats, axis=None):
+    """g summed over the copies np.repeat made of each entry of x."""
+    n = np.size(x) if axis is None else np.shape(x)[axis]
+    return _take_back(g, x, np.repeat(np.arange(n), repeats), axis)
+
+
+def _repeat_rule(ts, cs, ps):
+    """The length of the repeated axis needs the counts' values (an array of unknown counts has none)."""
+    if cs[1] is NOVALUE:
+        raise ValueError("unknown counts")
+    return S.evaluate_rule(ts, cs, ps, np.repeat)
+
+
+def _index_node(indexed: str, flat: str):
+    """PyTorch's node of a gather: `flat` where it reads x flattened (axis None), else `indexed`."""
+    return lambda operands, params: flat if params.get("axis") is None else indexed
+
+
+repeat, _ = _gather("repeat", np.repeat, "repeat_back", _repeat_back, params={"axis": None}, arity=2,
+                    shape_rule=_repeat_rule, shape_checked=True,
+                    doc="repeat each entry (along `axis`, else of x flattened) `repeats` times",
+                    adjoint_doc="g summed over each entry's copies: the adjoint of repeat",
+                    eager=Eager(node=lambda operands, params: "IndexSelectBackward0" if np.ndim(data_of(operands[1]))
+                                else "ViewBackward0", saves={0: (1,)}, quiet=True),
+                    callables=[np.repeat], spec="x, repeats, axis=None", operands="x repeats", params_spec="axis",
+                    array_method="repeat")
+
+
+def _tile_back(g, x, reps=1):
+    """g summed over the tiles: g's axes split into (tile, x's axis) pairs, the tile axes summed."""
+    shape = np.shape(x)
+    reps = (reps,) if np.ndim(reps) == 0 else tuple(reps)
+    d = max(len(shape), len(reps))
+    padded, reps = (1,) * (d - len(shape)) + shape, (1,) * (d - len(reps)) + reps
+    pairs = [n for pair in zip(reps, padded) for n in pair]
+    return np.reshape(np.sum(np.reshape(g, pairs), axis=tuple(range(0, 2 * d, 2))), shape) + _cotangent_zeros(g, x)
+
+
+tile, _ = _gather("tile", np.tile, "tile_back", _tile_back, params={"reps": 1},
+                  shape_rule=S.evaluating(np.tile), doc="x repeated `reps` times along each axis",
+                  adjoint_doc="g summed over the tiles: the adjoint of tile",
+                  eager=Eager(node="RepeatBackward0", saves=NOTHING, quiet=True),
+                  callables=[np.tile], spec="x, reps", operands="x", params_spec="reps")
+
+
+def _diagonal_back(g, x, offset=0, axis1=0, axis2=1):
+    """Zeros shaped like x with g on the diagonal np.diagonal(x, offset, axis1, axis2) reads."""
+    out = _cotangent_zeros(g, x)
+    plane = np.moveaxis(out, (axis1, axis2), (-2, -1))   # a view: writes land in out
+    n = np.shape(g)[-1]
+    plane[..., np.arange(n) + max(-offset, 0), np.arange(n) + max(offset, 0)] = g
+    return out
+
+
+diagonal, diagonal_back = _gather(
+    "diagonal", np.diagonal, "diagonal_back", _diagonal_back, params={"offset": 0, "axis1": 0, "axis2": 1},
+    shape_rule=S.evaluating(np.diagonal), view_of_first=True, shape_checked=True,
+    doc="the diagonal of the (axis1, axis2) planes, as a last axis", adjoint_doc="zeros like x with g on the "
+    "diagonal: the adjoint of diagonal", eager=_view("DiagonalBackward0"),
+    callables=[np.diagonal], spec="x, offset=0, axis1=0, axis2=1", operands="x", params_spec="offset axis1 axis2",
+    array_method="diagonal")
+for _n, _fn in [(1, np.atleast_1d), (2, np.atleast_2d), (3, np.atleast_3d)]:
+    declare(f"atleast_{_n}d", _fn, linear=True, shape_rule=S.evaluating(_fn), view_of_first=True,
+            doc=f"x with at least {_n} axes", linear_in=(0,), vjp=(_reshaped_back,),
+            eager=_view(lambda operands, params: "ViewBackward0" if np.ndim(data_of(operands[0])) == 0
+                        else "UnsqueezeBackward0"),
+            callables=[_fn], spec="x, /", operands="x")
+
+
+def _append_part(g, arr, values, axis, position):
+    """The cotangent of np.append's operand `position`: its part of g (x's shape for arr, as
+    values' entries were read flattened when axis is None)."""
+    if axis is None:
+        n = ops.size(arr)
+        part = ops.slice(None, n, None) if position == 0 else ops.slice(n, None, None)
+        return ops.reshape(ops.getitem(g, part), _shape((arr, values)[position]))
+    n = ops.getitem(ops.shape(arr), axis)
+    part = ops.slice(None, n, None) if position == 0 else ops.slice(n, None, None)
+    # (Ellipsis counts a negative axis from the end: no need of the number of axes)
+    index = (slice(None),) * axis + (part,) if axis >= 0 else (Ellipsis, part) + (slice(None),) * (-axis - 1)
+    return ops.getitem(g, *index)
+
+
+append = declare("append", np.append, params={"axis": None}, arity=2, linear=True,
+                 shape_rule=S.evaluating(np.append), shape_checked=True,
+                 doc="values joined after arr (both flattened when axis is None)", linear_in=(0, 1),
+                 vjp=(lambda g, out, arr, values, axis=None: _append_part(g, arr, values, axis, 0),
+                      lambda g, out, arr, values, axis=None: _append_part(g, arr, values, axis, 1)),
+                 eager=Eager(node="CatBackward0", saves=NOTHING, quiet=True),
+                 callables=[np.append], spec="arr, values, axis=None", operands="arr values", params_spec="axis")
+take, _ = _gather("take", np.take, "take_back", _take_back, params={"axis": None}, arity=2,
+                  shape_rule=S.evaluating(np.take), shape_checked=True,
+                  doc="the entries of x (flattened when axis is None) at `indices` along `axis`",
+                  adjoint_doc="g summed into x's shape where take read: the adjoint of take",
+                  eager=Eager(node=_index_node("IndexSelectBackward0", "TakeBackward0"), saves={0: (1,)}, quiet=True),
+                  callables=[np.take], spec="x, indices, axis=None", operands="x indices", params_spec="axis",
+                  array_method="take")
+
+
+def _along_axis_index(indices, shape, axis):
+    """The advanced index np.take_along_axis(x, indices, axis) reads x with: `indices` along
+    `axis`, each other axis's positions broadcast against it."""
+    ndim = len(shape)
+    return tuple(indices if d == axis else
+                 np.arange(shape[d]).reshape((1,) * d + (-1,) + (1,) * (ndim - d - 1)) for d in range(ndim))
+
+
+def _take_along_axis_back(g, x, indices, axis=-1):
+    out = _cotangent_zeros(g, x)
+    if axis is None:
+        np.add.at(out.reshape(-1), indices, g)
+    else:
+        np.add.at(out, _along_axis_index(indices, out.shape, axis % out.ndim), g)
+    return out
+
+
+take_along_axis, _ = _gather(
+    "take_along_axis", np.take_along_axis, "take_along_axis_back", _take_along_axis_back, params={"axis": -1},
+    arity=2, shape_rule=S.evaluating(np.take_along_axis), shape_checked=True,
+    doc="x's entries at `indices` along `axis` (indices shaped like x elsewhere)",
+    adjoint_doc="g summed into x's shape where take_along_axis read: the adjoint of take_along_axis",
+    eager=Eager(node=_index_node("GatherBackward0", "TakeBackward0"), saves={0: (1,)}, quiet=True),
+    callables=[np.take_along_axis], spec="arr, indices, axis=-1", operands="arr indices", params_spec="axis")
+
+
+def _split(x, indices_or_sections, axis=0, mode="array_split"):
+    """np.split / array_split (along `axis`) or hsplit / vsplit / dsplit (`mode`): a list of pieces."""
+    along = {"axis": axis} if mode in ("split", "array_split") else {}
+    return list(getattr(np, mode)(x, indices_or_sections, **along))
+
+
+def _pieces_joined(g, out, x, sections, axis=0, mode="array_split"):
+    """The cotangent of x from its pieces': joined back along the split axis, a piece that
+    received none (None) as zeros."""
+    pieces = ops.dense_items(g, out)
+    if mode == "hsplit":   # its axis is 1, or 0 for a vector: hstack's
+        return ops.hstack(pieces)
+    return ops.concatenate(pieces, axis={"vsplit": 0, "dsplit": 2}.get(mode, axis))
+
+
+split = declare("split", _split, params={"axis": 0, "mode": "array_split"}, arity=2, linear=True,
+                shape_rule=S.evaluating(_split), shape_checked=True,
+                doc="a list of pieces of x along an axis (np.split, array_split, hsplit, vsplit, dsplit)",
+                linear_in=(0,), vjp=(_pieces_joined,),
+                eager=Eager(node="SplitWithSizesBackward0", saves=NOTHING, quiet=True))
+for _mode in ("split", "array_split"):
+    stands_for(split, [getattr(np, _mode)], "x, indices_or_sections, axis=0", "x indices_or_sections", "axis",
+               fixed={"mode": _mode})
+for _mode in ("hsplit", "vsplit", "dsplit"):
+    stands_for(split, [getattr(np, _mode)], "x, indices_or_sections", "x indices_or_sections",
+               fixed={"mode": _mode})
+
+#: the modes of np.pad that only move entries (each result entry is an entry of x, or the fill)
+PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
+
+
+def _unmodelled_mode(mode) -> str | None:
+    """Why np.pad in `mode` is refused (None: it is a mode that only moves entries)."""
+    if mode in PAD_MODES:
+        return None
+    return f"np.pad's mode {mode!r} has no derivative in wengert; use one of {', '.join(PAD_MODES)}"
+
+
+def _pad(x, pad_width, mode="constant", constant_values=0):
+    if _unmodelled_mode(mode):
+        raise ValueError(_unmodelled_mode(mode))
+    extra = {"constant_values": constant_values} if mode == "constant" else {}
+    return np.pad(x, pad_width, mode=mode, **extra)
+
+
+def _pad_rule(ts, cs, ps):
+    """The padded type; a mode wengert does not model is refused while tracing, shapes known or not."""
+    if _unmodelled_mode(ps.get("mode", "constant")):
+        raise T.IncompatibleShapes(_unmodelled_mode(ps.get("mode", "constant")))
+    return S.evaluate_rule(ts, cs, ps, _pad)
+
+
+def _pad_back(g, x, pad_width, mode="constant"):
+    """g summed into x's shape: each entry of the padded result is an entry of x (or the fill,
+    whose cotangent goes nowhere); found by padding x's positions the same way."""
+    positions = np.arange(np.size(x)).reshape(np.shape(x))
+    padded = _pad(positions, pad_width, mode, constant_values=-1)
+    out = _cotangent_zeros(g, x)
+    read = padded >= 0
+    np.add.at(out.reshape(-1), padded[read], np.asarray(g)[read])
+    return out
+
+
+_PAD_NODES = {"constant": "ConstantPadNd", "edge": "ReplicationPad{}D", "reflect": "ReflectionPad{}D"}
+
+
+def _pad_node(operands, params) -> str:
+    """PyTorch's node of F.pad in the mode's PyTorch name (circular pads by copying slices)."""
+    widths = np.broadcast_to(params["pad_width"], (np.ndim(data_of(operands[0])), 2))
+    padded = max(1, min(3, int(np.sum(np.any(widths != 0, axis=1)))))
+    name = _PAD_NODES.get(params.get("mode", "constant"))
+    return "CopySlices" if name is None else name.format(padded) + "Backward0"
+
+
+pad, _ = _gather("pad", _pad, "pad_back", _pad_back,
+                 params={"pad_width": 0, "mode": "constant", "constant_values": 0}, drop=("constant_values",),
+                 # the fill is a constant: the tangent is the tangent padded with zeros
+                 jvp=(lambda t, out, x, **ps: ops.pad(t, **{**ps, "constant_values": 0}),),
+                 shape_rule=_pad_rule, shape_checked=True,
+                 doc="x padded by pad_width entries on each side (modes constant, edge, reflect, symmetric, wrap)",
+                 adjoint_doc="g summed into x's shape where pad read: the adjoint of pad",
+                 eager=Eager(node=_pad_node, saves=NOTHING, quiet=True),
+                 callables=[np.pad], spec="x, pad_width, mode='constant', *, constant_values=0", operands="x",
+                 params_spec="pad_width mode constant_values")
 
 # ---------------------------------------------------------------------------------------------
 # Conversion
