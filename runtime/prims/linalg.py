@@ -7,7 +7,7 @@ import numpy as np
 from .. import shape_rules as S
 from .. import types as T
 from ..calculus import broadcast_like, ndim_of, ops, shape, unbroadcast
-from ..registry import Eager, primitive, stands_for
+from ..registry import Eager, declare, primitive, stands_for
 from .arithmetic import matmul
 
 # ---------------------------------------------------------------------------------------------
@@ -20,14 +20,33 @@ def _scaled(which: int, g, x, y):
     return unbroadcast(ops.mul(g, y if which == 0 else x), x if which == 0 else y)
 
 
+def _contraction_spec(nx: int, ny: int, axes_x: tuple, axes_y: tuple) -> str:
+    """The einsum spec of a tensordot: axes_x of x summed against axes_y of y, the result's axes
+    x's others then y's others (np.tensordot's order; np.dot and np.inner are such contractions)."""
+    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    x = [next(letters) for _ in range(nx)]
+    y = [next(letters) for _ in range(ny)]
+    for i, j in zip(axes_x, axes_y):
+        y[j % ny] = x[i % nx]
+    summed = {x[i % nx] for i in axes_x}
+    kept = [c for c in x if c not in summed] + [c for j, c in enumerate(y) if j not in {a % ny for a in axes_y}]
+    return f"{''.join(x)},{''.join(y)}->{''.join(kept)}"
+
+
+def _contracted(which: int, g, out, x, y, axes_x: tuple, axes_y: tuple):
+    """The cotangent of operand `which` of a contraction: einsum's rule over its spec."""
+    spec = _contraction_spec(ndim_of(x), ndim_of(y), axes_x, axes_y)
+    return _einsum_grad(which)(g, out, x, y, spec=spec)
+
+
 def _dot(which: int):
-    """np.dot is mul when an operand is a scalar, and matmul when y has at most two axes."""
+    """np.dot is mul when an operand is a scalar, matmul when y has at most two axes, and else the
+    sum over x's last axis and y's second-to-last."""
     def rule(g, out, x, y):
         if ndim_of(x) == 0 or ndim_of(y) == 0:
             return _scaled(which, g, x, y)
         if ndim_of(y) > 2:
-            raise NotImplementedError("no gradient rule for np.dot with a 3-D or higher second operand; "
-                                      "use np.matmul or np.einsum")
+            return _contracted(which, g, out, x, y, (-1,), (-2,))
         return matmul.vjp[which](g, out, x, y)
     return rule
 
@@ -43,10 +62,11 @@ stands_for(dot, [np.dot], "x, y, /", "x y", method="dot")
 
 
 def _inner(which: int):
+    """np.inner sums over the last axes of both (mul when one is a scalar or both are vectors)."""
     def rule(g, out, x, y):
-        if ndim_of(x) > 1 or ndim_of(y) > 1:
-            raise NotImplementedError("no gradient rule for np.inner of arrays with more than one axis")
-        return _scaled(which, g, x, y)
+        if ndim_of(x) == 0 or ndim_of(y) == 0 or (ndim_of(x) == 1 and ndim_of(y) == 1):
+            return _scaled(which, g, x, y)
+        return _contracted(which, g, out, x, y, (-1,), (-1,))
     return rule
 
 
@@ -66,6 +86,91 @@ outer = primitive("outer", np.outer, arity=2,
                   jvp=(lambda t, out, x, y: ops.outer(t, y), lambda t, out, x, y: ops.outer(x, t)),
                   eager=Eager(node="MulBackward0", saves=_CROSS))
 stands_for(outer, [np.outer], "x, y, /", "x y")
+
+
+def _three_vectors(x, y, axis):
+    """The rules of np.cross hold for 3-vectors (2-vectors give a scalar or a 3-vector: refused)."""
+    dims = [ops.shape(v) for v in (x, y)]
+    if not all(isinstance(d, tuple) and len(d) > 0 and d[axis] == 3 for d in dims):
+        raise NotImplementedError("no gradient rule for np.cross of vectors other than 3-vectors of known shape "
+                                  "along `axis`; pad 2-vectors with a zero third component")
+
+
+def _cross_vjp(which: int):
+    """<g, x × y> = <x, y × g> = <y, g × x>: each cotangent is a cross product with g."""
+    def rule(g, out, x, y, axis=-1):
+        _three_vectors(x, y, axis)
+        other = ops.cross(y, g, axis=axis) if which == 0 else ops.cross(g, x, axis=axis)
+        return unbroadcast(other, x if which == 0 else y)
+    return rule
+
+
+cross = declare("cross", lambda a, b, axis=-1: np.cross(a, b, axis=axis), arity=2, params={"axis": -1},
+                shape_rule=S.evaluating(lambda a, b, axis=-1: np.cross(a, b, axis=axis)), shape_checked=True,
+                vjp=(_cross_vjp(0), _cross_vjp(1)),
+                jvp=(lambda t, out, x, y, axis=-1: ops.cross(t, y, axis=axis),
+                     lambda t, out, x, y, axis=-1: ops.cross(x, t, axis=axis)),
+                eager=Eager(node="LinalgCrossBackward0", saves=_CROSS, promote="promote"),
+                doc="np.cross of 3-vectors along `axis` (stacks broadcast)",
+                callables=[np.cross], spec="a, b, /, *, axis=-1", operands="a b", params_spec="axis")
+
+
+def _kron_grad(which: int):
+    """kron(a, b) of two operands of n axes (the fewer padded with leading ones) is
+    a[i0, i1 ...] b[k0, k1 ...] at (i0, k0, i1, k1 ...) reshaped: the cotangent of one operand is g
+    with those axes apart, summed against the other."""
+    def rule(g, out, a, b):
+        n = max(ndim_of(a), ndim_of(b))
+        dims = [_padded_dims(a, n), _padded_dims(b, n)]
+        letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+        names = [letters[:n], letters[n:2 * n]]
+        paired = ops.reshape(g, ops.tuple(*[d for pair in zip(*dims) for d in pair]))
+        other = 1 - which
+        grad = ops.einsum(paired, ops.reshape((a, b)[other], ops.tuple(*dims[other])),
+                          spec=f"{''.join(i + k for i, k in zip(*names))},{names[other]}->{names[which]}")
+        return ops.reshape(grad, shape((a, b)[which]))
+    return rule
+
+
+def _padded_dims(v, n: int) -> list:
+    """v's dimensions with leading ones up to n axes (as np.kron pads the operand of fewer axes)."""
+    k = ndim_of(v)
+    dims = shape(v)
+    return [1] * (n - k) + [ops.getitem(dims, i) for i in range(k)]
+
+
+kron = declare("kron", np.kron, arity=2, shape_rule=S.evaluating(np.kron),
+               vjp=(_kron_grad(0), _kron_grad(1)),
+               jvp=(lambda t, out, a, b: ops.kron(t, b), lambda t, out, a, b: ops.kron(a, t)),
+               eager=Eager(node="UnsafeViewBackward0", saves=_CROSS, promote="promote", methods=("kron",),
+                           functions=("kron",)),
+               doc="np.kron: the Kronecker product (the operand of fewer axes padded with leading ones)",
+               callables=[np.kron], spec="a, b, /", operands="a b")
+
+
+def _tensordot_axes(nx: int, axes) -> tuple:
+    """np.tensordot's `axes` as (axes of x, axes of y): an int n is x's last n against y's first n."""
+    if isinstance(axes, int):
+        return tuple(range(nx - axes, nx)), tuple(range(axes))
+    ax, ay = axes
+    as_tuple = (lambda a: tuple(a) if isinstance(a, (list, tuple)) else (a,))
+    return as_tuple(ax), as_tuple(ay)
+
+
+def _tensordot_grad(which: int):
+    def rule(g, out, x, y, axes=2):
+        return _contracted(which, g, out, x, y, *_tensordot_axes(ndim_of(x), axes))
+    return rule
+
+
+tensordot = declare("tensordot", lambda a, b, axes=2: np.tensordot(a, b, axes), arity=2, params={"axes": 2},
+                    shape_rule=S.evaluating(lambda a, b, axes=2: np.tensordot(a, b, axes)), shape_checked=True,
+                    vjp=(_tensordot_grad(0), _tensordot_grad(1)),
+                    jvp=(lambda t, out, x, y, axes=2: ops.tensordot(t, y, axes=axes),
+                         lambda t, out, x, y, axes=2: ops.tensordot(x, t, axes=axes)),
+                    eager=Eager(node="ViewBackward0", saves=_CROSS, promote="promote"),
+                    doc="np.tensordot: the sum over `axes` of x against those of y",
+                    callables=[np.tensordot], spec="a, b, /, axes=2", operands="a b", params_spec="axes")
 
 
 def _einsum_grad(i):

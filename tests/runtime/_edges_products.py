@@ -2,8 +2,47 @@
 joins CASES and CHOICES here to its own)."""
 from __future__ import annotations
 
-from tests.runtime._edges import Case  # noqa: F401  (the cases' record)
+import numpy as np
 
-CASES: list = []
+from tests.runtime._edges import INF, NAN, Case, _r, _vec
+
+#: the pairs of a bilinear product: an argument's gradient is the other argument summed against g
+_PAIR = {"args": ("x", "y"), "wrt": (0, 1)}
+
+CASES: list = [
+    Case("cross", "np.cross(x, y)", [(_r(3), _r(3)), (_vec([NAN, 1.0, INF]), _vec([0.0, -1.0, 2.0])),
+                                     (_r(4, 3), _r(1, 3)), (_r(2, 4, 3), _r(1, 4, 3)), (np.zeros((0, 3)), _r(1, 3))],
+         "torch.linalg.cross(x, y)", **_PAIR),
+    Case("cross", "np.cross(x, y, axis=0)", [(_r(3, 2), _r(3, 2)), (_r(3, 1), _r(3, 4))],
+         "torch.linalg.cross(x, y, dim=0)", **_PAIR),
+    Case("kron", "np.kron(x, y)", [(_r(2, 3), _r(3, 2)), (_vec([[NAN, 1.0], [INF, 0.0]]), _r(2, 2)), (_r(3), _r(2, 2)),
+                                   (_r(2, 2, 2), _r(2)), (np.zeros((0, 2)), _r(2, 2)), (_r(1, 1), _r(1))],
+         "torch.kron(x, y)", **_PAIR),
+    Case("tensordot", "np.tensordot(x, y)", [(_r(2, 3, 4), _r(3, 4, 2)), (_vec([[NAN, 1.0], [INF, 0.0]]), _r(2, 2)),
+                                             (np.zeros((2, 0, 3)), np.zeros((0, 3)))],
+         "torch.tensordot(x, y)", **_PAIR),
+    Case("tensordot", "np.tensordot(x, y, axes=1)", [(_r(2, 3), _r(3, 4)), (_r(3), _r(3))],
+         "torch.tensordot(x, y, dims=1)", **_PAIR),
+    Case("tensordot", "np.tensordot(x, y, axes=0)", [(_r(2), _r(3, 2)), (_r(2, 2), _r(1))],
+         "torch.tensordot(x, y, dims=0)", **_PAIR),
+    Case("tensordot", "np.tensordot(x, y, axes=((0, 2), (2, 0)))", [(_r(2, 3, 4), _r(4, 5, 2)), (_r(1, 2, 2), _r(2, 3, 1))],
+         "torch.tensordot(x, y, dims=([0, 2], [2, 0]))", **_PAIR),
+    # np.dot and np.inner of more than two axes: sums over x's last axis and y's second-to-last (dot) or last
+    Case("dot", "np.dot(x, y) * 1.0", [(_r(2, 3), _r(4, 3, 2)), (_vec([[NAN, 1.0], [INF, 0.0]]), _r(2, 2, 2)),
+                             (_r(5, 2, 3), _r(4, 3, 2)), (_r(3), _r(2, 3, 1)), (np.zeros((2, 0)), np.zeros((3, 0, 2)))],
+         **_PAIR),
+    Case("inner", "np.inner(x, y) * 1.0", [(_r(2, 3), _r(4, 3)), (_vec([[NAN, 1.0], [INF, 0.0]]), _r(2)),
+                                           (_r(2, 2, 3), _r(4, 3)), (_r(3), _r(2, 4, 3)), (0.5, _r(2, 3)),
+                                           (np.zeros((2, 0)), np.zeros((3, 0)))],
+         "torch.inner(x, y)", **_PAIR),
+]
 #: where HIPS autograd and PyTorch disagree, the one wengert follows, and why (as _edges.CHOICES)
-CHOICES: dict = {}
+CHOICES: dict = {
+    "cross": ("torch", "an operand broadcast into the result gets the sum over the broadcast axes "
+                       "(autograd does not sum: wrong shape)"),
+}
+#: primitives with a PyTorch spelling (a reference) that the eager Tensor lacks, and why
+NOT_ON_TENSOR = {
+    "cross": "the Tensor has no torch.linalg namespace (torch.linalg.cross)",
+    "tensordot": "torch.tensordot takes `dims`, which the Tensor's generated methods do not",
+}
