@@ -444,3 +444,38 @@ cofactor_second_derivative = primitive(
          lambda t, out, x, d1, d2: ops.cofactor_second_derivative(x, t, d2),
          lambda t, out, x, d1, d2: ops.cofactor_second_derivative(x, d1, t)))
 
+
+
+# ---------------------------------------------------------------------------------------------
+# Decompositions with several results: a rule's cotangent `g` is a tuple with one entry per result
+# (None for a result that no gradient reaches), and a tangent rule returns a tuple
+# ---------------------------------------------------------------------------------------------
+
+
+def _slogdet(x):
+    sign, logabsdet = np.linalg.slogdet(x)
+    return sign, logabsdet
+
+
+def _slogdet_rule(types, consts, params):
+    (x,) = types
+    t = T.ArrayType(S.float_dtype(x), x.shape[:-2])
+    return [t, t]
+
+
+def _slogdet_vjp(g, out, x):
+    """d log|det x| / dx = x^-T (the sign is piecewise constant: no gradient)."""
+    if g[1] is None:
+        return ops.zeros_like(x)
+    return ops.mul(_per_matrix(g[1]), _mT(ops.inv(x)))
+
+
+def _slogdet_jvp(t, out, x):
+    """d log|det x| = tr(x^-1 dx), each matrix's trace a sum of products."""
+    return ops.zeros_like(out[0]), ops.sum(ops.mul(_mT(ops.inv(x)), t), axis=(-2, -1))
+
+
+slogdet = declare("slogdet", _slogdet, results=2, shape_rule=_slogdet_rule,
+                  vjp=(_slogdet_vjp,), jvp=(_slogdet_jvp,), eager=Eager(node="LinalgSlogdetBackward0"),
+                  doc="np.linalg.slogdet: the sign and log|det| of each matrix",
+                  callables=[np.linalg.slogdet], spec="x, /", operands="x")

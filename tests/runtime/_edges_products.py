@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.runtime._edges import INF, NAN, Case, _r, _vec
+from tests.runtime._edges import BATCH, BATCH_KN, INF, NAN, SQUARE, Case, _r, _vec
 
 #: the pairs of a bilinear product: an argument's gradient is the other argument summed against g
 _PAIR = {"args": ("x", "y"), "wrt": (0, 1)}
+
+NEGATIVE = SQUARE[::-1]   # rows swapped: a negative determinant
 
 CASES: list = [
     Case("cross", "np.cross(x, y)", [(_r(3), _r(3)), (_vec([NAN, 1.0, INF]), _vec([0.0, -1.0, 2.0])),
@@ -35,6 +37,12 @@ CASES: list = [
                                            (_r(2, 2, 3), _r(4, 3)), (_r(3), _r(2, 4, 3)), (0.5, _r(2, 3)),
                                            (np.zeros((2, 0)), np.zeros((3, 0)))],
          "torch.inner(x, y)", **_PAIR),
+    # decompositions of several results: one result, or a product of both (a tuple cotangent with both)
+    Case("slogdet", "np.linalg.slogdet(x)[1]", [(SQUARE,), (NEGATIVE,), (BATCH,), (BATCH_KN,), (_vec([[2.0]]),),
+                                                (np.zeros((2, 0, 0)),)],
+         "torch.linalg.slogdet(x)[1]"),
+    Case("slogdet", "np.linalg.slogdet(x)[0] * np.linalg.slogdet(x)[1]", [(NEGATIVE,), (BATCH,)],
+         "torch.linalg.slogdet(x)[0] * torch.linalg.slogdet(x)[1]"),
 ]
 #: where HIPS autograd and PyTorch disagree, the one wengert follows, and why (as _edges.CHOICES)
 CHOICES: dict = {
@@ -45,4 +53,5 @@ CHOICES: dict = {
 NOT_ON_TENSOR = {
     "cross": "the Tensor has no torch.linalg namespace (torch.linalg.cross)",
     "tensordot": "torch.tensordot takes `dims`, which the Tensor's generated methods do not",
+    "slogdet": "the Tensor has no torch.linalg namespace, nor primitives of several results",
 }
