@@ -479,3 +479,112 @@ slogdet = declare("slogdet", _slogdet, results=2, shape_rule=_slogdet_rule,
                   vjp=(_slogdet_vjp,), jvp=(_slogdet_jvp,), eager=Eager(node="LinalgSlogdetBackward0"),
                   doc="np.linalg.slogdet: the sign and log|det| of each matrix",
                   callables=[np.linalg.slogdet], spec="x, /", operands="x")
+
+
+def _sym(x):
+    """The symmetric part of each matrix: the decompositions of symmetric matrices read one triangle,
+    and their derivatives are taken, as PyTorch's, along symmetric directions."""
+    return ops.mul(0.5, ops.add(x, _mT(x)))
+
+
+def _eye_like(x):
+    """The identity, stacked like the square matrices x (as a value, so rules differentiate again)."""
+    return ops.tril(ops.triu(ops.ones_like(x)))
+
+
+def _phi(x):
+    """The lower triangle with the diagonal halved (the inverse of L -> L L^T's derivative, in part)."""
+    return ops.sub(ops.tril(x), ops.mul(0.5, ops.tril(ops.triu(x))))
+
+
+def _cholesky_vjp(g, out, x):
+    """gA = sym(L^-T phi(L^T g) L^-1) (Murray 2016; as PyTorch and autograd)."""
+    inv_l = ops.inv(out)
+    return _sym(ops.matmul(ops.matmul(_mT(inv_l), _phi(ops.matmul(_mT(out), g))), inv_l))
+
+
+def _cholesky_jvp(t, out, x):
+    """dL = L phi(L^-1 sym(dA) L^-T)."""
+    inv_l = ops.inv(out)
+    return ops.matmul(out, _phi(ops.matmul(ops.matmul(inv_l, _sym(t)), _mT(inv_l))))
+
+
+cholesky = declare("cholesky", np.linalg.cholesky, shape_rule=lambda ts, cs, ps: T.ArrayType(S.float_dtype(ts[0]),
+                                                                                             ts[0].shape),
+                   vjp=(_cholesky_vjp,), jvp=(_cholesky_jvp,), eager=Eager(node="LinalgCholeskyExBackward0"),
+                   doc="np.linalg.cholesky: L, lower triangular, with L L^T = x (x's lower triangle read)",
+                   callables=[np.linalg.cholesky], spec="x, /", operands="x")
+
+
+def _eigh(x):
+    w, v = np.linalg.eigh(x)
+    return w, v
+
+
+def _eigh_rule(types, consts, params):
+    (x,) = types
+    dtype = S.float_dtype(x)
+    return [T.ArrayType(dtype, x.shape[:-1]), T.ArrayType(dtype, x.shape)]
+
+
+def _gaps(w, x):
+    """1 / (w_j - w_i) off the diagonal (entry ij) and 0 on it, for the eigenvalues w of each matrix of x."""
+    eye = _eye_like(x)
+    gaps = ops.sub(ops.expand_dims(w, axis=-2), ops.expand_dims(w, axis=-1))
+    return ops.div(ops.sub(1.0, eye), ops.add(gaps, eye))
+
+
+def _eigh_vjp(g, out, x):
+    """gA = V (diag(gw) + F o skew(V^T gV)) V^T with F the inverse gaps (PyTorch's; symmetric)."""
+    (gw, gv), (w, v) = g, out
+    inner = ops.zeros_like(x)
+    if gv is not None:
+        vtgv = ops.matmul(_mT(v), gv)
+        inner = ops.mul(_gaps(w, x), ops.mul(0.5, ops.sub(vtgv, _mT(vtgv))))
+    grad = ops.matmul(ops.matmul(v, inner), _mT(v))
+    if gw is not None:
+        grad = ops.add(grad, ops.matmul(ops.mul(v, ops.expand_dims(gw, axis=-2)), _mT(v)))
+    return grad
+
+
+def _eigh_jvp(t, out, x):
+    """dw = diag(V^T sym(dA) V), dV = V (F o V^T sym(dA) V)."""
+    w, v = out
+    m = ops.matmul(ops.matmul(_mT(v), _sym(t)), v)
+    return ops.sum(ops.mul(_eye_like(x), m), axis=-1), ops.matmul(v, ops.mul(_gaps(w, x), m))
+
+
+eigh = declare("eigh", _eigh, results=2, shape_rule=_eigh_rule, vjp=(_eigh_vjp,), jvp=(_eigh_jvp,),
+               eager=Eager(node="LinalgEighBackward0"),
+               doc="np.linalg.eigh: the eigenvalues (ascending) and eigenvectors of symmetric matrices (lower "
+                   "triangle read)",
+               callables=[np.linalg.eigh], spec="x, /", operands="x")
+
+
+def _pinv_vjp(g, out, x):
+    """The adjoint of dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P (constant rank):
+    gA = -P^T g P^T + (I - A P) g^T P P^T + P^T P g^T (I - P A)."""
+    p, gt = out, _mT(g)
+    ppt, ptp = ops.matmul(p, _mT(p)), ops.matmul(_mT(p), p)
+    left = ops.matmul(gt, ppt)
+    right = ops.matmul(ptp, gt)
+    return ops.add(ops.neg(ops.matmul(ops.matmul(_mT(p), g), _mT(p))),
+                   ops.add(ops.sub(left, ops.matmul(ops.matmul(x, p), left)),
+                           ops.sub(right, ops.matmul(right, ops.matmul(p, x)))))
+
+
+def _pinv_jvp(t, out, x):
+    p, tt = out, _mT(t)
+    ppt, ptp = ops.matmul(p, _mT(p)), ops.matmul(_mT(p), p)
+    left = ops.matmul(ppt, tt)
+    right = ops.matmul(tt, ptp)
+    return ops.add(ops.neg(ops.matmul(ops.matmul(p, t), p)),
+                   ops.add(ops.sub(left, ops.matmul(left, ops.matmul(x, p))),
+                           ops.sub(right, ops.matmul(ops.matmul(p, x), right))))
+
+
+pinv = declare("pinv", np.linalg.pinv,
+               shape_rule=lambda ts, cs, ps: T.ArrayType(S.float_dtype(ts[0]), ts[0].shape[:-2] + ts[0].shape[:-3:-1]),
+               vjp=(_pinv_vjp,), jvp=(_pinv_jvp,), eager=Eager(node="LinalgPinvBackward0"),
+               doc="np.linalg.pinv: the Moore-Penrose inverse (its derivative where the rank is constant)",
+               callables=[np.linalg.pinv], spec="x, /", operands="x")

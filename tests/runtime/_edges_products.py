@@ -11,6 +11,8 @@ _PAIR = {"args": ("x", "y"), "wrt": (0, 1)}
 
 NEGATIVE = SQUARE[::-1]   # rows swapped: a negative determinant
 
+_GRAM, _TORCH_GRAM = "(x @ np.swapaxes(x, -1, -2))", "(x @ x.mT)"   # symmetric positive definite for these x
+
 CASES: list = [
     Case("cross", "np.cross(x, y)", [(_r(3), _r(3)), (_vec([NAN, 1.0, INF]), _vec([0.0, -1.0, 2.0])),
                                      (_r(4, 3), _r(1, 3)), (_r(2, 4, 3), _r(1, 4, 3)), (np.zeros((0, 3)), _r(1, 3))],
@@ -27,7 +29,8 @@ CASES: list = [
          "torch.tensordot(x, y, dims=1)", **_PAIR),
     Case("tensordot", "np.tensordot(x, y, axes=0)", [(_r(2), _r(3, 2)), (_r(2, 2), _r(1))],
          "torch.tensordot(x, y, dims=0)", **_PAIR),
-    Case("tensordot", "np.tensordot(x, y, axes=((0, 2), (2, 0)))", [(_r(2, 3, 4), _r(4, 5, 2)), (_r(1, 2, 2), _r(2, 3, 1))],
+    Case("tensordot", "np.tensordot(x, y, axes=((0, 2), (2, 0)))",
+         [(_r(2, 3, 4), _r(4, 5, 2)), (_r(1, 2, 2), _r(2, 3, 1))],
          "torch.tensordot(x, y, dims=([0, 2], [2, 0]))", **_PAIR),
     # np.dot and np.inner of more than two axes: sums over x's last axis and y's second-to-last (dot) or last
     Case("dot", "np.dot(x, y) * 1.0", [(_r(2, 3), _r(4, 3, 2)), (_vec([[NAN, 1.0], [INF, 0.0]]), _r(2, 2, 2)),
@@ -43,6 +46,20 @@ CASES: list = [
          "torch.linalg.slogdet(x)[1]"),
     Case("slogdet", "np.linalg.slogdet(x)[0] * np.linalg.slogdet(x)[1]", [(NEGATIVE,), (BATCH,)],
          "torch.linalg.slogdet(x)[0] * torch.linalg.slogdet(x)[1]"),
+    # decompositions of symmetric matrices read one triangle: the cases differentiate through x x^T, along
+    # which the derivatives of every convention agree (wengert's, as PyTorch's, is along symmetric directions)
+    Case("cholesky", f"np.linalg.cholesky({_GRAM})", [(SQUARE,), (BATCH,), (_vec([[2.0]]),), (np.zeros((2, 0, 0)),)],
+         f"torch.linalg.cholesky({_TORCH_GRAM})"),
+    Case("eigh", f"np.linalg.eigh({_GRAM})[0]", [(SQUARE,), (BATCH,), (_vec([[2.0]]),), (np.zeros((0, 0)),)],
+         f"torch.linalg.eigh({_TORCH_GRAM})[0]"),
+    # (an eigenvector's sign is arbitrary, and LAPACK's drivers choose differently: functions of v ** 2)
+    Case("eigh", f"np.linalg.eigh({_GRAM})[1] ** 2", [(SQUARE,), (BATCH,)],
+         f"torch.linalg.eigh({_TORCH_GRAM})[1] ** 2"),
+    Case("eigh", f"np.expand_dims(np.linalg.eigh({_GRAM})[0], -2) * np.linalg.eigh({_GRAM})[1] ** 2",
+         [(SQUARE,), (BATCH,)],
+         f"torch.linalg.eigh({_TORCH_GRAM})[0].unsqueeze(-2) * torch.linalg.eigh({_TORCH_GRAM})[1] ** 2"),
+    Case("pinv", "np.linalg.pinv(x)", [(SQUARE,), (_r(4, 2),), (_r(2, 3),), (BATCH,), (_r(3, 2, 4),), (_vec([[2.0]]),)],
+         "torch.linalg.pinv(x)"),
 ]
 #: where HIPS autograd and PyTorch disagree, the one wengert follows, and why (as _edges.CHOICES)
 CHOICES: dict = {
@@ -54,4 +71,7 @@ NOT_ON_TENSOR = {
     "cross": "the Tensor has no torch.linalg namespace (torch.linalg.cross)",
     "tensordot": "torch.tensordot takes `dims`, which the Tensor's generated methods do not",
     "slogdet": "the Tensor has no torch.linalg namespace, nor primitives of several results",
+    "cholesky": "the Tensor has no torch.linalg namespace (torch.linalg.cholesky)",
+    "eigh": "the Tensor has no torch.linalg namespace, nor primitives of several results",
+    "pinv": "the Tensor has no torch.linalg namespace (torch.linalg.pinv)",
 }
