@@ -588,3 +588,65 @@ pinv = declare("pinv", np.linalg.pinv,
                vjp=(_pinv_vjp,), jvp=(_pinv_jvp,), eager=Eager(node="LinalgPinvBackward0"),
                doc="np.linalg.pinv: the Moore-Penrose inverse (its derivative where the rank is constant)",
                callables=[np.linalg.pinv], spec="x, /", operands="x")
+
+
+def _qr(x):
+    q, r = np.linalg.qr(x)
+    return q, r
+
+
+def _qr_rule(types, consts, params):
+    (x,) = types
+    dtype, dims = S.float_dtype(x), x.shape
+    k = None if None in dims[-2:] else min(dims[-2:])
+    return [T.ArrayType(dtype, dims[:-1] + (k,)), T.ArrayType(dtype, dims[:-2] + (k, dims[-1]))]
+
+
+def _tall(x):
+    """The rules of np.linalg.qr hold for matrices with at least as many rows as columns (Q's
+    columns then span x's): a wide one is refused."""
+    dims = shape(x)
+    rows, columns = dims[-2:] if isinstance(dims, tuple) else (None, None)
+    if not (isinstance(rows, int) and isinstance(columns, int) and rows >= columns):
+        raise NotImplementedError("no gradient rule for np.linalg.qr of a matrix with fewer rows than columns or of "
+                                  "unknown shape; differentiate the QR of its first columns, or of its transpose")
+
+
+def _lower_minus_upper(c):
+    """tril(c, -1) - tril(c, -1)^T: the skew-symmetric Q^T dQ of a QR tangent."""
+    low = ops.tril(c, k=-1)
+    return ops.sub(low, _mT(low))
+
+
+def _qr_vjp(g, out, x):
+    """gA = (gQ + Q copyltu(M)) R^-T with M = R gR^T - gQ^T Q (PyTorch's), copyltu(M) the symmetric
+    matrix of M's lower triangle: written here with M^T = gR R^T - Q^T gQ's upper one."""
+    _tall(x)
+    (gq, gr), (q, r) = g, out
+    m = ops.zeros_like(ops.matmul(_mT(r), r))
+    if gr is not None:
+        m = ops.add(m, ops.matmul(gr, _mT(r)))
+    if gq is not None:
+        m = ops.sub(m, ops.matmul(_mT(q), gq))
+    upper = ops.triu(m)
+    sym = ops.sub(ops.add(upper, _mT(upper)), ops.tril(upper))
+    left = ops.matmul(q, sym)
+    if gq is not None:
+        left = ops.add(gq, left)
+    return _mT(ops.solve(r, _mT(left)))
+
+
+def _qr_jvp(t, out, x):
+    """With C = Q^T dA R^-1 and Omega = Q^T dQ (skew): dR = (C - Omega) R, dQ = dA R^-1 - Q (C - Omega)."""
+    _tall(x)
+    q, r = out
+    t_rinv = _mT(ops.solve(_mT(r), _mT(t)))
+    c = ops.matmul(_mT(q), t_rinv)
+    upper = ops.sub(c, _lower_minus_upper(c))
+    return ops.sub(t_rinv, ops.matmul(q, upper)), ops.matmul(upper, r)
+
+
+qr = declare("qr", _qr, results=2, shape_rule=_qr_rule, vjp=(_qr_vjp,), jvp=(_qr_jvp,),
+             eager=Eager(node="LinalgQrBackward0"),
+             doc="np.linalg.qr (mode 'reduced'): Q with orthonormal columns and R upper triangular, x = Q R",
+             callables=[np.linalg.qr], spec="x, /", operands="x")

@@ -60,6 +60,11 @@ CASES: list = [
          f"torch.linalg.eigh({_TORCH_GRAM})[0].unsqueeze(-2) * torch.linalg.eigh({_TORCH_GRAM})[1] ** 2"),
     Case("pinv", "np.linalg.pinv(x)", [(SQUARE,), (_r(4, 2),), (_r(2, 3),), (BATCH,), (_r(3, 2, 4),), (_vec([[2.0]]),)],
          "torch.linalg.pinv(x)"),
+    Case("qr", "np.linalg.qr(x)[0]", [(SQUARE,), (_r(4, 2),), (BATCH,), (_r(2, 4, 3),), (_vec([[2.0]]),)],
+         "torch.linalg.qr(x)[0]"),
+    Case("qr", "np.linalg.qr(x)[1]", [(SQUARE,), (_r(4, 2),), (BATCH,), (_vec([[-2.0]]),)], "torch.linalg.qr(x)[1]"),
+    Case("qr", "np.linalg.qr(x)[0] @ np.linalg.qr(x)[1] ** 2", [(SQUARE,), (_r(4, 3),)],
+         "torch.linalg.qr(x)[0] @ torch.linalg.qr(x)[1] ** 2"),
 ]
 #: where HIPS autograd and PyTorch disagree, the one wengert follows, and why (as _edges.CHOICES)
 CHOICES: dict = {
@@ -74,4 +79,5 @@ NOT_ON_TENSOR = {
     "cholesky": "the Tensor has no torch.linalg namespace (torch.linalg.cholesky)",
     "eigh": "the Tensor has no torch.linalg namespace, nor primitives of several results",
     "pinv": "the Tensor has no torch.linalg namespace (torch.linalg.pinv)",
+    "qr": "the Tensor has no torch.linalg namespace, nor primitives of several results",
 }
