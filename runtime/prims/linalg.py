@@ -650,3 +650,82 @@ qr = declare("qr", _qr, results=2, shape_rule=_qr_rule, vjp=(_qr_vjp,), jvp=(_qr
              eager=Eager(node="LinalgQrBackward0"),
              doc="np.linalg.qr (mode 'reduced'): Q with orthonormal columns and R upper triangular, x = Q R",
              callables=[np.linalg.qr], spec="x, /", operands="x")
+
+
+def _svd(x, full_matrices=True):
+    u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
+    return u, s, vh
+
+
+def _svd_rule(types, consts, params):
+    (x,) = types
+    dtype, dims = S.float_dtype(x), x.shape
+    m, n = dims[-2:]
+    k = None if None in (m, n) else min(m, n)
+    full = params.get("full_matrices", True)
+    return [T.ArrayType(dtype, dims[:-1] + ((m if full else k),)), T.ArrayType(dtype, dims[:-2] + (k,)),
+            T.ArrayType(dtype, dims[:-2] + ((n if full else k), n))]
+
+
+def _thin(x, full_matrices):
+    """The rules of np.linalg.svd hold for the thin factors: full_matrices=True only of square matrices
+    (the extra columns of a rectangular one are any orthonormal completion)."""
+    dims = shape(x)
+    rows, columns = dims[-2:] if isinstance(dims, tuple) else (None, None)
+    if full_matrices and not (isinstance(rows, int) and rows == columns):
+        raise NotImplementedError("no gradient rule for np.linalg.svd with full_matrices=True of a matrix that is not "
+                                  "square (or of unknown shape); pass full_matrices=False")
+
+
+def _svd_vjp(g, out, x, full_matrices=True):
+    """Townsend (2016), as PyTorch: with F_ij = 1 / (s_j^2 - s_i^2) (0 on the diagonal) and V = vh^T,
+    gA = U [F o (U^T gU - gU^T U) S + S F o (V^T gV - gV^T V) + diag(gS)] V^T
+         + (I - U U^T) gU S^-1 V^T + U S^-1 gV^T (I - V V^T)."""
+    _thin(x, full_matrices)
+    (gu, gs, gvh), (u, s, vh) = g, out
+    v = _mT(vh)
+    square = ops.matmul(vh, v)        # k x k, for the shape of the gaps
+    gaps = _gaps(ops.square(s), square)
+    row, column = ops.expand_dims(s, axis=-2), ops.expand_dims(s, axis=-1)   # X S, S X
+    inner = ops.zeros_like(square)
+    outer = ops.zeros_like(x)
+    if gs is not None:
+        inner = ops.mul(_eye_like(square), ops.expand_dims(gs, axis=-2))
+    if gu is not None:
+        utgu = ops.matmul(_mT(u), gu)
+        inner = ops.add(inner, ops.mul(ops.mul(gaps, ops.sub(utgu, _mT(utgu))), row))
+        gu_over_s = ops.div(gu, row)
+        outer = ops.add(outer, ops.matmul(ops.sub(gu_over_s, ops.matmul(u, ops.matmul(_mT(u), gu_over_s))), vh))
+    if gvh is not None:
+        gv = _mT(gvh)
+        vtgv = ops.matmul(vh, gv)
+        inner = ops.add(inner, ops.mul(column, ops.mul(gaps, ops.sub(vtgv, _mT(vtgv)))))
+        gvt_over_s = ops.div(gvh, column)
+        outer = ops.add(outer, ops.matmul(u, ops.sub(gvt_over_s, ops.matmul(ops.matmul(gvt_over_s, v), vh))))
+    return ops.add(ops.matmul(ops.matmul(u, inner), vh), outer)
+
+
+def _svd_jvp(t, out, x, full_matrices=True):
+    """With dP = U^T dA V: dS = diag(dP), dU = U (F o (dP S + S dP^T)) + (I - U U^T) dA V S^-1,
+    dV = V (F o (S dP + dP^T S)) + (I - V V^T) dA^T U S^-1, and dvh = dV^T."""
+    _thin(x, full_matrices)
+    u, s, vh = out
+    v = _mT(vh)
+    dp = ops.matmul(ops.matmul(_mT(u), t), v)
+    gaps = _gaps(ops.square(s), dp)
+    row, column = ops.expand_dims(s, axis=-2), ops.expand_dims(s, axis=-1)
+    ds = ops.sum(ops.mul(_eye_like(dp), dp), axis=-1)
+    t_v = ops.div(ops.matmul(t, v), row)
+    du = ops.add(ops.matmul(u, ops.mul(gaps, ops.add(ops.mul(dp, row), ops.mul(column, _mT(dp))))),
+                 ops.sub(t_v, ops.matmul(u, ops.matmul(_mT(u), t_v))))
+    tt_u = ops.div(ops.matmul(_mT(t), u), row)
+    dv = ops.add(ops.matmul(v, ops.mul(gaps, ops.add(ops.mul(column, dp), ops.mul(_mT(dp), row)))),
+                 ops.sub(tt_u, ops.matmul(v, ops.matmul(vh, tt_u))))
+    return du, ds, _mT(dv)
+
+
+svd = declare("svd", _svd, params={"full_matrices": True}, results=3, shape_rule=_svd_rule,
+              vjp=(_svd_vjp,), jvp=(_svd_jvp,), eager=Eager(node="LinalgSvdBackward0"),
+              doc="np.linalg.svd: u, s (descending), vh with x = u diag(s) vh (differentiated with "
+                  "full_matrices=False, or of square matrices)",
+              callables=[np.linalg.svd], spec="x, /, full_matrices=True", operands="x", params_spec="full_matrices")

@@ -13,6 +13,8 @@ NEGATIVE = SQUARE[::-1]   # rows swapped: a negative determinant
 
 _GRAM, _TORCH_GRAM = "(x @ np.swapaxes(x, -1, -2))", "(x @ x.mT)"   # symmetric positive definite for these x
 
+_THIN = "full_matrices=False"
+
 CASES: list = [
     Case("cross", "np.cross(x, y)", [(_r(3), _r(3)), (_vec([NAN, 1.0, INF]), _vec([0.0, -1.0, 2.0])),
                                      (_r(4, 3), _r(1, 3)), (_r(2, 4, 3), _r(1, 4, 3)), (np.zeros((0, 3)), _r(1, 3))],
@@ -65,6 +67,18 @@ CASES: list = [
     Case("qr", "np.linalg.qr(x)[1]", [(SQUARE,), (_r(4, 2),), (BATCH,), (_vec([[-2.0]]),)], "torch.linalg.qr(x)[1]"),
     Case("qr", "np.linalg.qr(x)[0] @ np.linalg.qr(x)[1] ** 2", [(SQUARE,), (_r(4, 3),)],
          "torch.linalg.qr(x)[0] @ torch.linalg.qr(x)[1] ** 2"),
+    # (a singular vector's sign is arbitrary: functions of u ** 2 and vh ** 2)
+    Case("svd", "np.linalg.svd(x, full_matrices=False)[1]", [(SQUARE,), (_r(4, 2),), (_r(2, 3),), (BATCH,),
+                                                              (_r(2, 2, 3),), (_vec([[-2.0]]),)],
+         "torch.linalg.svd(x, full_matrices=False)[1]"),
+    Case("svd", "np.linalg.svd(x, full_matrices=False)[0] ** 2", [(SQUARE,), (_r(4, 2),), (_r(2, 4),), (BATCH,)],
+         "torch.linalg.svd(x, full_matrices=False)[0] ** 2"),
+    Case("svd", "np.linalg.svd(x, full_matrices=False)[2] ** 2", [(SQUARE,), (_r(4, 2),), (_r(2, 4),), (BATCH,)],
+         "torch.linalg.svd(x, full_matrices=False)[2] ** 2"),
+    Case("svd", f"np.linalg.svd(x, {_THIN})[0] ** 2 * np.linalg.svd(x, {_THIN})[1][..., None, :]",
+         [(SQUARE,), (_r(2, 4, 3),)],
+         f"torch.linalg.svd(x, {_THIN})[0] ** 2 * torch.linalg.svd(x, {_THIN})[1][..., None, :]"),
+    Case("svd", "np.linalg.svd(x)[1]", [(SQUARE,), (BATCH,)], "torch.linalg.svd(x)[1]"),
 ]
 #: where HIPS autograd and PyTorch disagree, the one wengert follows, and why (as _edges.CHOICES)
 CHOICES: dict = {
@@ -80,4 +94,5 @@ NOT_ON_TENSOR = {
     "eigh": "the Tensor has no torch.linalg namespace, nor primitives of several results",
     "pinv": "the Tensor has no torch.linalg namespace (torch.linalg.pinv)",
     "qr": "the Tensor has no torch.linalg namespace, nor primitives of several results",
+    "svd": "the Tensor has no torch.linalg namespace, nor primitives of several results",
 }
