@@ -105,8 +105,11 @@ def _cross_vjp(which: int):
     return rule
 
 
-cross = declare("cross", lambda a, b, axis=-1: np.cross(a, b, axis=axis), arity=2, params={"axis": -1},
-                shape_rule=S.evaluating(lambda a, b, axis=-1: np.cross(a, b, axis=axis)), shape_checked=True,
+def _cross(a, b, axis=-1):
+    return np.cross(a, b, axis=axis)
+
+
+cross = declare("cross", _cross, arity=2, params={"axis": -1}, shape_rule=S.evaluating(_cross), shape_checked=True,
                 vjp=(_cross_vjp(0), _cross_vjp(1)),
                 jvp=(lambda t, out, x, y, axis=-1: ops.cross(t, y, axis=axis),
                      lambda t, out, x, y, axis=-1: ops.cross(x, t, axis=axis)),
@@ -163,8 +166,12 @@ def _tensordot_grad(which: int):
     return rule
 
 
-tensordot = declare("tensordot", lambda a, b, axes=2: np.tensordot(a, b, axes), arity=2, params={"axes": 2},
-                    shape_rule=S.evaluating(lambda a, b, axes=2: np.tensordot(a, b, axes)), shape_checked=True,
+def _tensordot(a, b, axes=2):
+    return np.tensordot(a, b, axes)
+
+
+tensordot = declare("tensordot", _tensordot, arity=2, params={"axes": 2}, shape_rule=S.evaluating(_tensordot),
+                    shape_checked=True,
                     vjp=(_tensordot_grad(0), _tensordot_grad(1)),
                     jvp=(lambda t, out, x, y, axes=2: ops.tensordot(t, y, axes=axes),
                          lambda t, out, x, y, axes=2: ops.tensordot(x, t, axes=axes)),
@@ -452,9 +459,21 @@ cofactor_second_derivative = primitive(
 # ---------------------------------------------------------------------------------------------
 
 
-def _slogdet(x):
-    sign, logabsdet = np.linalg.slogdet(x)
-    return sign, logabsdet
+def _results(fn):
+    """`fn`'s results as a plain tuple (NumPy returns a named tuple of them)."""
+    def results(x):
+        return tuple(fn(x))
+    results.__name__ = results.__qualname__ = f"_{fn.__name__}"
+    return results
+
+
+def _sum_of(*terms):
+    """The sum of the terms present (None: a result that no gradient reaches adds nothing); None if none is."""
+    present = [t for t in terms if t is not None]
+    total = present[0] if present else None
+    for t in present[1:]:
+        total = ops.add(total, t)
+    return total
 
 
 def _slogdet_rule(types, consts, params):
@@ -475,7 +494,7 @@ def _slogdet_jvp(t, out, x):
     return ops.zeros_like(out[0]), ops.sum(ops.mul(_mT(ops.inv(x)), t), axis=(-2, -1))
 
 
-slogdet = declare("slogdet", _slogdet, results=2, shape_rule=_slogdet_rule,
+slogdet = declare("slogdet", _results(np.linalg.slogdet), results=2, shape_rule=_slogdet_rule,
                   vjp=(_slogdet_vjp,), jvp=(_slogdet_jvp,), eager=Eager(node="LinalgSlogdetBackward0"),
                   doc="np.linalg.slogdet: the sign and log|det| of each matrix",
                   callables=[np.linalg.slogdet], spec="x, /", operands="x")
@@ -516,11 +535,6 @@ cholesky = declare("cholesky", np.linalg.cholesky, shape_rule=lambda ts, cs, ps:
                    callables=[np.linalg.cholesky], spec="x, /", operands="x")
 
 
-def _eigh(x):
-    w, v = np.linalg.eigh(x)
-    return w, v
-
-
 def _eigh_rule(types, consts, params):
     (x,) = types
     dtype = S.float_dtype(x)
@@ -537,14 +551,11 @@ def _gaps(w, x):
 def _eigh_vjp(g, out, x):
     """gA = V (diag(gw) + F o skew(V^T gV)) V^T with F the inverse gaps (PyTorch's; symmetric)."""
     (gw, gv), (w, v) = g, out
-    inner = ops.zeros_like(x)
+    scaled = None if gw is None else ops.mul(v, ops.expand_dims(gw, axis=-2))   # V diag(gw)
     if gv is not None:
         vtgv = ops.matmul(_mT(v), gv)
-        inner = ops.mul(_gaps(w, x), ops.mul(0.5, ops.sub(vtgv, _mT(vtgv))))
-    grad = ops.matmul(ops.matmul(v, inner), _mT(v))
-    if gw is not None:
-        grad = ops.add(grad, ops.matmul(ops.mul(v, ops.expand_dims(gw, axis=-2)), _mT(v)))
-    return grad
+        scaled = _sum_of(scaled, ops.matmul(v, ops.mul(_gaps(w, x), ops.mul(0.5, ops.sub(vtgv, _mT(vtgv))))))
+    return ops.matmul(scaled, _mT(v))
 
 
 def _eigh_jvp(t, out, x):
@@ -554,7 +565,7 @@ def _eigh_jvp(t, out, x):
     return ops.sum(ops.mul(_eye_like(x), m), axis=-1), ops.matmul(v, ops.mul(_gaps(w, x), m))
 
 
-eigh = declare("eigh", _eigh, results=2, shape_rule=_eigh_rule, vjp=(_eigh_vjp,), jvp=(_eigh_jvp,),
+eigh = declare("eigh", _results(np.linalg.eigh), results=2, shape_rule=_eigh_rule, vjp=(_eigh_vjp,), jvp=(_eigh_jvp,),
                eager=Eager(node="LinalgEighBackward0"),
                doc="np.linalg.eigh: the eigenvalues (ascending) and eigenvectors of symmetric matrices (lower "
                    "triangle read)",
@@ -590,11 +601,6 @@ pinv = declare("pinv", np.linalg.pinv,
                callables=[np.linalg.pinv], spec="x, /", operands="x")
 
 
-def _qr(x):
-    q, r = np.linalg.qr(x)
-    return q, r
-
-
 def _qr_rule(types, consts, params):
     (x,) = types
     dtype, dims = S.float_dtype(x), x.shape
@@ -623,16 +629,9 @@ def _qr_vjp(g, out, x):
     matrix of M's lower triangle: written here with M^T = gR R^T - Q^T gQ's upper one."""
     _tall(x)
     (gq, gr), (q, r) = g, out
-    m = ops.zeros_like(ops.matmul(_mT(r), r))
-    if gr is not None:
-        m = ops.add(m, ops.matmul(gr, _mT(r)))
-    if gq is not None:
-        m = ops.sub(m, ops.matmul(_mT(q), gq))
+    m = _sum_of(None if gr is None else ops.matmul(gr, _mT(r)), None if gq is None else ops.neg(ops.matmul(_mT(q), gq)))
     upper = ops.triu(m)
-    sym = ops.sub(ops.add(upper, _mT(upper)), ops.tril(upper))
-    left = ops.matmul(q, sym)
-    if gq is not None:
-        left = ops.add(gq, left)
+    left = _sum_of(gq, ops.matmul(q, ops.sub(ops.add(upper, _mT(upper)), ops.tril(upper))))
     return _mT(ops.solve(r, _mT(left)))
 
 
@@ -646,7 +645,7 @@ def _qr_jvp(t, out, x):
     return ops.sub(t_rinv, ops.matmul(q, upper)), ops.matmul(upper, r)
 
 
-qr = declare("qr", _qr, results=2, shape_rule=_qr_rule, vjp=(_qr_vjp,), jvp=(_qr_jvp,),
+qr = declare("qr", _results(np.linalg.qr), results=2, shape_rule=_qr_rule, vjp=(_qr_vjp,), jvp=(_qr_jvp,),
              eager=Eager(node="LinalgQrBackward0"),
              doc="np.linalg.qr (mode 'reduced'): Q with orthonormal columns and R upper triangular, x = Q R",
              callables=[np.linalg.qr], spec="x, /", operands="x")
@@ -687,22 +686,20 @@ def _svd_vjp(g, out, x, full_matrices=True):
     square = ops.matmul(vh, v)        # k x k, for the shape of the gaps
     gaps = _gaps(ops.square(s), square)
     row, column = ops.expand_dims(s, axis=-2), ops.expand_dims(s, axis=-1)   # X S, S X
-    inner = ops.zeros_like(square)
-    outer = ops.zeros_like(x)
+    inner = outer = None
     if gs is not None:
         inner = ops.mul(_eye_like(square), ops.expand_dims(gs, axis=-2))
     if gu is not None:
         utgu = ops.matmul(_mT(u), gu)
-        inner = ops.add(inner, ops.mul(ops.mul(gaps, ops.sub(utgu, _mT(utgu))), row))
+        inner = _sum_of(inner, ops.mul(ops.mul(gaps, ops.sub(utgu, _mT(utgu))), row))
         gu_over_s = ops.div(gu, row)
-        outer = ops.add(outer, ops.matmul(ops.sub(gu_over_s, ops.matmul(u, ops.matmul(_mT(u), gu_over_s))), vh))
+        outer = ops.matmul(ops.sub(gu_over_s, ops.matmul(u, ops.matmul(_mT(u), gu_over_s))), vh)
     if gvh is not None:
-        gv = _mT(gvh)
-        vtgv = ops.matmul(vh, gv)
-        inner = ops.add(inner, ops.mul(column, ops.mul(gaps, ops.sub(vtgv, _mT(vtgv)))))
+        vtgv = ops.matmul(vh, _mT(gvh))
+        inner = _sum_of(inner, ops.mul(column, ops.mul(gaps, ops.sub(vtgv, _mT(vtgv)))))
         gvt_over_s = ops.div(gvh, column)
-        outer = ops.add(outer, ops.matmul(u, ops.sub(gvt_over_s, ops.matmul(ops.matmul(gvt_over_s, v), vh))))
-    return ops.add(ops.matmul(ops.matmul(u, inner), vh), outer)
+        outer = _sum_of(outer, ops.matmul(u, ops.sub(gvt_over_s, ops.matmul(ops.matmul(gvt_over_s, v), vh))))
+    return _sum_of(ops.matmul(ops.matmul(u, inner), vh), outer)
 
 
 def _svd_jvp(t, out, x, full_matrices=True):
