@@ -220,8 +220,8 @@ class Emitter:
             self.emit(depth, f"{results[1]} = {results[0]}.pop({args[1]})", op)
             return
         text = self.expression(op, args)
-        if op.results:
-            self.emit(depth, f"{results[0]} = {text}", op)
+        if op.results:   # a primitive of several results (np.linalg.slogdet) returns a tuple of them
+            self.emit(depth, f"{', '.join(results)} = {text}", op)
         else:
             self.emit(depth, text, op)
 

@@ -1219,6 +1219,8 @@ class Lowerer:
             if binding.prim is P.reshape and len(operands) == 2:
                 pass
             result = self.apply(binding.prim, operands, node, params)
+            if isinstance(result, list) and len(result) > 1:   # several results (np.linalg.slogdet): a tuple
+                result = self.apply(P.make_tuple, result, node)
             if callee is np.array:
                 self.aliases.forget(result)   # a copy, where np.asarray may return its argument
             return result

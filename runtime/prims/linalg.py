@@ -7,7 +7,7 @@ import numpy as np
 from .. import shape_rules as S
 from .. import types as T
 from ..calculus import broadcast_like, ndim_of, ops, shape, unbroadcast
-from ..registry import Eager, primitive, stands_for
+from ..registry import Eager, declare, primitive, stands_for
 from .arithmetic import matmul
 
 # ---------------------------------------------------------------------------------------------
@@ -20,14 +20,33 @@ def _scaled(which: int, g, x, y):
     return unbroadcast(ops.mul(g, y if which == 0 else x), x if which == 0 else y)
 
 
+def _contraction_spec(nx: int, ny: int, axes_x: tuple, axes_y: tuple) -> str:
+    """The einsum spec of a tensordot: axes_x of x summed against axes_y of y, the result's axes
+    x's others then y's others (np.tensordot's order; np.dot and np.inner are such contractions)."""
+    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    x = [next(letters) for _ in range(nx)]
+    y = [next(letters) for _ in range(ny)]
+    for i, j in zip(axes_x, axes_y):
+        y[j % ny] = x[i % nx]
+    summed = {x[i % nx] for i in axes_x}
+    kept = [c for c in x if c not in summed] + [c for j, c in enumerate(y) if j not in {a % ny for a in axes_y}]
+    return f"{''.join(x)},{''.join(y)}->{''.join(kept)}"
+
+
+def _contracted(which: int, g, out, x, y, axes_x: tuple, axes_y: tuple):
+    """The cotangent of operand `which` of a contraction: einsum's rule over its spec."""
+    spec = _contraction_spec(ndim_of(x), ndim_of(y), axes_x, axes_y)
+    return _einsum_grad(which)(g, out, x, y, spec=spec)
+
+
 def _dot(which: int):
-    """np.dot is mul when an operand is a scalar, and matmul when y has at most two axes."""
+    """np.dot is mul when an operand is a scalar, matmul when y has at most two axes, and else the
+    sum over x's last axis and y's second-to-last."""
     def rule(g, out, x, y):
         if ndim_of(x) == 0 or ndim_of(y) == 0:
             return _scaled(which, g, x, y)
         if ndim_of(y) > 2:
-            raise NotImplementedError("no gradient rule for np.dot with a 3-D or higher second operand; "
-                                      "use np.matmul or np.einsum")
+            return _contracted(which, g, out, x, y, (-1,), (-2,))
         return matmul.vjp[which](g, out, x, y)
     return rule
 
@@ -43,10 +62,11 @@ stands_for(dot, [np.dot], "x, y, /", "x y", method="dot")
 
 
 def _inner(which: int):
+    """np.inner sums over the last axes of both (mul when one is a scalar or both are vectors)."""
     def rule(g, out, x, y):
-        if ndim_of(x) > 1 or ndim_of(y) > 1:
-            raise NotImplementedError("no gradient rule for np.inner of arrays with more than one axis")
-        return _scaled(which, g, x, y)
+        if ndim_of(x) == 0 or ndim_of(y) == 0 or (ndim_of(x) == 1 and ndim_of(y) == 1):
+            return _scaled(which, g, x, y)
+        return _contracted(which, g, out, x, y, (-1,), (-1,))
     return rule
 
 
@@ -66,6 +86,98 @@ outer = primitive("outer", np.outer, arity=2,
                   jvp=(lambda t, out, x, y: ops.outer(t, y), lambda t, out, x, y: ops.outer(x, t)),
                   eager=Eager(node="MulBackward0", saves=_CROSS))
 stands_for(outer, [np.outer], "x, y, /", "x y")
+
+
+def _three_vectors(x, y, axis):
+    """The rules of np.cross hold for 3-vectors (2-vectors give a scalar or a 3-vector: refused)."""
+    dims = [ops.shape(v) for v in (x, y)]
+    if not all(isinstance(d, tuple) and len(d) > 0 and d[axis] == 3 for d in dims):
+        raise NotImplementedError("no gradient rule for np.cross of vectors other than 3-vectors of known shape "
+                                  "along `axis`; pad 2-vectors with a zero third component")
+
+
+def _cross_vjp(which: int):
+    """<g, x × y> = <x, y × g> = <y, g × x>: each cotangent is a cross product with g."""
+    def rule(g, out, x, y, axis=-1):
+        _three_vectors(x, y, axis)
+        other = ops.cross(y, g, axis=axis) if which == 0 else ops.cross(g, x, axis=axis)
+        return unbroadcast(other, x if which == 0 else y)
+    return rule
+
+
+def _cross(a, b, axis=-1):
+    return np.cross(a, b, axis=axis)
+
+
+cross = declare("cross", _cross, arity=2, params={"axis": -1}, shape_rule=S.evaluating(_cross), shape_checked=True,
+                vjp=(_cross_vjp(0), _cross_vjp(1)),
+                jvp=(lambda t, out, x, y, axis=-1: ops.cross(t, y, axis=axis),
+                     lambda t, out, x, y, axis=-1: ops.cross(x, t, axis=axis)),
+                eager=Eager(node="LinalgCrossBackward0", saves=_CROSS, promote="promote"),
+                doc="np.cross of 3-vectors along `axis` (stacks broadcast)",
+                callables=[np.cross], spec="a, b, /, *, axis=-1", operands="a b", params_spec="axis")
+
+
+def _kron_grad(which: int):
+    """kron(a, b) of two operands of n axes (the fewer padded with leading ones) is
+    a[i0, i1 ...] b[k0, k1 ...] at (i0, k0, i1, k1 ...) reshaped: the cotangent of one operand is g
+    with those axes apart, summed against the other."""
+    def rule(g, out, a, b):
+        n = max(ndim_of(a), ndim_of(b))
+        dims = [_padded_dims(a, n), _padded_dims(b, n)]
+        letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+        names = [letters[:n], letters[n:2 * n]]
+        paired = ops.reshape(g, ops.tuple(*[d for pair in zip(*dims) for d in pair]))
+        other = 1 - which
+        grad = ops.einsum(paired, ops.reshape((a, b)[other], ops.tuple(*dims[other])),
+                          spec=f"{''.join(i + k for i, k in zip(*names))},{names[other]}->{names[which]}")
+        return ops.reshape(grad, shape((a, b)[which]))
+    return rule
+
+
+def _padded_dims(v, n: int) -> list:
+    """v's dimensions with leading ones up to n axes (as np.kron pads the operand of fewer axes)."""
+    k = ndim_of(v)
+    dims = shape(v)
+    return [1] * (n - k) + [ops.getitem(dims, i) for i in range(k)]
+
+
+kron = declare("kron", np.kron, arity=2, shape_rule=S.evaluating(np.kron),
+               vjp=(_kron_grad(0), _kron_grad(1)),
+               jvp=(lambda t, out, a, b: ops.kron(t, b), lambda t, out, a, b: ops.kron(a, t)),
+               eager=Eager(node="UnsafeViewBackward0", saves=_CROSS, promote="promote", methods=("kron",),
+                           functions=("kron",)),
+               doc="np.kron: the Kronecker product (the operand of fewer axes padded with leading ones)",
+               callables=[np.kron], spec="a, b, /", operands="a b")
+
+
+def _tensordot_axes(nx: int, axes) -> tuple:
+    """np.tensordot's `axes` as (axes of x, axes of y): an int n is x's last n against y's first n."""
+    if isinstance(axes, int):
+        return tuple(range(nx - axes, nx)), tuple(range(axes))
+    ax, ay = axes
+    as_tuple = (lambda a: tuple(a) if isinstance(a, (list, tuple)) else (a,))
+    return as_tuple(ax), as_tuple(ay)
+
+
+def _tensordot_grad(which: int):
+    def rule(g, out, x, y, axes=2):
+        return _contracted(which, g, out, x, y, *_tensordot_axes(ndim_of(x), axes))
+    return rule
+
+
+def _tensordot(a, b, axes=2):
+    return np.tensordot(a, b, axes)
+
+
+tensordot = declare("tensordot", _tensordot, arity=2, params={"axes": 2}, shape_rule=S.evaluating(_tensordot),
+                    shape_checked=True,
+                    vjp=(_tensordot_grad(0), _tensordot_grad(1)),
+                    jvp=(lambda t, out, x, y, axes=2: ops.tensordot(t, y, axes=axes),
+                         lambda t, out, x, y, axes=2: ops.tensordot(x, t, axes=axes)),
+                    eager=Eager(node="ViewBackward0", saves=_CROSS, promote="promote"),
+                    doc="np.tensordot: the sum over `axes` of x against those of y",
+                    callables=[np.tensordot], spec="a, b, /, axes=2", operands="a b", params_spec="axes")
 
 
 def _einsum_grad(i):
@@ -339,3 +451,278 @@ cofactor_second_derivative = primitive(
          lambda t, out, x, d1, d2: ops.cofactor_second_derivative(x, t, d2),
          lambda t, out, x, d1, d2: ops.cofactor_second_derivative(x, d1, t)))
 
+
+
+# ---------------------------------------------------------------------------------------------
+# Decompositions with several results: a rule's cotangent `g` is a tuple with one entry per result
+# (None for a result that no gradient reaches), and a tangent rule returns a tuple
+# ---------------------------------------------------------------------------------------------
+
+
+def _results(fn):
+    """`fn`'s results as a plain tuple (NumPy returns a named tuple of them)."""
+    def results(x):
+        return tuple(fn(x))
+    results.__name__ = results.__qualname__ = f"_{fn.__name__}"
+    return results
+
+
+def _sum_of(*terms):
+    """The sum of the terms present (None: a result that no gradient reaches adds nothing); None if none is."""
+    present = [t for t in terms if t is not None]
+    total = present[0] if present else None
+    for t in present[1:]:
+        total = ops.add(total, t)
+    return total
+
+
+def _slogdet_rule(types, consts, params):
+    (x,) = types
+    t = T.ArrayType(S.float_dtype(x), x.shape[:-2])
+    return [t, t]
+
+
+def _slogdet_vjp(g, out, x):
+    """d log|det x| / dx = x^-T (the sign is piecewise constant: no gradient)."""
+    if g[1] is None:
+        return ops.zeros_like(x)
+    return ops.mul(_per_matrix(g[1]), _mT(ops.inv(x)))
+
+
+def _slogdet_jvp(t, out, x):
+    """d log|det x| = tr(x^-1 dx), each matrix's trace a sum of products."""
+    return ops.zeros_like(out[0]), ops.sum(ops.mul(_mT(ops.inv(x)), t), axis=(-2, -1))
+
+
+slogdet = declare("slogdet", _results(np.linalg.slogdet), results=2, shape_rule=_slogdet_rule,
+                  vjp=(_slogdet_vjp,), jvp=(_slogdet_jvp,), eager=Eager(node="LinalgSlogdetBackward0"),
+                  doc="np.linalg.slogdet: the sign and log|det| of each matrix",
+                  callables=[np.linalg.slogdet], spec="x, /", operands="x")
+
+
+def _sym(x):
+    """The symmetric part of each matrix: the decompositions of symmetric matrices read one triangle,
+    and their derivatives are taken, as PyTorch's, along symmetric directions."""
+    return ops.mul(0.5, ops.add(x, _mT(x)))
+
+
+def _eye_like(x):
+    """The identity, stacked like the square matrices x (as a value, so rules differentiate again)."""
+    return ops.tril(ops.triu(ops.ones_like(x)))
+
+
+def _phi(x):
+    """The lower triangle with the diagonal halved (the inverse of L -> L L^T's derivative, in part)."""
+    return ops.sub(ops.tril(x), ops.mul(0.5, ops.tril(ops.triu(x))))
+
+
+def _cholesky_vjp(g, out, x):
+    """gA = sym(L^-T phi(L^T g) L^-1) (Murray 2016; as PyTorch and autograd)."""
+    inv_l = ops.inv(out)
+    return _sym(ops.matmul(ops.matmul(_mT(inv_l), _phi(ops.matmul(_mT(out), g))), inv_l))
+
+
+def _cholesky_jvp(t, out, x):
+    """dL = L phi(L^-1 sym(dA) L^-T)."""
+    inv_l = ops.inv(out)
+    return ops.matmul(out, _phi(ops.matmul(ops.matmul(inv_l, _sym(t)), _mT(inv_l))))
+
+
+cholesky = declare("cholesky", np.linalg.cholesky, shape_rule=lambda ts, cs, ps: T.ArrayType(S.float_dtype(ts[0]),
+                                                                                             ts[0].shape),
+                   vjp=(_cholesky_vjp,), jvp=(_cholesky_jvp,), eager=Eager(node="LinalgCholeskyExBackward0"),
+                   doc="np.linalg.cholesky: L, lower triangular, with L L^T = x (x's lower triangle read)",
+                   callables=[np.linalg.cholesky], spec="x, /", operands="x")
+
+
+def _eigh_rule(types, consts, params):
+    (x,) = types
+    dtype = S.float_dtype(x)
+    return [T.ArrayType(dtype, x.shape[:-1]), T.ArrayType(dtype, x.shape)]
+
+
+def _gaps(w, x):
+    """1 / (w_j - w_i) off the diagonal (entry ij) and 0 on it, for the eigenvalues w of each matrix of x."""
+    eye = _eye_like(x)
+    gaps = ops.sub(ops.expand_dims(w, axis=-2), ops.expand_dims(w, axis=-1))
+    return ops.div(ops.sub(1.0, eye), ops.add(gaps, eye))
+
+
+def _eigh_vjp(g, out, x):
+    """gA = V (diag(gw) + F o skew(V^T gV)) V^T with F the inverse gaps (PyTorch's; symmetric)."""
+    (gw, gv), (w, v) = g, out
+    scaled = None if gw is None else ops.mul(v, ops.expand_dims(gw, axis=-2))   # V diag(gw)
+    if gv is not None:
+        vtgv = ops.matmul(_mT(v), gv)
+        scaled = _sum_of(scaled, ops.matmul(v, ops.mul(_gaps(w, x), ops.mul(0.5, ops.sub(vtgv, _mT(vtgv))))))
+    return ops.matmul(scaled, _mT(v))
+
+
+def _eigh_jvp(t, out, x):
+    """dw = diag(V^T sym(dA) V), dV = V (F o V^T sym(dA) V)."""
+    w, v = out
+    m = ops.matmul(ops.matmul(_mT(v), _sym(t)), v)
+    return ops.sum(ops.mul(_eye_like(x), m), axis=-1), ops.matmul(v, ops.mul(_gaps(w, x), m))
+
+
+eigh = declare("eigh", _results(np.linalg.eigh), results=2, shape_rule=_eigh_rule, vjp=(_eigh_vjp,), jvp=(_eigh_jvp,),
+               eager=Eager(node="LinalgEighBackward0"),
+               doc="np.linalg.eigh: the eigenvalues (ascending) and eigenvectors of symmetric matrices (lower "
+                   "triangle read)",
+               callables=[np.linalg.eigh], spec="x, /", operands="x")
+
+
+def _pinv_vjp(g, out, x):
+    """The adjoint of dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P (constant rank):
+    gA = -P^T g P^T + (I - A P) g^T P P^T + P^T P g^T (I - P A)."""
+    p, gt = out, _mT(g)
+    ppt, ptp = ops.matmul(p, _mT(p)), ops.matmul(_mT(p), p)
+    left = ops.matmul(gt, ppt)
+    right = ops.matmul(ptp, gt)
+    return ops.add(ops.neg(ops.matmul(ops.matmul(_mT(p), g), _mT(p))),
+                   ops.add(ops.sub(left, ops.matmul(ops.matmul(x, p), left)),
+                           ops.sub(right, ops.matmul(right, ops.matmul(p, x)))))
+
+
+def _pinv_jvp(t, out, x):
+    p, tt = out, _mT(t)
+    ppt, ptp = ops.matmul(p, _mT(p)), ops.matmul(_mT(p), p)
+    left = ops.matmul(ppt, tt)
+    right = ops.matmul(tt, ptp)
+    return ops.add(ops.neg(ops.matmul(ops.matmul(p, t), p)),
+                   ops.add(ops.sub(left, ops.matmul(left, ops.matmul(x, p))),
+                           ops.sub(right, ops.matmul(ops.matmul(p, x), right))))
+
+
+pinv = declare("pinv", np.linalg.pinv,
+               shape_rule=lambda ts, cs, ps: T.ArrayType(S.float_dtype(ts[0]), ts[0].shape[:-2] + ts[0].shape[:-3:-1]),
+               vjp=(_pinv_vjp,), jvp=(_pinv_jvp,), eager=Eager(node="LinalgPinvBackward0"),
+               doc="np.linalg.pinv: the Moore-Penrose inverse (its derivative where the rank is constant)",
+               callables=[np.linalg.pinv], spec="x, /", operands="x")
+
+
+def _qr_rule(types, consts, params):
+    (x,) = types
+    dtype, dims = S.float_dtype(x), x.shape
+    k = None if None in dims[-2:] else min(dims[-2:])
+    return [T.ArrayType(dtype, dims[:-1] + (k,)), T.ArrayType(dtype, dims[:-2] + (k, dims[-1]))]
+
+
+def _tall(x):
+    """The rules of np.linalg.qr hold for matrices with at least as many rows as columns (Q's
+    columns then span x's): a wide one is refused."""
+    dims = shape(x)
+    rows, columns = dims[-2:] if isinstance(dims, tuple) else (None, None)
+    if not (isinstance(rows, int) and isinstance(columns, int) and rows >= columns):
+        raise NotImplementedError("no gradient rule for np.linalg.qr of a matrix with fewer rows than columns or of "
+                                  "unknown shape; differentiate the QR of its first columns, or of its transpose")
+
+
+def _lower_minus_upper(c):
+    """tril(c, -1) - tril(c, -1)^T: the skew-symmetric Q^T dQ of a QR tangent."""
+    low = ops.tril(c, k=-1)
+    return ops.sub(low, _mT(low))
+
+
+def _qr_vjp(g, out, x):
+    """gA = (gQ + Q copyltu(M)) R^-T with M = R gR^T - gQ^T Q (PyTorch's), copyltu(M) the symmetric
+    matrix of M's lower triangle: written here with M^T = gR R^T - Q^T gQ's upper one."""
+    _tall(x)
+    (gq, gr), (q, r) = g, out
+    m = _sum_of(None if gr is None else ops.matmul(gr, _mT(r)), None if gq is None else ops.neg(ops.matmul(_mT(q), gq)))
+    upper = ops.triu(m)
+    left = _sum_of(gq, ops.matmul(q, ops.sub(ops.add(upper, _mT(upper)), ops.tril(upper))))
+    return _mT(ops.solve(r, _mT(left)))
+
+
+def _qr_jvp(t, out, x):
+    """With C = Q^T dA R^-1 and Omega = Q^T dQ (skew): dR = (C - Omega) R, dQ = dA R^-1 - Q (C - Omega)."""
+    _tall(x)
+    q, r = out
+    t_rinv = _mT(ops.solve(_mT(r), _mT(t)))
+    c = ops.matmul(_mT(q), t_rinv)
+    upper = ops.sub(c, _lower_minus_upper(c))
+    return ops.sub(t_rinv, ops.matmul(q, upper)), ops.matmul(upper, r)
+
+
+qr = declare("qr", _results(np.linalg.qr), results=2, shape_rule=_qr_rule, vjp=(_qr_vjp,), jvp=(_qr_jvp,),
+             eager=Eager(node="LinalgQrBackward0"),
+             doc="np.linalg.qr (mode 'reduced'): Q with orthonormal columns and R upper triangular, x = Q R",
+             callables=[np.linalg.qr], spec="x, /", operands="x")
+
+
+def _svd(x, full_matrices=True):
+    u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
+    return u, s, vh
+
+
+def _svd_rule(types, consts, params):
+    (x,) = types
+    dtype, dims = S.float_dtype(x), x.shape
+    m, n = dims[-2:]
+    k = None if None in (m, n) else min(m, n)
+    full = params.get("full_matrices", True)
+    return [T.ArrayType(dtype, dims[:-1] + ((m if full else k),)), T.ArrayType(dtype, dims[:-2] + (k,)),
+            T.ArrayType(dtype, dims[:-2] + ((n if full else k), n))]
+
+
+def _thin(x, full_matrices):
+    """The rules of np.linalg.svd hold for the thin factors: full_matrices=True only of square matrices
+    (the extra columns of a rectangular one are any orthonormal completion)."""
+    dims = shape(x)
+    rows, columns = dims[-2:] if isinstance(dims, tuple) else (None, None)
+    if full_matrices and not (isinstance(rows, int) and rows == columns):
+        raise NotImplementedError("no gradient rule for np.linalg.svd with full_matrices=True of a matrix that is not "
+                                  "square (or of unknown shape); pass full_matrices=False")
+
+
+def _svd_vjp(g, out, x, full_matrices=True):
+    """Townsend (2016), as PyTorch: with F_ij = 1 / (s_j^2 - s_i^2) (0 on the diagonal) and V = vh^T,
+    gA = U [F o (U^T gU - gU^T U) S + S F o (V^T gV - gV^T V) + diag(gS)] V^T
+         + (I - U U^T) gU S^-1 V^T + U S^-1 gV^T (I - V V^T)."""
+    _thin(x, full_matrices)
+    (gu, gs, gvh), (u, s, vh) = g, out
+    v = _mT(vh)
+    square = ops.matmul(vh, v)        # k x k, for the shape of the gaps
+    gaps = _gaps(ops.square(s), square)
+    row, column = ops.expand_dims(s, axis=-2), ops.expand_dims(s, axis=-1)   # X S, S X
+    inner = outer = None
+    if gs is not None:
+        inner = ops.mul(_eye_like(square), ops.expand_dims(gs, axis=-2))
+    if gu is not None:
+        utgu = ops.matmul(_mT(u), gu)
+        inner = _sum_of(inner, ops.mul(ops.mul(gaps, ops.sub(utgu, _mT(utgu))), row))
+        gu_over_s = ops.div(gu, row)
+        outer = ops.matmul(ops.sub(gu_over_s, ops.matmul(u, ops.matmul(_mT(u), gu_over_s))), vh)
+    if gvh is not None:
+        vtgv = ops.matmul(vh, _mT(gvh))
+        inner = _sum_of(inner, ops.mul(column, ops.mul(gaps, ops.sub(vtgv, _mT(vtgv)))))
+        gvt_over_s = ops.div(gvh, column)
+        outer = _sum_of(outer, ops.matmul(u, ops.sub(gvt_over_s, ops.matmul(ops.matmul(gvt_over_s, v), vh))))
+    return _sum_of(ops.matmul(ops.matmul(u, inner), vh), outer)
+
+
+def _svd_jvp(t, out, x, full_matrices=True):
+    """With dP = U^T dA V: dS = diag(dP), dU = U (F o (dP S + S dP^T)) + (I - U U^T) dA V S^-1,
+    dV = V (F o (S dP + dP^T S)) + (I - V V^T) dA^T U S^-1, and dvh = dV^T."""
+    _thin(x, full_matrices)
+    u, s, vh = out
+    v = _mT(vh)
+    dp = ops.matmul(ops.matmul(_mT(u), t), v)
+    gaps = _gaps(ops.square(s), dp)
+    row, column = ops.expand_dims(s, axis=-2), ops.expand_dims(s, axis=-1)
+    ds = ops.sum(ops.mul(_eye_like(dp), dp), axis=-1)
+    t_v = ops.div(ops.matmul(t, v), row)
+    du = ops.add(ops.matmul(u, ops.mul(gaps, ops.add(ops.mul(dp, row), ops.mul(column, _mT(dp))))),
+                 ops.sub(t_v, ops.matmul(u, ops.matmul(_mT(u), t_v))))
+    tt_u = ops.div(ops.matmul(_mT(t), u), row)
+    dv = ops.add(ops.matmul(v, ops.mul(gaps, ops.add(ops.mul(column, dp), ops.mul(_mT(dp), row)))),
+                 ops.sub(tt_u, ops.matmul(v, ops.matmul(vh, tt_u))))
+    return du, ds, _mT(dv)
+
+
+svd = declare("svd", _svd, params={"full_matrices": True}, results=3, shape_rule=_svd_rule,
+              vjp=(_svd_vjp,), jvp=(_svd_jvp,), eager=Eager(node="LinalgSvdBackward0"),
+              doc="np.linalg.svd: u, s (descending), vh with x = u diag(s) vh (differentiated with "
+                  "full_matrices=False, or of square matrices)",
+              callables=[np.linalg.svd], spec="x, /, full_matrices=True", operands="x", params_spec="full_matrices")
