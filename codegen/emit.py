@@ -273,7 +273,8 @@ class Emitter:
         if kind in SCALAR and (_OPERATOR.fullmatch(spelling or "") or all(_is_real_number(x) for x in op.operands)):
             return f"{SCALAR[kind]}({', '.join(args)})"
         keywords = [f"{k}={literal(v)}" for k, v in params.items()
-                    if k != "n" and not (k in prim.params and _same(prim.params[k], v))]
+                    if not (k == "n" and prim.results is None)   # unpack's count of results
+                    and not (k in prim.params and _same(prim.params[k], v))]
         if kind in NUMPY:
             return f"{NUMPY[kind]}({', '.join(args + keywords)})"
         return f"{self.helper(prim)}({', '.join(args + keywords)})"

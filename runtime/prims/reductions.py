@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 
+import functools
+
 import numpy as np
 
 from .. import shape_rules as S
@@ -11,12 +13,12 @@ from ..registry import NOTHING, Eager, primitive, stands_for
 _REDUCE_SPEC = "x, axis=None, keepdims=False"
 
 
-def _reduction(name: str, fn, *, aliases: tuple = (), dtype=None, **facts):
-    """np.<name>(x, axis=None, keepdims=False) and x.<name>(...); `dtype(t)` is the result's dtype
-    (None: x's); `facts` are the rest of the declaration."""
+def _reduction(name: str, fn, *, aliases: tuple = (), dtype=None, method: str | None = "", **facts):
+    """np.<name>(x, axis=None, keepdims=False) and x.<name>(...) (`method`: another name, None for
+    none); `dtype(t)` is the result's dtype (None: x's); `facts` are the rest of the declaration."""
     prim = primitive(name, fn, params={"axis": None, "keepdims": False}, shape_rule=S.reduction_rule(dtype),
                      **facts)
-    stands_for(prim, [fn, *aliases], _REDUCE_SPEC, "x", "axis keepdims", method=name)
+    stands_for(prim, [fn, *aliases], _REDUCE_SPEC, "x", "axis keepdims", method=name if method == "" else method)
     return prim
 
 
@@ -196,3 +198,140 @@ norm = primitive("norm", _norm, params={"ord": None, "axis": None, "keepdims": F
                  shape_rule=S.evaluating(_norm), doc="np.linalg.norm", vjp=(_norm_grad,), jvp=(_norm_jvp,),
                  eager=Eager(node="LinalgVectorNormBackward0", saves={0: (0, "out")}, promote="float"))
 stands_for(norm, [np.linalg.norm], "x, ord=None, axis=None, keepdims=False", "x", "ord axis keepdims")
+
+# ---------------------------------------------------------------------------------------------
+# cumprod, diff
+# ---------------------------------------------------------------------------------------------
+
+
+def _reverse_cumsum(v, axis):
+    return ops.flip(ops.cumsum(ops.flip(v, axis=axis), axis=axis), axis=axis)
+
+
+def _along(rule, cotangent: bool = True):
+    """A rule of a scan along one axis, given `axis=None` too: that scan runs over the flattened
+    operands, and a cotangent takes x's shape back (a tangent is flat, as the result)."""
+    def along(d, out, x, axis=None):
+        if axis is not None:
+            return rule(d, out, x, axis)
+        flat = rule(*[ops.reshape(v, (-1,)) for v in (d, out, x)], 0)
+        return ops.reshape(flat, shape(x)) if cotangent else flat
+    return along
+
+
+def _nth_zero(x, zeros, n):
+    return ops.logical_and(ops.eq(x, 0.0), ops.eq(zeros, n))
+
+
+def _cumprod_zeros(x, axis):
+    """(before, first, out2): where x's entries come before the first zero along `axis`, where that
+    zero is, and the cumulative product with it taken as 1 (the product of the other entries there)."""
+    zeros = ops.cumsum(ops.eq(x, 0.0), axis=axis)
+    first = _nth_zero(x, zeros, 1)
+    return ops.eq(zeros, 0), first, ops.cumprod(ops.where(first, 1.0, x), axis=axis)
+
+
+@_along
+def _cumprod_grad(g, out, x, axis):
+    """d cumprod: out / x before the first zero; at the first zero z, the reverse sum of g times the
+    product without it. After it, x_z times the gradient without x_z, which is 0 but not constant
+    (its derivative by x_z is second order's): there the product without x_z, divided by the entry
+    (at a second zero, the product without either)."""
+    before, first, out2 = _cumprod_zeros(x, axis)
+    second = _nth_zero(x, ops.cumsum(ops.eq(x, 0.0), axis=axis), 2)
+    out3 = ops.cumprod(ops.where(ops.logical_or(first, second), 1.0, x), axis=axis)
+    upto = ops.div(_reverse_cumsum(ops.mul(g, out), axis), ops.where(before, x, 1.0))
+    without = ops.where(second, _reverse_cumsum(ops.mul(g, out3), axis),
+                        ops.div(_reverse_cumsum(ops.mul(g, out2), axis), ops.where(ops.eq(x, 0.0), 1.0, x)))
+    at_zero = ops.sum(ops.where(first, x, 0.0), axis=axis, keepdims=True)   # x_z (0), as a function of x
+    after = ops.mul(at_zero, without)
+    return ops.where(before, upto, ops.where(first, _reverse_cumsum(ops.mul(g, out2), axis), after))
+
+
+@functools.partial(_along, cotangent=False)
+def _cumprod_jvp(t, out, x, axis):
+    before, first, out2 = _cumprod_zeros(x, axis)
+    ratios = ops.where(before, ops.div(t, ops.where(before, x, 1.0)), 0.0)
+    at_zero = ops.where(before, 0.0, ops.mul(ops.cumsum(ops.where(first, t, 0.0), axis=axis), out2))
+    return ops.add(ops.mul(out, ops.cumsum(ratios, axis=axis)), at_zero)
+
+
+cumprod = primitive("cumprod", np.cumprod, params={"axis": None}, shape_rule=S.evaluating(np.cumprod),
+                    doc="cumulative product over `axis`", vjp=(_cumprod_grad,), jvp=(_cumprod_jvp,),
+                    eager=Eager(node="CumprodBackward0", saves={0: (0, "out")}))
+stands_for(cumprod, [np.cumprod], "x, axis=None", "x", "axis", method="cumprod")
+
+
+def _length(x, axis: int) -> int:
+    """x's length along `axis`, which the rule needs known."""
+    dims = shape(x)
+    if not isinstance(dims, tuple) or not isinstance(dims[axis], int):
+        ndim_of(None)   # raises: the shape is not known here
+    return dims[axis]
+
+
+def _diff_grad(g, out, x, n=1, axis=-1):
+    """The adjoint of n differences: -diff of g padded with one zero each side, n times, that is
+    (-1)**n diff(g padded with n zeros each side, n)."""
+    if n == 0:
+        return g
+    if _length(x, axis) < n:   # fewer entries than differences: an empty result, constant
+        return ops.zeros_like(x)
+    pad = [ops.zeros_like(ops.sum(g, axis=axis, keepdims=True))] * n
+    back = ops.diff(ops.concatenate(ops.list(*pad, g, *pad), axis=axis), n=n, axis=axis)
+    return ops.neg(back) if n % 2 else back
+
+
+diff = primitive("diff", np.diff, params={"n": 1, "axis": -1}, linear=True, linear_in=(0,),
+                 shape_rule=S.evaluating(np.diff), doc="n-th differences along `axis`", vjp=(_diff_grad,),
+                 eager=Eager(node="SubBackward0", saves=NOTHING))
+stands_for(diff, [np.diff], "x, n=1, axis=-1", "x", "n axis")
+
+# ---------------------------------------------------------------------------------------------
+# ptp, nansum, nanmean, nanmax, nanmin, average
+# ---------------------------------------------------------------------------------------------
+
+
+def _ptp_grad(g, out, x, axis=None, keepdims=False):
+    """max - min: the gradient of each extreme (split evenly at ties); 0 where they are one value."""
+    top, bottom = (ops.max(x, axis=axis, keepdims=keepdims), ops.min(x, axis=axis, keepdims=keepdims))
+    return ops.sub(_extreme(g, top, x, axis, keepdims), _extreme(g, bottom, x, axis, keepdims))
+
+
+def _ptp_jvp(t, out, x, axis=None, keepdims=False):
+    top, bottom = (ops.max(x, axis=axis, keepdims=keepdims), ops.min(x, axis=axis, keepdims=keepdims))
+    return ops.sub(_extreme_jvp(t, top, x, axis, keepdims), _extreme_jvp(t, bottom, x, axis, keepdims))
+
+
+# PyTorch has no ptp (nor ndarray, since NumPy 2): no method
+_reduction("ptp", np.ptp, method=None, doc="maximum minus minimum over `axis`", vjp=(_ptp_grad,),
+           jvp=(_ptp_jvp,), eager=Eager(saves={0: (0,)}))
+
+
+def _present(x):
+    return ops.logical_not(ops.isnan(x))
+
+
+def _nan_count(x, axis):
+    """How many entries each nanmean averages (0 for an all-nan slice, whose mean is nan)."""
+    return ops.sum(_present(x), axis=axis, keepdims=True)
+
+
+_reduction("nansum", np.nansum, method=None, doc="sum over `axis`, nan taken as 0",
+           vjp=(lambda g, out, x, axis=None, keepdims=False: ops.where(_present(x), expand(g, x, axis, keepdims), 0.0),),
+           jvp=(lambda t, out, x, axis=None, keepdims=False:
+                ops.sum(ops.where(_present(x), t, 0.0), axis=axis, keepdims=keepdims),),
+           eager=Eager(node="NansumBackward0", saves={0: (0,)}))
+# PyTorch's nanmean is nansum / count: its node is the division's
+_reduction("nanmean", np.nanmean, method=None, dtype=S.float_dtype, doc="mean over `axis`, nan left out",
+           vjp=(lambda g, out, x, axis=None, keepdims=False:
+                ops.where(_present(x), ops.div(expand(g, x, axis, keepdims), _nan_count(x, axis)), 0.0),),
+           jvp=(lambda t, out, x, axis=None, keepdims=False:   # nan (0 / 0) where the mean is (no entry)
+                ops.div(ops.sum(ops.where(_present(x), t, 0.0), axis=axis, keepdims=keepdims),
+                        ops.sum(_present(x), axis=axis, keepdims=keepdims)),),
+           eager=Eager(node="DivBackward0", saves={0: (0,)}, promote="float"))
+# nan never equals the extreme: no gradient reaches a nan entry (an all-nan slice gives nan)
+_reduction("nanmax", np.nanmax, method=None, doc="maximum over `axis`, nan left out", vjp=(_extreme,),
+           jvp=(_extreme_jvp,), eager=Eager(saves={0: (0, "out")}))
+_reduction("nanmin", np.nanmin, method=None, doc="minimum over `axis`, nan left out", vjp=(_extreme,),
+           jvp=(_extreme_jvp,), eager=Eager(saves={0: (0, "out")}))

@@ -2,8 +2,43 @@
 joins CASES and CHOICES here to its own)."""
 from __future__ import annotations
 
-from tests.runtime._edges import Case  # noqa: F401  (the cases' record)
+from tests.runtime._edges import INF, MATRIX_POINTS, NAN, Case, _r, _reduction, _vec  # noqa: F401
 
-CASES: list = []
+#: zeros along an axis: one, two, and one in the middle (the products skip them one at a time)
+ZEROS = _vec([[0.5, 0.0, 2.0, 0.0, 3.0], [1.5, -2.0, 0.0, 0.7, 0.2], [0.0, 1.2, -0.4, 0.9, 1.1]])
+WITH_ZEROS = [MATRIX_POINTS[0], (ZEROS,)] + MATRIX_POINTS[1:]
+#: no empty arrays: their maximum has no identity
+NONEMPTY = MATRIX_POINTS[:4]
+
+CASES: list = [
+    _reduction("cumprod", "np.cumprod(x, axis=1)", "torch.cumprod(x, 1)", WITH_ZEROS),
+    _reduction("cumprod", "np.cumprod(x, axis=0)", "torch.cumprod(x, 0)", WITH_ZEROS),
+    _reduction("cumprod", "np.cumprod(x)", "torch.cumprod(x.reshape(-1), 0)", WITH_ZEROS),
+    _reduction("diff", "np.diff(x)", "torch.diff(x)"),
+    _reduction("diff", "np.diff(x, n=2, axis=1)", "torch.diff(x, n=2, dim=1)"),
+    _reduction("diff", "np.diff(x, 1, 0)", "torch.diff(x, dim=0)"),
+    _reduction("diff", "np.diff(x, n=3, axis=1)", "torch.diff(x, n=3, dim=1)"),   # as many differences as entries
+    _reduction("ptp", "np.ptp(x, axis=1)", "torch.amax(x, 1) - torch.amin(x, 1)", NONEMPTY),
+    _reduction("ptp", "np.ptp(x)", "torch.amax(x) - torch.amin(x)", NONEMPTY),
+    _reduction("nansum", "np.nansum(x, axis=1)", "torch.nansum(x, 1)"),
+    _reduction("nansum", "np.nansum(x)", "torch.nansum(x)"),
+    _reduction("nanmean", "np.nanmean(x, axis=0)", "torch.nanmean(x, 0)"),
+    _reduction("nanmean", "np.nanmean(x, axis=1, keepdims=True)", "torch.nanmean(x, 1, keepdim=True)"),
+    _reduction("nanmax", "np.nanmax(x, axis=1)", "torch.amax(torch.where(x.isnan(), -float('inf'), x), 1)", NONEMPTY),
+    _reduction("nanmax", "np.nanmax(x)", "torch.amax(torch.where(x.isnan(), -float('inf'), x))", NONEMPTY),
+    _reduction("nanmin", "np.nanmin(x, axis=0)", "torch.amin(torch.where(x.isnan(), float('inf'), x), 0)", NONEMPTY),
+]
 #: where HIPS autograd and PyTorch disagree, the one wengert follows, and why (as _edges.CHOICES)
-CHOICES: dict = {}
+CHOICES: dict = {
+    "diff": ("torch", "where the axis has fewer entries than differences the result is empty: the gradient is "
+                      "zeros of x's shape (autograd: one entry along the axis, a wrong shape)"),
+}
+
+_NO_DIM_METHOD = ("the Tensor's reductions along a dim are written out in runtime/tensor.py; a declaration's "
+                  "methods take operands only")
+#: primitives with a PyTorch spelling (a reference) that the eager Tensor lacks, and why
+NOT_ON_TENSOR = {"cumprod": _NO_DIM_METHOD, "diff": _NO_DIM_METHOD, "nansum": _NO_DIM_METHOD,
+                 "nanmean": _NO_DIM_METHOD,
+                 "ptp": "PyTorch has no ptp: its reference is amax - amin",
+                 "nanmax": "PyTorch has no nanmax: its reference is amax with nan as -inf",
+                 "nanmin": "PyTorch has no nanmin: its reference is amin with nan as inf"}
