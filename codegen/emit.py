@@ -39,13 +39,22 @@ def _numpy_names() -> dict:
     out = {}
     for fn, binding in P.bound_callables():
         name = getattr(fn, "__name__", None)
-        if binding.prim.name in out or name is None:
+        if binding.prim.name in out or name is None or not _operands_lead(binding):
             continue
         for prefix, module in (("np.", np), ("np.linalg.", np.linalg)):
             if getattr(module, name, None) is fn:
                 out[binding.prim.name] = prefix + name
                 break
     return out
+
+
+def _operands_lead(binding) -> bool:
+    """Whether generated code may pass the operands by position: none comes after a parameter
+    (np.average's weights come after axis: it is spelled by its implementation)."""
+    spec = binding.spec.parameters
+    names = [n for n in spec if n in binding.operands or n in binding.params]
+    return all(names.index(o) < len(binding.operands) or spec[o].kind is spec[o].VAR_POSITIONAL
+               for o in binding.operands)
 
 
 NUMPY = _numpy_names()

@@ -335,3 +335,57 @@ _reduction("nanmax", np.nanmax, method=None, doc="maximum over `axis`, nan left 
            jvp=(_extreme_jvp,), eager=Eager(saves={0: (0, "out")}))
 _reduction("nanmin", np.nanmin, method=None, doc="minimum over `axis`, nan left out", vjp=(_extreme,),
            jvp=(_extreme_jvp,), eager=Eager(saves={0: (0, "out")}))
+
+
+def _average(a, weights=None, axis=None, keepdims=False):
+    return np.average(a, axis=axis, weights=weights, keepdims=keepdims)
+
+
+def _weights_like(w, a, axis):
+    """The weights as they multiply a: a 1-d w (NumPy's weights along one axis) gets a's rank."""
+    n = ndim_of(a)
+    if ndim_of(w) == n:
+        return w
+    k = axis % n
+    return ops.reshape(w, (1,) * k + (-1,) + (1,) * (n - k - 1))
+
+
+def _weights_total(w, a, axis):
+    """(w as it multiplies a, the sum of the weights with a's axes kept)."""
+    w = _weights_like(w, a, axis)
+    return w, ops.sum(ops.mul(w, ops.ones_like(a)), axis=axis, keepdims=True)
+
+
+def _average_grad_a(g, out, a, weights=None, axis=None, keepdims=False):
+    if weights is None:
+        return ops.div(expand(g, a, axis, keepdims), _mean_count(a, out))
+    w, total = _weights_total(weights, a, axis)
+    return ops.div(ops.mul(expand(g, a, axis, keepdims), w), total)
+
+
+def _average_grad_w(g, out, a, weights, axis=None, keepdims=False):
+    """d average / d w_i = (a_i - average) / sum(w), summed to w's shape."""
+    w, total = _weights_total(weights, a, axis)
+    each = ops.div(ops.mul(expand(g, a, axis, keepdims), ops.sub(a, expand(out, a, axis, keepdims))), total)
+    return ops.reshape(ops.sum_to(each, shape(w)), shape(weights))
+
+
+def _average_jvp_a(t, out, a, weights=None, axis=None, keepdims=False):
+    if weights is None:
+        return ops.mean(t, axis=axis, keepdims=keepdims)
+    w, total = _weights_total(weights, a, axis)
+    return ops.sum(ops.div(ops.mul(t, w), total), axis=axis, keepdims=keepdims)
+
+
+def _average_jvp_w(t, out, a, weights, axis=None, keepdims=False):
+    _, total = _weights_total(weights, a, axis)
+    moved = ops.mul(_weights_like(t, a, axis), ops.sub(a, expand(out, a, axis, keepdims)))
+    return ops.sum(ops.div(moved, total), axis=axis, keepdims=keepdims)
+
+
+average = primitive("average", _average, arity=2, params={"axis": None, "keepdims": False},
+                    shape_rule=S.evaluating(_average), doc="mean over `axis`, weighted by `weights`",
+                    vjp=(_average_grad_a, _average_grad_w), jvp=(_average_jvp_a, _average_jvp_w),
+                    eager=Eager(node="DivBackward0", saves={0: (1,), 1: (0, 1, "out")}, promote="float"))
+# `returned=True` (a tuple with the sum of the weights) is not modelled: the tracer refuses it
+stands_for(average, [np.average], "a, axis=None, weights=None, *, keepdims=False", "a weights", "axis keepdims")

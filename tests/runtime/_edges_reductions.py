@@ -2,13 +2,26 @@
 joins CASES and CHOICES here to its own)."""
 from __future__ import annotations
 
-from tests.runtime._edges import INF, MATRIX_POINTS, NAN, Case, _r, _reduction, _vec  # noqa: F401
+import numpy as np
+
+from tests.runtime._edges import INF, M, M_NAN, MATRIX_POINTS, NAN, RNG, Case, _r, _reduction, _vec  # noqa: F401
 
 #: zeros along an axis: one, two, and one in the middle (the products skip them one at a time)
 ZEROS = _vec([[0.5, 0.0, 2.0, 0.0, 3.0], [1.5, -2.0, 0.0, 0.7, 0.2], [0.0, 1.2, -0.4, 0.9, 1.1]])
 WITH_ZEROS = [MATRIX_POINTS[0], (ZEROS,)] + MATRIX_POINTS[1:]
 #: no empty arrays: their maximum has no identity
 NONEMPTY = MATRIX_POINTS[:4]
+
+
+def _weights(*shape) -> np.ndarray:
+    return RNG.uniform(0.5, 1.5, shape)
+
+
+#: (a, weights) pairs: smooth, a zero weight and ties, nan and inf in a, one row
+WEIGHTED = [(_r(2, 3), _weights(2, 3)), (M, _vec([[0.0, 1.0, 2.0], [1.5, 0.5, 0.0]])), (M_NAN, _weights(2, 3)),
+            (_vec([[1.5, -0.5, 0.25]]), _vec([[2.0, 0.5, 1.0]]))]
+#: weights along axis 0 only (NumPy reads a 1-d w against that axis)
+ALONG_0 = [(_r(2, 3), _weights(2)), (M, _vec([0.0, 2.0])), (M_NAN, _weights(2)), (_r(1, 3), _vec([0.7]))]
 
 CASES: list = [
     _reduction("cumprod", "np.cumprod(x, axis=1)", "torch.cumprod(x, 1)", WITH_ZEROS),
@@ -27,6 +40,13 @@ CASES: list = [
     _reduction("nanmax", "np.nanmax(x, axis=1)", "torch.amax(torch.where(x.isnan(), -float('inf'), x), 1)", NONEMPTY),
     _reduction("nanmax", "np.nanmax(x)", "torch.amax(torch.where(x.isnan(), -float('inf'), x))", NONEMPTY),
     _reduction("nanmin", "np.nanmin(x, axis=0)", "torch.amin(torch.where(x.isnan(), float('inf'), x), 0)", NONEMPTY),
+    Case("average", "np.average(x, axis=1, weights=y)", WEIGHTED, "torch.sum(x * y, 1) / torch.sum(y, 1)",
+         args=("x", "y"), wrt=(0, 1)),
+    Case("average", "np.average(x, weights=y)", WEIGHTED, "torch.sum(x * y) / torch.sum(y)", args=("x", "y"),
+         wrt=(0, 1)),
+    Case("average", "np.average(x, 0, y, keepdims=True)", ALONG_0,
+         "torch.sum(x * y[:, None], 0, keepdim=True) / torch.sum(y)", args=("x", "y"), wrt=(0, 1)),
+    _reduction("average", "np.average(x, axis=1)", "torch.mean(x, 1)", MATRIX_POINTS[:4]),
 ]
 #: where HIPS autograd and PyTorch disagree, the one wengert follows, and why (as _edges.CHOICES)
 CHOICES: dict = {
@@ -38,7 +58,7 @@ _NO_DIM_METHOD = ("the Tensor's reductions along a dim are written out in runtim
                   "methods take operands only")
 #: primitives with a PyTorch spelling (a reference) that the eager Tensor lacks, and why
 NOT_ON_TENSOR = {"cumprod": _NO_DIM_METHOD, "diff": _NO_DIM_METHOD, "nansum": _NO_DIM_METHOD,
-                 "nanmean": _NO_DIM_METHOD,
+                 "nanmean": _NO_DIM_METHOD, "average": "PyTorch has no average: its reference is sum(x * w) / sum(w)",
                  "ptp": "PyTorch has no ptp: its reference is amax - amin",
                  "nanmax": "PyTorch has no nanmax: its reference is amax with nan as -inf",
                  "nanmin": "PyTorch has no nanmin: its reference is amin with nan as inf"}
