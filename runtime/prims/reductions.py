@@ -389,3 +389,60 @@ average = primitive("average", _average, arity=2, params={"axis": None, "keepdim
                     eager=Eager(node="DivBackward0", saves={0: (1,), 1: (0, 1, "out")}, promote="float"))
 # `returned=True` (a tuple with the sum of the weights) is not modelled: the tracer refuses it
 stands_for(average, [np.average], "a, axis=None, weights=None, *, keepdims=False", "a weights", "axis keepdims")
+
+# ---------------------------------------------------------------------------------------------
+# sort, partition (values): a permutation of x along an axis, undone by the gradient
+# ---------------------------------------------------------------------------------------------
+
+
+def _by_order(v, x, axis=-1, kth=None, kind=None, inverse=False):
+    """v in the order np.sort (kth None) or np.partition puts x along `axis` (flat for axis None);
+    `inverse`: v in that order put back in x's (x's shape for axis None)."""
+    x = np.asarray(x)
+    if axis is None:
+        return _by_order(v if inverse else np.ravel(v), np.ravel(x), 0, kth, kind, inverse).reshape(
+            x.shape if inverse else -1)
+    order = np.argsort(x, axis=axis, kind=kind) if kth is None else np.argpartition(x, kth, axis=axis, kind=kind)
+    if not inverse:
+        return np.take_along_axis(np.asarray(v), order, axis)
+    out = np.empty(order.shape, np.result_type(v))
+    np.put_along_axis(out, order, v, axis)
+    return out
+
+
+by_order = primitive("by_order", _by_order, arity=2, params={"axis": -1, "kth": None, "kind": None, "inverse": False},
+                     linear=True, linear_in=(0,), shape_rule=S.evaluating(_by_order),
+                     doc="v in x's sorted (or partitioned) order along `axis`, or put back (`inverse`)",
+                     vjp=(lambda g, out, v, x, axis=-1, kth=None, kind=None, inverse=False:
+                          ops.by_order(g, x, axis=axis, kth=kth, kind=kind, inverse=not inverse), None))
+
+
+def _sort_grad(g, out, x, axis=-1, kind=None, kth=None):
+    """Each entry of the result came from one entry of x: the gradient goes back to it (ties split
+    as NumPy's argsort / argpartition order them, as autograd)."""
+    return ops.by_order(g, x, axis=axis, kth=kth, kind=kind, inverse=True)
+
+
+def _sort_jvp(t, out, x, axis=-1, kind=None, kth=None):
+    return ops.by_order(t, x, axis=axis, kth=kth, kind=kind)
+
+
+def _sort(x, axis=-1, kind=None):
+    return np.sort(x, axis=axis, kind=kind)
+
+
+sort = primitive("sort", _sort, params={"axis": -1, "kind": None}, shape_rule=S.evaluating(_sort),
+                 doc="x sorted along `axis`", vjp=(_sort_grad,), jvp=(_sort_jvp,),
+                 eager=Eager(node="SortBackward0", saves={0: (0,)}))
+# ndarray.sort sorts in place and returns None: only the function
+stands_for(sort, [np.sort], "x, axis=-1, kind=None", "x", "axis kind")
+
+
+def _partition(x, kth, axis=-1, kind="introselect"):
+    return np.partition(x, kth, axis=axis, kind=kind)
+
+
+partition = primitive("partition", _partition, params={"kth": 0, "axis": -1, "kind": "introselect"},
+                      shape_rule=S.evaluating(_partition), doc="x partitioned about its `kth` entries along `axis`",
+                      vjp=(_sort_grad,), jvp=(_sort_jvp,), eager=Eager(saves={0: (0,)}))
+stands_for(partition, [np.partition], "x, kth, axis=-1, kind='introselect'", "x", "kth axis kind")

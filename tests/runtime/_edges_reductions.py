@@ -23,6 +23,10 @@ WEIGHTED = [(_r(2, 3), _weights(2, 3)), (M, _vec([[0.0, 1.0, 2.0], [1.5, 0.5, 0.
 #: weights along axis 0 only (NumPy reads a 1-d w against that axis)
 ALONG_0 = [(_r(2, 3), _weights(2)), (M, _vec([0.0, 2.0])), (M_NAN, _weights(2)), (_r(1, 3), _vec([0.7]))]
 
+#: vectors: smooth, ties and a zero, nan and inf, one entry
+VECTORS = [(_vec([0.3, -1.2, 0.8, 2.1]),), (_vec([3.0, 0.0, 3.0, -1.0]),), (_vec([0.5, NAN, -INF, INF]),),
+           (_vec([1.5, 0.5]),)]
+
 CASES: list = [
     _reduction("cumprod", "np.cumprod(x, axis=1)", "torch.cumprod(x, 1)", WITH_ZEROS),
     _reduction("cumprod", "np.cumprod(x, axis=0)", "torch.cumprod(x, 0)", WITH_ZEROS),
@@ -47,9 +51,18 @@ CASES: list = [
     Case("average", "np.average(x, 0, y, keepdims=True)", ALONG_0,
          "torch.sum(x * y[:, None], 0, keepdim=True) / torch.sum(y)", args=("x", "y"), wrt=(0, 1)),
     _reduction("average", "np.average(x, axis=1)", "torch.mean(x, 1)", MATRIX_POINTS[:4]),
+    Case("sort", "np.sort(x)", MATRIX_POINTS, "torch.sort(x).values", also=("by_order",)),
+    Case("sort", "np.sort(x, axis=0)", MATRIX_POINTS, "torch.sort(x, 0).values", also=("by_order",)),
+    Case("sort", "np.sort(x, axis=None)", MATRIX_POINTS, "torch.sort(x.reshape(-1)).values"),
+    Case("sort", "np.sort(x)", VECTORS),   # autograd sorts vectors only
+    Case("partition", "np.partition(x, 1)", VECTORS),
+    # three entries about their first and last: sorted (PyTorch's sort is the reference)
+    Case("partition", "np.partition(x, (0, 2), axis=1)", MATRIX_POINTS, "torch.sort(x, 1).values"),
 ]
 #: where HIPS autograd and PyTorch disagree, the one wengert follows, and why (as _edges.CHOICES)
 CHOICES: dict = {
+    "sort": ("torch", "autograd sorts vectors only: its tangent of a matrix's sort has another shape"),
+    "partition": ("torch", "as sort: autograd partitions vectors only"),
     "diff": ("torch", "where the axis has fewer entries than differences the result is empty: the gradient is "
                       "zeros of x's shape (autograd: one entry along the axis, a wrong shape)"),
 }
@@ -59,6 +72,8 @@ _NO_DIM_METHOD = ("the Tensor's reductions along a dim are written out in runtim
 #: primitives with a PyTorch spelling (a reference) that the eager Tensor lacks, and why
 NOT_ON_TENSOR = {"cumprod": _NO_DIM_METHOD, "diff": _NO_DIM_METHOD, "nansum": _NO_DIM_METHOD,
                  "nanmean": _NO_DIM_METHOD, "average": "PyTorch has no average: its reference is sum(x * w) / sum(w)",
+                 "sort": "torch.sort returns (values, indices); the Tensor has no sort",
+                 "partition": "PyTorch has no partition: its reference is sort, the same for kth (0, 2) of 3",
                  "ptp": "PyTorch has no ptp: its reference is amax - amin",
                  "nanmax": "PyTorch has no nanmax: its reference is amax with nan as -inf",
                  "nanmin": "PyTorch has no nanmin: its reference is amin with nan as inf"}
