@@ -7,7 +7,7 @@ import functools
 import numpy as np
 
 from .. import shape_rules as S
-from ..calculus import expand, ndim_of, ops, shape
+from ..calculus import axes_of, expand, ndim_of, ops, shape
 from ..registry import NOTHING, Eager, primitive, stands_for
 
 _REDUCE_SPEC = "x, axis=None, keepdims=False"
@@ -446,3 +446,107 @@ partition = primitive("partition", _partition, params={"kth": 0, "axis": -1, "ki
                       shape_rule=S.evaluating(_partition), doc="x partitioned about its `kth` entries along `axis`",
                       vjp=(_sort_grad,), jvp=(_sort_jvp,), eager=Eager(saves={0: (0,)}))
 stands_for(partition, [np.partition], "x, kth, axis=-1, kind='introselect'", "x", "kth axis kind")
+
+# ---------------------------------------------------------------------------------------------
+# median, percentile, quantile: linear interpolation between two entries of x in sorted order
+# ---------------------------------------------------------------------------------------------
+
+
+def _quantile_weights(x, q=0.5, axis=None):
+    """How much each entry of x weighs in np.quantile(x, q, axis) (method 'linear'), for each q:
+    an array of shape q.shape + x.shape, 1 - f and f at the two entries (in np.argsort's order,
+    nan last) the quantile interpolates between."""
+    x = np.asarray(x)
+    q = np.asarray(q, dtype=np.float64)
+    axes = tuple(range(x.ndim)) if axis is None else tuple(a % x.ndim for a in np.atleast_1d(axis))
+    rest = tuple(i for i in range(x.ndim) if i not in axes)
+    moved = np.transpose(x, rest + axes)
+    flat = moved.reshape(moved.shape[:len(rest)] + (-1,))
+    n = flat.shape[-1]
+    weights = np.zeros(q.shape + flat.shape, np.result_type(x.dtype, np.float64))
+    if n:
+        at = q * (n - 1)
+        lo = np.floor(at).astype(np.intp)
+        hi = np.minimum(lo + 1, n - 1)
+        part = (at - lo)[(...,) + (None,) * len(rest)]
+        order = np.argsort(flat, axis=-1)
+        pick = np.zeros(q.shape + (1,) * len(rest) + (n,))
+        for index, share in ((lo, 1.0 - part), (hi, part)):
+            positions = index[(...,) + (None,) * (len(rest) + 1)]
+            np.put_along_axis(pick, positions, np.take_along_axis(pick, positions, -1) + share[..., None], -1)
+        pick = np.array(np.broadcast_to(pick, weights.shape))
+        # a slice holding nan has the quantile nan: all of it is the nan entry's (sorted last), as PyTorch
+        pick[..., np.isnan(np.take(np.take_along_axis(flat, order, -1), -1, -1)), :] = np.eye(n)[-1]
+        np.put_along_axis(weights, np.broadcast_to(order, weights.shape), pick, -1)
+    back = weights.reshape(q.shape + moved.shape)
+    inverse = np.argsort(rest + axes)
+    return np.transpose(back, tuple(range(q.ndim)) + tuple(q.ndim + i for i in inverse))
+
+
+quantile_weights = primitive("quantile_weights", _quantile_weights, params={"q": 0.5, "axis": None},
+                             differentiable=False, shape_rule=S.evaluating(_quantile_weights),
+                             doc="the weight of each entry of x in its linearly interpolated quantile `q`")
+
+
+def _constant(a: np.ndarray):
+    """An array as a literal generated code can pass as a constant parameter (nested tuples)."""
+    return a.item() if a.ndim == 0 else tuple(_constant(e) for e in a)
+
+
+def _spread(d, x, axis, keepdims, nq: int):
+    """A cotangent of q.shape + the reduced shape, broadcast to q.shape + x's shape."""
+    axes = tuple(nq + a for a in axes_of(axis, ndim_of(x)))
+    if not keepdims:
+        d = ops.expand_dims(d, axis=axes)
+    return d
+
+
+def _quantile_rules(scale: float):
+    """(vjp, jvp) of a quantile whose parameter q is in units of 1 / scale (100: percentiles)."""
+    def weights(x, q, axis, method):
+        if method != "linear":
+            raise NotImplementedError(f"no gradient rule for method={method!r}; use method='linear'")
+        fraction = np.asarray(q, dtype=np.float64) / scale
+        return ops.quantile_weights(x, q=_constant(fraction), axis=axis), fraction.ndim
+
+    def vjp(g, out, x, q=0.5, axis=None, keepdims=False, method="linear"):
+        w, nq = weights(x, q, axis, method)
+        each = ops.mul(_spread(g, x, axis, keepdims, nq), w)
+        return ops.sum(each, axis=tuple(range(nq))) if nq else each
+
+    def jvp(t, out, x, q=0.5, axis=None, keepdims=False, method="linear"):
+        w, nq = weights(x, q, axis, method)
+        axes = tuple(nq + a for a in axes_of(axis, ndim_of(x)))
+        return ops.sum(ops.mul(t, w), axis=axes, keepdims=keepdims)
+    return vjp, jvp
+
+
+def _quantile(x, q, axis=None, method="linear", keepdims=False):
+    return np.quantile(x, q, axis=axis, method=method, keepdims=keepdims)
+
+
+def _percentile(x, q, axis=None, method="linear", keepdims=False):
+    return np.percentile(x, q, axis=axis, method=method, keepdims=keepdims)
+
+
+_QUANTILE_SPEC = "x, q, axis=None, *, method='linear', keepdims=False"
+for _name, _impl, _fn, _scale in (("quantile", _quantile, np.quantile, 1.0),
+                                  ("percentile", _percentile, np.percentile, 100.0)):
+    _p = primitive(_name, _impl, params={"q": 0.5, "axis": None, "method": "linear", "keepdims": False},
+                   shape_rule=S.evaluating(_impl), doc=f"the {_name} `q` over `axis`, linearly interpolated",
+                   vjp=(_quantile_rules(_scale)[0],), jvp=(_quantile_rules(_scale)[1],),
+                   eager=Eager(node="SqueezeBackward4", saves={0: (0,)}, promote="float"))
+    stands_for(_p, [_fn], _QUANTILE_SPEC, "x", "q axis method keepdims")
+
+
+def _median(x, axis=None, keepdims=False):
+    return np.median(x, axis=axis, keepdims=keepdims)
+
+
+_median_vjp, _median_jvp = _quantile_rules(1.0)
+median = primitive("median", _median, params={"axis": None, "keepdims": False}, shape_rule=S.evaluating(_median),
+                   doc="median over `axis` (the mean of the two middle entries of an even count)",
+                   vjp=(lambda g, out, x, axis=None, keepdims=False: _median_vjp(g, out, x, 0.5, axis, keepdims),),
+                   jvp=(lambda t, out, x, axis=None, keepdims=False: _median_jvp(t, out, x, 0.5, axis, keepdims),),
+                   eager=Eager(node="SqueezeBackward4", saves={0: (0,)}, promote="float"))
+stands_for(median, [np.median], "x, axis=None, *, keepdims=False", "x", "axis keepdims")

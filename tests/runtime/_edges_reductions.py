@@ -56,6 +56,18 @@ CASES: list = [
     Case("sort", "np.sort(x, axis=None)", MATRIX_POINTS, "torch.sort(x.reshape(-1)).values"),
     Case("sort", "np.sort(x)", VECTORS),   # autograd sorts vectors only
     Case("partition", "np.partition(x, 1)", VECTORS),
+    Case("median", "np.median(x, axis=1)", NONEMPTY, "torch.quantile(x, 0.5, dim=1)", also=("quantile_weights",)),
+    _reduction("median", "np.median(x)", "torch.quantile(x.reshape(-1), 0.5)", NONEMPTY),
+    _reduction("median", "np.median(x, axis=0, keepdims=True)", "torch.quantile(x, 0.5, dim=0, keepdim=True)",
+               NONEMPTY),
+    Case("median", "np.median(x)", VECTORS, "torch.quantile(x, 0.5)"),   # an even count: the two middle entries
+    _reduction("quantile", "np.quantile(x, 0.3, axis=1)", "torch.quantile(x, 0.3, dim=1)", NONEMPTY),
+    _reduction("quantile", "np.quantile(x, (0.25, 1.0), axis=0)",
+               "torch.quantile(x, torch.tensor([0.25, 1.0], dtype=torch.float64), dim=0)", NONEMPTY),
+    _reduction("percentile", "np.percentile(x, 40, axis=1, keepdims=True)",
+               "torch.quantile(x, 0.4, dim=1, keepdim=True)", NONEMPTY),
+    _reduction("percentile", "np.percentile(x, (10, 50, 90))",
+               "torch.quantile(x.reshape(-1), torch.tensor([0.1, 0.5, 0.9], dtype=torch.float64))", NONEMPTY),
     # three entries about their first and last: sorted (PyTorch's sort is the reference)
     Case("partition", "np.partition(x, (0, 2), axis=1)", MATRIX_POINTS, "torch.sort(x, 1).values"),
 ]
@@ -72,6 +84,8 @@ _NO_DIM_METHOD = ("the Tensor's reductions along a dim are written out in runtim
 #: primitives with a PyTorch spelling (a reference) that the eager Tensor lacks, and why
 NOT_ON_TENSOR = {"cumprod": _NO_DIM_METHOD, "diff": _NO_DIM_METHOD, "nansum": _NO_DIM_METHOD,
                  "nanmean": _NO_DIM_METHOD, "average": "PyTorch has no average: its reference is sum(x * w) / sum(w)",
+                 "median": "PyTorch's median is the lower middle entry: its reference is quantile(x, 0.5)",
+                 "quantile": _NO_DIM_METHOD, "percentile": "PyTorch has no percentile: its reference is quantile",
                  "sort": "torch.sort returns (values, indices); the Tensor has no sort",
                  "partition": "PyTorch has no partition: its reference is sort, the same for kth (0, 2) of 3",
                  "ptp": "PyTorch has no ptp: its reference is amax - amin",
