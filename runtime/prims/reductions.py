@@ -175,23 +175,90 @@ def _norm(x, ord=None, axis=None, keepdims=False):
     return np.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
 
 
-def _check_euclidean_norm(x, ord, axis) -> None:
-    """The rules know the 2-norm of vectors and the Frobenius norm of (stacks of) matrices; ord=2
-    over two axes is the spectral norm, which they do not."""
-    matrix = (axis is None and ndim_of(x) == 2) or (isinstance(axis, tuple) and len(axis) == 2)
-    if ord not in (None, 2, "fro") or (ord == 2 and matrix):
-        raise NotImplementedError(f"no gradient rule for np.linalg.norm with ord={ord!r}"
-                                  f"{' over two axes' if ord == 2 else ''}; use ord=None or 'fro'")
+def _norm_kind(x, ord, axis) -> tuple:
+    """(which rule, its axes): np.linalg.norm's vector norms (over `axis`, or every axis for ord None)
+    and matrix norms (over two axes: `axis`, or those of a 2-d x), as NumPy tells them apart."""
+    if ord is None or (ord == "fro" and (axis is None or isinstance(axis, tuple))):
+        return "euclidean", axis
+    n = ndim_of(x)
+    rows_cols = (0, 1) if axis is None and n == 2 else axis
+    if isinstance(rows_cols, tuple) and len(rows_cols) == 2:
+        r, c = (a % n for a in rows_cols)
+        kinds = {1: "columns", -1: "columns", np.inf: "rows", -np.inf: "rows", "nuc": "singular",
+                 2: "singular", -2: "singular"}
+        if ord in kinds:
+            return kinds[ord], (r, c)
+    elif ord in (2, 1, np.inf, -np.inf):
+        return {2: "euclidean", 1: "absolute"}.get(ord, "extreme"), axis
+    raise NotImplementedError(f"no gradient rule for np.linalg.norm with ord={ord!r}"
+                              f"{' over two axes' if isinstance(rows_cols, tuple) else ''}; use ord in "
+                              "(None, 1, 2, inf, -inf) for vectors, (None, 'fro', 'nuc', 1, 2, inf, -inf, -1, -2) "
+                              "for matrices")
+
+
+def _keep(d, x, axes: tuple, keepdims):
+    """A result (or its cotangent) of norm over the two `axes`, with them kept (length 1)."""
+    return d if keepdims else ops.expand_dims(d, axis=tuple(sorted(axes)))
+
+
+def _line_sums(x, out, axes, kind, keepdims):
+    """The matrix norms ord=+-1 (+-inf): the largest or smallest of the sums of |x| over the
+    columns (rows). (the sums, where they reach the norm, how many do, the axis they sum over)."""
+    r, c = axes
+    over, across = (r, c) if kind == "columns" else (c, r)
+    sums = ops.sum(ops.abs(x), axis=over, keepdims=True)
+    hit = ops.eq(sums, _keep(out, x, axes, keepdims))
+    return hit, ops.sum(hit, axis=across, keepdims=True)
 
 
 def _norm_grad(g, out, x, ord=None, axis=None, keepdims=False):
-    _check_euclidean_norm(x, ord, axis)
-    return ops.mul(expand(_over_norm(g, out), x, axis, keepdims), x)
+    kind, axes = _norm_kind(x, ord, axis)
+    if kind == "euclidean":
+        return ops.mul(expand(_over_norm(g, out), x, axes, keepdims), x)
+    if kind == "absolute":
+        return ops.mul(expand(g, x, axes, keepdims), ops.sign(x))
+    if kind == "extreme":   # the largest (smallest) |x|, split evenly at ties
+        return ops.mul(_extreme(g, out, ops.abs(x), axes, keepdims), ops.sign(x))
+    if kind == "singular":
+        return ops.mul(expand(g, x, axes, keepdims), ops.singular_factor(x, ord=ord, axes=axes))
+    hit, count = _line_sums(x, out, axes, kind, keepdims)
+    return ops.mul(ops.div(ops.mul(_keep(g, x, axes, keepdims), hit), count), ops.sign(x))
 
 
 def _norm_jvp(t, out, x, ord=None, axis=None, keepdims=False):
-    _check_euclidean_norm(x, ord, axis)
-    return _over_norm(ops.sum(ops.mul(x, t), axis=axis, keepdims=keepdims), out)
+    kind, axes = _norm_kind(x, ord, axis)
+    if kind == "euclidean":
+        return _over_norm(ops.sum(ops.mul(x, t), axis=axes, keepdims=keepdims), out)
+    if kind == "absolute":
+        return ops.sum(ops.mul(t, ops.sign(x)), axis=axes, keepdims=keepdims)
+    if kind == "extreme":
+        return _extreme_jvp(ops.mul(t, ops.sign(x)), out, ops.abs(x), axes, keepdims)
+    if kind == "singular":
+        return ops.sum(ops.mul(t, ops.singular_factor(x, ord=ord, axes=axes)), axis=axes, keepdims=keepdims)
+    hit, count = _line_sums(x, out, axes, kind, keepdims)
+    over = axes[0] if kind == "columns" else axes[1]
+    sums = ops.sum(ops.mul(t, ops.sign(x)), axis=over, keepdims=True)
+    return ops.sum(ops.div(ops.mul(sums, hit), count), axis=axes, keepdims=keepdims)
+
+
+def _singular_factor(x, ord="nuc", axes=(0, 1)):
+    """d norm / d x for the norms of singular values over the matrix `axes`: U V^T for 'nuc' (the sum),
+    u1 v1^T for 2 (the largest), un vn^T for -2 (the smallest)."""
+    x = np.moveaxis(np.asarray(x), axes, (-2, -1))
+    u, s, vh = np.linalg.svd(x, full_matrices=False)
+    pick = np.ones_like(s) if ord == "nuc" else np.eye(s.shape[-1], dtype=s.dtype)[0 if ord == 2 else -1]
+    return np.moveaxis((u * pick[..., None, :]) @ vh, (-2, -1), axes)
+
+
+def _singular_second(*_, **__):
+    raise TypeError("this is a second derivative of np.linalg.norm with ord 'nuc', 2 or -2 over two axes (a "
+                    "norm of singular values), which wengert does not differentiate; differentiate it once")
+
+
+singular_factor = primitive("singular_factor", _singular_factor, params={"ord": "nuc", "axes": (0, 1)},
+                            shape_rule=S.evaluating(_singular_factor),
+                            doc="d norm / d x of a norm of singular values (U V^T for 'nuc')",
+                            vjp=(_singular_second,), jvp=(_singular_second,))
 
 
 norm = primitive("norm", _norm, params={"ord": None, "axis": None, "keepdims": False},

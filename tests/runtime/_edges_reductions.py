@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.runtime._edges import INF, M, M_NAN, MATRIX_POINTS, NAN, RNG, Case, _r, _reduction, _vec  # noqa: F401
+from tests.runtime._edges import (BATCH, INF, M, M_NAN, MATRIX_POINTS, NAN, RNG, SQUARE, Case, _r,  # noqa: F401
+                                  _reduction, _vec)
 
 #: zeros along an axis: one, two, and one in the middle (the products skip them one at a time)
 ZEROS = _vec([[0.5, 0.0, 2.0, 0.0, 3.0], [1.5, -2.0, 0.0, 0.7, 0.2], [0.0, 1.2, -0.4, 0.9, 1.1]])
@@ -26,6 +27,9 @@ ALONG_0 = [(_r(2, 3), _weights(2)), (M, _vec([0.0, 2.0])), (M_NAN, _weights(2)),
 #: vectors: smooth, ties and a zero, nan and inf, one entry
 VECTORS = [(_vec([0.3, -1.2, 0.8, 2.1]),), (_vec([3.0, 0.0, 3.0, -1.0]),), (_vec([0.5, NAN, -INF, INF]),),
            (_vec([1.5, 0.5]),)]
+
+#: matrices with distinct singular values: wide, tall, square
+SINGULAR_POINTS = [(_r(2, 3),), (_r(4, 2),), (SQUARE,)]
 
 CASES: list = [
     _reduction("cumprod", "np.cumprod(x, axis=1)", "torch.cumprod(x, 1)", WITH_ZEROS),
@@ -68,6 +72,25 @@ CASES: list = [
                "torch.quantile(x, 0.4, dim=1, keepdim=True)", NONEMPTY),
     _reduction("percentile", "np.percentile(x, (10, 50, 90))",
                "torch.quantile(x.reshape(-1), torch.tensor([0.1, 0.5, 0.9], dtype=torch.float64))", NONEMPTY),
+    # norms beyond the euclidean: PyTorch's references spelled by the reductions they are (the same ties)
+    # at a nan entry the 1-norm's gradient is nan, as np.sum(np.abs(x))'s (wengert's abs: np.sign(nan)); PyTorch
+    # gives 0 (its vector_norm and its abs alike) and autograd has no 1-norm rule: no reference runs that point
+    _reduction("norm", "np.linalg.norm(x, 1, axis=1)", "torch.sum(torch.abs(x), 1)",
+               [p for p in MATRIX_POINTS if p[0] is not M_NAN]),
+    _reduction("norm", "np.linalg.norm(x, np.inf, axis=1)", "torch.amax(torch.abs(x), 1)", NONEMPTY),
+    _reduction("norm", "np.linalg.norm(x, -np.inf, axis=0, keepdims=True)", "torch.amin(torch.abs(x), 0, keepdim=True)",
+               NONEMPTY),
+    Case("norm", "np.linalg.norm(x, np.inf)", VECTORS, "torch.amax(torch.abs(x))"),
+    _reduction("norm", "np.linalg.norm(x, 1)", "torch.amax(torch.sum(torch.abs(x), 0))", NONEMPTY),
+    _reduction("norm", "np.linalg.norm(x, -1, axis=(1, 0))", "torch.amin(torch.sum(torch.abs(x), 1))", NONEMPTY),
+    _reduction("norm", "np.linalg.norm(x, np.inf, keepdims=True)",
+               "torch.amax(torch.sum(torch.abs(x), 1, keepdim=True), 0, keepdim=True)", NONEMPTY),
+    _reduction("norm", "np.linalg.norm(x, -np.inf)", "torch.amin(torch.sum(torch.abs(x), 1))", NONEMPTY),
+    # norms of singular values: autograd ('nuc') and central differences; second order is refused
+    Case("norm", "np.linalg.norm(x, 'nuc')", SINGULAR_POINTS, smooth=(0, 1, 2), second=False, also=("singular_factor",)),
+    Case("norm", "np.linalg.norm(x, 'nuc', axis=(2, 1))", [(BATCH,)], second=False),
+    Case("norm", "np.linalg.norm(x, 2)", SINGULAR_POINTS, smooth=(0, 1, 2), second=False),
+    Case("norm", "np.linalg.norm(x, -2, axis=(1, 2))", [(BATCH,)], second=False),
     # three entries about their first and last: sorted (PyTorch's sort is the reference)
     Case("partition", "np.partition(x, (0, 2), axis=1)", MATRIX_POINTS, "torch.sort(x, 1).values"),
 ]
