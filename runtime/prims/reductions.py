@@ -317,10 +317,22 @@ def _cumprod_grad(g, out, x, axis):
 
 @functools.partial(_along, cotangent=False)
 def _cumprod_jvp(t, out, x, axis):
+    """The tangent: out times the sum of t / x before the first zero z; from z on, t_z times the
+    product without x_z, and x_z times the terms of the entries after z (0, but not constant: as
+    in the gradient, the product without x_z divided by the entry, or without both zeros)."""
     before, first, out2 = _cumprod_zeros(x, axis)
+    zero = ops.eq(x, 0.0)
+    second = _nth_zero(x, ops.cumsum(zero, axis=axis), 2)
+    out3 = ops.cumprod(ops.where(ops.logical_or(first, second), 1.0, x), axis=axis)
+    later = ops.logical_not(ops.logical_or(ops.logical_or(before, first), second))
     ratios = ops.where(before, ops.div(t, ops.where(before, x, 1.0)), 0.0)
-    at_zero = ops.where(before, 0.0, ops.mul(ops.cumsum(ops.where(first, t, 0.0), axis=axis), out2))
-    return ops.add(ops.mul(out, ops.cumsum(ratios, axis=axis)), at_zero)
+    later_ratios = ops.where(later, ops.div(t, ops.where(zero, 1.0, x)), 0.0)
+    without = ops.add(ops.mul(out2, ops.cumsum(later_ratios, axis=axis)),
+                      ops.where(ops.eq(ops.cumsum(second, axis=axis), 0), 0.0,
+                                ops.mul(ops.cumsum(ops.where(second, t, 0.0), axis=axis), out3)))
+    at_zero = ops.sum(ops.where(first, x, 0.0), axis=axis, keepdims=True)
+    from_zero = ops.add(ops.mul(ops.cumsum(ops.where(first, t, 0.0), axis=axis), out2), ops.mul(at_zero, without))
+    return ops.add(ops.mul(out, ops.cumsum(ratios, axis=axis)), ops.where(before, 0.0, from_zero))
 
 
 cumprod = primitive("cumprod", np.cumprod, params={"axis": None}, shape_rule=S.evaluating(np.cumprod),
@@ -333,7 +345,8 @@ def _length(x, axis: int) -> int:
     """x's length along `axis`, which the rule needs known."""
     dims = shape(x)
     if not isinstance(dims, tuple) or not isinstance(dims[axis], int):
-        ndim_of(None)   # raises: the shape is not known here
+        raise TypeError("the gradient of np.diff depends on the length of its axis, which wengert cannot tell "
+                        "here; build the array from arrays of known shape")
     return dims[axis]
 
 
@@ -385,7 +398,8 @@ def _nan_count(x, axis):
 
 
 _reduction("nansum", np.nansum, method=None, doc="sum over `axis`, nan taken as 0",
-           vjp=(lambda g, out, x, axis=None, keepdims=False: ops.where(_present(x), expand(g, x, axis, keepdims), 0.0),),
+           vjp=(lambda g, out, x, axis=None, keepdims=False:
+                ops.where(_present(x), expand(g, x, axis, keepdims), 0.0),),
            jvp=(lambda t, out, x, axis=None, keepdims=False:
                 ops.sum(ops.where(_present(x), t, 0.0), axis=axis, keepdims=keepdims),),
            eager=Eager(node="NansumBackward0", saves={0: (0,)}))

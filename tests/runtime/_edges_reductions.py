@@ -87,7 +87,8 @@ CASES: list = [
                "torch.amax(torch.sum(torch.abs(x), 1, keepdim=True), 0, keepdim=True)", NONEMPTY),
     _reduction("norm", "np.linalg.norm(x, -np.inf)", "torch.amin(torch.sum(torch.abs(x), 1))", NONEMPTY),
     # norms of singular values: autograd ('nuc') and central differences; second order is refused
-    Case("norm", "np.linalg.norm(x, 'nuc')", SINGULAR_POINTS, smooth=(0, 1, 2), second=False, also=("singular_factor",)),
+    Case("norm", "np.linalg.norm(x, 'nuc')", SINGULAR_POINTS, smooth=(0, 1, 2), second=False,
+         also=("singular_factor",)),
     Case("norm", "np.linalg.norm(x, 'nuc', axis=(2, 1))", [(BATCH,)], second=False),
     Case("norm", "np.linalg.norm(x, 2)", SINGULAR_POINTS, smooth=(0, 1, 2), second=False),
     Case("norm", "np.linalg.norm(x, -2, axis=(1, 2))", [(BATCH,)], second=False),
