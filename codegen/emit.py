@@ -39,13 +39,23 @@ def _numpy_names() -> dict:
     out = {}
     for fn, binding in P.bound_callables():
         name = getattr(fn, "__name__", None)
-        if binding.prim.name in out or name is None or binding.fixed:   # (np.vsplit fixes a param of split)
+        if binding.prim.name in out or name is None or binding.fixed or not _operands_lead(binding):
+            # (np.vsplit fixes a param of split; np.average takes `weights` after `axis`)
             continue
         for prefix, module in (("np.", np), ("np.linalg.", np.linalg)):
             if getattr(module, name, None) is fn:
                 out[binding.prim.name] = prefix + name
                 break
     return out
+
+
+def _operands_lead(binding) -> bool:
+    """Whether generated code may pass the operands by position: none comes after a parameter
+    (np.average's weights come after axis: it is spelled by its implementation)."""
+    spec = binding.spec.parameters
+    names = [n for n in spec if n in binding.operands or n in binding.params]
+    return all(names.index(o) < len(binding.operands) or spec[o].kind is spec[o].VAR_POSITIONAL
+               for o in binding.operands)
 
 
 NUMPY = _numpy_names()
@@ -273,7 +283,8 @@ class Emitter:
         if kind in SCALAR and (_OPERATOR.fullmatch(spelling or "") or all(_is_real_number(x) for x in op.operands)):
             return f"{SCALAR[kind]}({', '.join(args)})"
         keywords = [f"{k}={literal(v)}" for k, v in params.items()
-                    if k != "n" and not (k in prim.params and _same(prim.params[k], v))]
+                    if not (k == "n" and prim.results is None)   # unpack's count of results
+                    and not (k in prim.params and _same(prim.params[k], v))]
         if kind in NUMPY:
             return f"{NUMPY[kind]}({', '.join(args + keywords)})"
         return f"{self.helper(prim)}({', '.join(args + keywords)})"

@@ -2,21 +2,23 @@
 from __future__ import annotations
 
 
+import functools
+
 import numpy as np
 
 from .. import shape_rules as S
-from ..calculus import expand, ndim_of, ops, shape
+from ..calculus import axes_of, expand, ndim_of, ops, shape
 from ..registry import NOTHING, Eager, primitive, stands_for
 
 _REDUCE_SPEC = "x, axis=None, keepdims=False"
 
 
-def _reduction(name: str, fn, *, aliases: tuple = (), dtype=None, **facts):
-    """np.<name>(x, axis=None, keepdims=False) and x.<name>(...); `dtype(t)` is the result's dtype
-    (None: x's); `facts` are the rest of the declaration."""
+def _reduction(name: str, fn, *, aliases: tuple = (), dtype=None, method: str | None = "", **facts):
+    """np.<name>(x, axis=None, keepdims=False) and x.<name>(...) (`method`: another name, None for
+    none); `dtype(t)` is the result's dtype (None: x's); `facts` are the rest of the declaration."""
     prim = primitive(name, fn, params={"axis": None, "keepdims": False}, shape_rule=S.reduction_rule(dtype),
                      **facts)
-    stands_for(prim, [fn, *aliases], _REDUCE_SPEC, "x", "axis keepdims", method=name)
+    stands_for(prim, [fn, *aliases], _REDUCE_SPEC, "x", "axis keepdims", method=name if method == "" else method)
     return prim
 
 
@@ -173,26 +175,459 @@ def _norm(x, ord=None, axis=None, keepdims=False):
     return np.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
 
 
-def _check_euclidean_norm(x, ord, axis) -> None:
-    """The rules know the 2-norm of vectors and the Frobenius norm of (stacks of) matrices; ord=2
-    over two axes is the spectral norm, which they do not."""
-    matrix = (axis is None and ndim_of(x) == 2) or (isinstance(axis, tuple) and len(axis) == 2)
-    if ord not in (None, 2, "fro") or (ord == 2 and matrix):
-        raise NotImplementedError(f"no gradient rule for np.linalg.norm with ord={ord!r}"
-                                  f"{' over two axes' if ord == 2 else ''}; use ord=None or 'fro'")
+def _norm_kind(x, ord, axis) -> tuple:
+    """(which rule, its axes): np.linalg.norm's vector norms (over `axis`, or every axis for ord None)
+    and matrix norms (over two axes: `axis`, or those of a 2-d x), as NumPy tells them apart."""
+    if ord is None or (ord == "fro" and (axis is None or isinstance(axis, tuple))):
+        return "euclidean", axis
+    n = ndim_of(x)
+    rows_cols = (0, 1) if axis is None and n == 2 else axis
+    if isinstance(rows_cols, tuple) and len(rows_cols) == 2:
+        r, c = (a % n for a in rows_cols)
+        kinds = {1: "columns", -1: "columns", np.inf: "rows", -np.inf: "rows", "nuc": "singular",
+                 2: "singular", -2: "singular"}
+        if ord in kinds:
+            return kinds[ord], (r, c)
+    elif ord in (2, 1, np.inf, -np.inf):
+        return {2: "euclidean", 1: "absolute"}.get(ord, "extreme"), axis
+    raise NotImplementedError(f"no gradient rule for np.linalg.norm with ord={ord!r}"
+                              f"{' over two axes' if isinstance(rows_cols, tuple) else ''}; use ord in "
+                              "(None, 1, 2, inf, -inf) for vectors, (None, 'fro', 'nuc', 1, 2, inf, -inf, -1, -2) "
+                              "for matrices")
+
+
+def _keep(d, x, axes: tuple, keepdims):
+    """A result (or its cotangent) of norm over the two `axes`, with them kept (length 1)."""
+    return d if keepdims else ops.expand_dims(d, axis=tuple(sorted(axes)))
+
+
+def _line_sums(x, out, axes, kind, keepdims):
+    """The matrix norms ord=+-1 (+-inf): the largest or smallest of the sums of |x| over the
+    columns (rows). (the sums, where they reach the norm, how many do, the axis they sum over)."""
+    r, c = axes
+    over, across = (r, c) if kind == "columns" else (c, r)
+    sums = ops.sum(ops.abs(x), axis=over, keepdims=True)
+    hit = ops.eq(sums, _keep(out, x, axes, keepdims))
+    return hit, ops.sum(hit, axis=across, keepdims=True)
 
 
 def _norm_grad(g, out, x, ord=None, axis=None, keepdims=False):
-    _check_euclidean_norm(x, ord, axis)
-    return ops.mul(expand(_over_norm(g, out), x, axis, keepdims), x)
+    kind, axes = _norm_kind(x, ord, axis)
+    if kind == "euclidean":
+        return ops.mul(expand(_over_norm(g, out), x, axes, keepdims), x)
+    if kind == "absolute":
+        return ops.mul(expand(g, x, axes, keepdims), ops.sign(x))
+    if kind == "extreme":   # the largest (smallest) |x|, split evenly at ties
+        return ops.mul(_extreme(g, out, ops.abs(x), axes, keepdims), ops.sign(x))
+    if kind == "singular":
+        return ops.mul(expand(g, x, axes, keepdims), ops.singular_factor(x, ord=ord, axes=axes))
+    hit, count = _line_sums(x, out, axes, kind, keepdims)
+    return ops.mul(ops.div(ops.mul(_keep(g, x, axes, keepdims), hit), count), ops.sign(x))
 
 
 def _norm_jvp(t, out, x, ord=None, axis=None, keepdims=False):
-    _check_euclidean_norm(x, ord, axis)
-    return _over_norm(ops.sum(ops.mul(x, t), axis=axis, keepdims=keepdims), out)
+    kind, axes = _norm_kind(x, ord, axis)
+    if kind == "euclidean":
+        return _over_norm(ops.sum(ops.mul(x, t), axis=axes, keepdims=keepdims), out)
+    if kind == "absolute":
+        return ops.sum(ops.mul(t, ops.sign(x)), axis=axes, keepdims=keepdims)
+    if kind == "extreme":
+        return _extreme_jvp(ops.mul(t, ops.sign(x)), out, ops.abs(x), axes, keepdims)
+    if kind == "singular":
+        return ops.sum(ops.mul(t, ops.singular_factor(x, ord=ord, axes=axes)), axis=axes, keepdims=keepdims)
+    hit, count = _line_sums(x, out, axes, kind, keepdims)
+    over = axes[0] if kind == "columns" else axes[1]
+    sums = ops.sum(ops.mul(t, ops.sign(x)), axis=over, keepdims=True)
+    return ops.sum(ops.div(ops.mul(sums, hit), count), axis=axes, keepdims=keepdims)
+
+
+def _singular_factor(x, ord="nuc", axes=(0, 1)):
+    """d norm / d x for the norms of singular values over the matrix `axes`: U V^T for 'nuc' (the sum),
+    u1 v1^T for 2 (the largest), un vn^T for -2 (the smallest)."""
+    x = np.moveaxis(np.asarray(x), axes, (-2, -1))
+    u, s, vh = np.linalg.svd(x, full_matrices=False)
+    pick = np.ones_like(s) if ord == "nuc" else np.eye(s.shape[-1], dtype=s.dtype)[0 if ord == 2 else -1]
+    return np.moveaxis((u * pick[..., None, :]) @ vh, (-2, -1), axes)
+
+
+def _singular_second(*_, **__):
+    raise TypeError("this is a second derivative of np.linalg.norm with ord 'nuc', 2 or -2 over two axes (a "
+                    "norm of singular values), which wengert does not differentiate; differentiate it once")
+
+
+singular_factor = primitive("singular_factor", _singular_factor, params={"ord": "nuc", "axes": (0, 1)},
+                            shape_rule=S.evaluating(_singular_factor),
+                            doc="d norm / d x of a norm of singular values (U V^T for 'nuc')",
+                            vjp=(_singular_second,), jvp=(_singular_second,))
 
 
 norm = primitive("norm", _norm, params={"ord": None, "axis": None, "keepdims": False},
                  shape_rule=S.evaluating(_norm), doc="np.linalg.norm", vjp=(_norm_grad,), jvp=(_norm_jvp,),
                  eager=Eager(node="LinalgVectorNormBackward0", saves={0: (0, "out")}, promote="float"))
 stands_for(norm, [np.linalg.norm], "x, ord=None, axis=None, keepdims=False", "x", "ord axis keepdims")
+
+# ---------------------------------------------------------------------------------------------
+# cumprod, diff
+# ---------------------------------------------------------------------------------------------
+
+
+def _reverse_cumsum(v, axis):
+    return ops.flip(ops.cumsum(ops.flip(v, axis=axis), axis=axis), axis=axis)
+
+
+def _along(rule, cotangent: bool = True):
+    """A rule of a scan along one axis, given `axis=None` too: that scan runs over the flattened
+    operands, and a cotangent takes x's shape back (a tangent is flat, as the result)."""
+    def along(d, out, x, axis=None):
+        if axis is not None:
+            return rule(d, out, x, axis)
+        flat = rule(*[ops.reshape(v, (-1,)) for v in (d, out, x)], 0)
+        return ops.reshape(flat, shape(x)) if cotangent else flat
+    return along
+
+
+def _nth_zero(x, zeros, n):
+    return ops.logical_and(ops.eq(x, 0.0), ops.eq(zeros, n))
+
+
+def _cumprod_zeros(x, axis):
+    """(before, first, out2): where x's entries come before the first zero along `axis`, where that
+    zero is, and the cumulative product with it taken as 1 (the product of the other entries there)."""
+    zeros = ops.cumsum(ops.eq(x, 0.0), axis=axis)
+    first = _nth_zero(x, zeros, 1)
+    return ops.eq(zeros, 0), first, ops.cumprod(ops.where(first, 1.0, x), axis=axis)
+
+
+@_along
+def _cumprod_grad(g, out, x, axis):
+    """d cumprod: out / x before the first zero; at the first zero z, the reverse sum of g times the
+    product without it. After it, x_z times the gradient without x_z, which is 0 but not constant
+    (its derivative by x_z is second order's): there the product without x_z, divided by the entry
+    (at a second zero, the product without either)."""
+    before, first, out2 = _cumprod_zeros(x, axis)
+    second = _nth_zero(x, ops.cumsum(ops.eq(x, 0.0), axis=axis), 2)
+    out3 = ops.cumprod(ops.where(ops.logical_or(first, second), 1.0, x), axis=axis)
+    upto = ops.div(_reverse_cumsum(ops.mul(g, out), axis), ops.where(before, x, 1.0))
+    without = ops.where(second, _reverse_cumsum(ops.mul(g, out3), axis),
+                        ops.div(_reverse_cumsum(ops.mul(g, out2), axis), ops.where(ops.eq(x, 0.0), 1.0, x)))
+    at_zero = ops.sum(ops.where(first, x, 0.0), axis=axis, keepdims=True)   # x_z (0), as a function of x
+    after = ops.mul(at_zero, without)
+    return ops.where(before, upto, ops.where(first, _reverse_cumsum(ops.mul(g, out2), axis), after))
+
+
+@functools.partial(_along, cotangent=False)
+def _cumprod_jvp(t, out, x, axis):
+    """The tangent: out times the sum of t / x before the first zero z; from z on, t_z times the
+    product without x_z, and x_z times the terms of the entries after z (0, but not constant: as
+    in the gradient, the product without x_z divided by the entry, or without both zeros)."""
+    before, first, out2 = _cumprod_zeros(x, axis)
+    zero = ops.eq(x, 0.0)
+    second = _nth_zero(x, ops.cumsum(zero, axis=axis), 2)
+    out3 = ops.cumprod(ops.where(ops.logical_or(first, second), 1.0, x), axis=axis)
+    later = ops.logical_not(ops.logical_or(ops.logical_or(before, first), second))
+    ratios = ops.where(before, ops.div(t, ops.where(before, x, 1.0)), 0.0)
+    later_ratios = ops.where(later, ops.div(t, ops.where(zero, 1.0, x)), 0.0)
+    without = ops.add(ops.mul(out2, ops.cumsum(later_ratios, axis=axis)),
+                      ops.where(ops.eq(ops.cumsum(second, axis=axis), 0), 0.0,
+                                ops.mul(ops.cumsum(ops.where(second, t, 0.0), axis=axis), out3)))
+    at_zero = ops.sum(ops.where(first, x, 0.0), axis=axis, keepdims=True)
+    from_zero = ops.add(ops.mul(ops.cumsum(ops.where(first, t, 0.0), axis=axis), out2), ops.mul(at_zero, without))
+    return ops.add(ops.mul(out, ops.cumsum(ratios, axis=axis)), ops.where(before, 0.0, from_zero))
+
+
+cumprod = primitive("cumprod", np.cumprod, params={"axis": None}, shape_rule=S.evaluating(np.cumprod),
+                    doc="cumulative product over `axis`", vjp=(_cumprod_grad,), jvp=(_cumprod_jvp,),
+                    eager=Eager(node="CumprodBackward0", saves={0: (0, "out")}))
+stands_for(cumprod, [np.cumprod], "x, axis=None", "x", "axis", method="cumprod")
+
+
+def _length(x, axis: int) -> int:
+    """x's length along `axis`, which the rule needs known."""
+    dims = shape(x)
+    if not isinstance(dims, tuple) or not isinstance(dims[axis], int):
+        raise TypeError("the gradient of np.diff depends on the length of its axis, which wengert cannot tell "
+                        "here; build the array from arrays of known shape")
+    return dims[axis]
+
+
+def _diff_grad(g, out, x, n=1, axis=-1):
+    """The adjoint of n differences: -diff of g padded with one zero each side, n times, that is
+    (-1)**n diff(g padded with n zeros each side, n)."""
+    if n == 0:
+        return g
+    if _length(x, axis) < n:   # fewer entries than differences: an empty result, constant
+        return ops.zeros_like(x)
+    pad = [ops.zeros_like(ops.sum(g, axis=axis, keepdims=True))] * n
+    back = ops.diff(ops.concatenate(ops.list(*pad, g, *pad), axis=axis), n=n, axis=axis)
+    return ops.neg(back) if n % 2 else back
+
+
+diff = primitive("diff", np.diff, params={"n": 1, "axis": -1}, linear=True, linear_in=(0,),
+                 shape_rule=S.evaluating(np.diff), doc="n-th differences along `axis`", vjp=(_diff_grad,),
+                 eager=Eager(node="SubBackward0", saves=NOTHING))
+stands_for(diff, [np.diff], "x, n=1, axis=-1", "x", "n axis")
+
+# ---------------------------------------------------------------------------------------------
+# ptp, nansum, nanmean, nanmax, nanmin, average
+# ---------------------------------------------------------------------------------------------
+
+
+def _ptp_grad(g, out, x, axis=None, keepdims=False):
+    """max - min: the gradient of each extreme (split evenly at ties); 0 where they are one value."""
+    top, bottom = (ops.max(x, axis=axis, keepdims=keepdims), ops.min(x, axis=axis, keepdims=keepdims))
+    return ops.sub(_extreme(g, top, x, axis, keepdims), _extreme(g, bottom, x, axis, keepdims))
+
+
+def _ptp_jvp(t, out, x, axis=None, keepdims=False):
+    top, bottom = (ops.max(x, axis=axis, keepdims=keepdims), ops.min(x, axis=axis, keepdims=keepdims))
+    return ops.sub(_extreme_jvp(t, top, x, axis, keepdims), _extreme_jvp(t, bottom, x, axis, keepdims))
+
+
+# PyTorch has no ptp (nor ndarray, since NumPy 2): no method
+_reduction("ptp", np.ptp, method=None, doc="maximum minus minimum over `axis`", vjp=(_ptp_grad,),
+           jvp=(_ptp_jvp,), eager=Eager(saves={0: (0,)}))
+
+
+def _present(x):
+    return ops.logical_not(ops.isnan(x))
+
+
+def _nan_count(x, axis):
+    """How many entries each nanmean averages (0 for an all-nan slice, whose mean is nan)."""
+    return ops.sum(_present(x), axis=axis, keepdims=True)
+
+
+_reduction("nansum", np.nansum, method=None, doc="sum over `axis`, nan taken as 0",
+           vjp=(lambda g, out, x, axis=None, keepdims=False:
+                ops.where(_present(x), expand(g, x, axis, keepdims), 0.0),),
+           jvp=(lambda t, out, x, axis=None, keepdims=False:
+                ops.sum(ops.where(_present(x), t, 0.0), axis=axis, keepdims=keepdims),),
+           eager=Eager(node="NansumBackward0", saves={0: (0,)}))
+# PyTorch's nanmean is nansum / count: its node is the division's
+_reduction("nanmean", np.nanmean, method=None, dtype=S.float_dtype, doc="mean over `axis`, nan left out",
+           vjp=(lambda g, out, x, axis=None, keepdims=False:
+                ops.where(_present(x), ops.div(expand(g, x, axis, keepdims), _nan_count(x, axis)), 0.0),),
+           jvp=(lambda t, out, x, axis=None, keepdims=False:   # nan (0 / 0) where the mean is (no entry)
+                ops.div(ops.sum(ops.where(_present(x), t, 0.0), axis=axis, keepdims=keepdims),
+                        ops.sum(_present(x), axis=axis, keepdims=keepdims)),),
+           eager=Eager(node="DivBackward0", saves={0: (0,)}, promote="float"))
+# nan never equals the extreme: no gradient reaches a nan entry (an all-nan slice gives nan)
+_reduction("nanmax", np.nanmax, method=None, doc="maximum over `axis`, nan left out", vjp=(_extreme,),
+           jvp=(_extreme_jvp,), eager=Eager(saves={0: (0, "out")}))
+_reduction("nanmin", np.nanmin, method=None, doc="minimum over `axis`, nan left out", vjp=(_extreme,),
+           jvp=(_extreme_jvp,), eager=Eager(saves={0: (0, "out")}))
+
+
+def _average(a, weights=None, axis=None, keepdims=False):
+    return np.average(a, axis=axis, weights=weights, keepdims=keepdims)
+
+
+def _weights_like(w, a, axis):
+    """The weights as they multiply a: a 1-d w (NumPy's weights along one axis) gets a's rank."""
+    n = ndim_of(a)
+    if ndim_of(w) == n:
+        return w
+    k = axis % n
+    return ops.reshape(w, (1,) * k + (-1,) + (1,) * (n - k - 1))
+
+
+def _weights_total(w, a, axis):
+    """(w as it multiplies a, the sum of the weights with a's axes kept)."""
+    w = _weights_like(w, a, axis)
+    return w, ops.sum(ops.mul(w, ops.ones_like(a)), axis=axis, keepdims=True)
+
+
+def _average_grad_a(g, out, a, weights=None, axis=None, keepdims=False):
+    if weights is None:
+        return ops.div(expand(g, a, axis, keepdims), _mean_count(a, out))
+    w, total = _weights_total(weights, a, axis)
+    return ops.div(ops.mul(expand(g, a, axis, keepdims), w), total)
+
+
+def _average_grad_w(g, out, a, weights, axis=None, keepdims=False):
+    """d average / d w_i = (a_i - average) / sum(w), summed to w's shape."""
+    w, total = _weights_total(weights, a, axis)
+    each = ops.div(ops.mul(expand(g, a, axis, keepdims), ops.sub(a, expand(out, a, axis, keepdims))), total)
+    return ops.reshape(ops.sum_to(each, shape(w)), shape(weights))
+
+
+def _average_jvp_a(t, out, a, weights=None, axis=None, keepdims=False):
+    if weights is None:
+        return ops.mean(t, axis=axis, keepdims=keepdims)
+    w, total = _weights_total(weights, a, axis)
+    return ops.sum(ops.div(ops.mul(t, w), total), axis=axis, keepdims=keepdims)
+
+
+def _average_jvp_w(t, out, a, weights, axis=None, keepdims=False):
+    _, total = _weights_total(weights, a, axis)
+    moved = ops.mul(_weights_like(t, a, axis), ops.sub(a, expand(out, a, axis, keepdims)))
+    return ops.sum(ops.div(moved, total), axis=axis, keepdims=keepdims)
+
+
+average = primitive("average", _average, arity=2, params={"axis": None, "keepdims": False},
+                    shape_rule=S.evaluating(_average), doc="mean over `axis`, weighted by `weights`",
+                    vjp=(_average_grad_a, _average_grad_w), jvp=(_average_jvp_a, _average_jvp_w),
+                    eager=Eager(node="DivBackward0", saves={0: (1,), 1: (0, 1, "out")}, promote="float"))
+# `returned=True` (a tuple with the sum of the weights) is not modelled: the tracer refuses it
+stands_for(average, [np.average], "a, axis=None, weights=None, *, keepdims=False", "a weights", "axis keepdims")
+
+# ---------------------------------------------------------------------------------------------
+# sort, partition (values): a permutation of x along an axis, undone by the gradient
+# ---------------------------------------------------------------------------------------------
+
+
+def _by_order(v, x, axis=-1, kth=None, kind=None, inverse=False):
+    """v in the order np.sort (kth None) or np.partition puts x along `axis` (flat for axis None);
+    `inverse`: v in that order put back in x's (x's shape for axis None)."""
+    x = np.asarray(x)
+    if axis is None:
+        return _by_order(v if inverse else np.ravel(v), np.ravel(x), 0, kth, kind, inverse).reshape(
+            x.shape if inverse else -1)
+    order = np.argsort(x, axis=axis, kind=kind) if kth is None else np.argpartition(x, kth, axis=axis, kind=kind)
+    if not inverse:
+        return np.take_along_axis(np.asarray(v), order, axis)
+    out = np.empty(order.shape, np.result_type(v))
+    np.put_along_axis(out, order, v, axis)
+    return out
+
+
+by_order = primitive("by_order", _by_order, arity=2, params={"axis": -1, "kth": None, "kind": None, "inverse": False},
+                     linear=True, linear_in=(0,), shape_rule=S.evaluating(_by_order),
+                     doc="v in x's sorted (or partitioned) order along `axis`, or put back (`inverse`)",
+                     vjp=(lambda g, out, v, x, axis=-1, kth=None, kind=None, inverse=False:
+                          ops.by_order(g, x, axis=axis, kth=kth, kind=kind, inverse=not inverse), None))
+
+
+def _sort_grad(g, out, x, axis=-1, kind=None, kth=None):
+    """Each entry of the result came from one entry of x: the gradient goes back to it (ties split
+    as NumPy's argsort / argpartition order them, as autograd)."""
+    return ops.by_order(g, x, axis=axis, kth=kth, kind=kind, inverse=True)
+
+
+def _sort_jvp(t, out, x, axis=-1, kind=None, kth=None):
+    return ops.by_order(t, x, axis=axis, kth=kth, kind=kind)
+
+
+def _sort(x, axis=-1, kind=None):
+    return np.sort(x, axis=axis, kind=kind)
+
+
+sort = primitive("sort", _sort, params={"axis": -1, "kind": None}, shape_rule=S.evaluating(_sort),
+                 doc="x sorted along `axis`", vjp=(_sort_grad,), jvp=(_sort_jvp,),
+                 eager=Eager(node="SortBackward0", saves={0: (0,)}))
+# ndarray.sort sorts in place and returns None: only the function
+stands_for(sort, [np.sort], "x, axis=-1, kind=None", "x", "axis kind")
+
+
+def _partition(x, kth, axis=-1, kind="introselect"):
+    return np.partition(x, kth, axis=axis, kind=kind)
+
+
+partition = primitive("partition", _partition, params={"kth": 0, "axis": -1, "kind": "introselect"},
+                      shape_rule=S.evaluating(_partition), doc="x partitioned about its `kth` entries along `axis`",
+                      vjp=(_sort_grad,), jvp=(_sort_jvp,), eager=Eager(saves={0: (0,)}))
+stands_for(partition, [np.partition], "x, kth, axis=-1, kind='introselect'", "x", "kth axis kind")
+
+# ---------------------------------------------------------------------------------------------
+# median, percentile, quantile: linear interpolation between two entries of x in sorted order
+# ---------------------------------------------------------------------------------------------
+
+
+def _quantile_weights(x, q=0.5, axis=None):
+    """How much each entry of x weighs in np.quantile(x, q, axis) (method 'linear'), for each q:
+    an array of shape q.shape + x.shape, 1 - f and f at the two entries (in np.argsort's order,
+    nan last) the quantile interpolates between."""
+    x = np.asarray(x)
+    q = np.asarray(q, dtype=np.float64)
+    axes = tuple(range(x.ndim)) if axis is None else tuple(a % x.ndim for a in np.atleast_1d(axis))
+    rest = tuple(i for i in range(x.ndim) if i not in axes)
+    moved = np.transpose(x, rest + axes)
+    flat = moved.reshape(moved.shape[:len(rest)] + (-1,))
+    n = flat.shape[-1]
+    weights = np.zeros(q.shape + flat.shape, np.result_type(x.dtype, np.float64))
+    if n:
+        at = q * (n - 1)
+        lo = np.floor(at).astype(np.intp)
+        hi = np.minimum(lo + 1, n - 1)
+        part = (at - lo)[(...,) + (None,) * len(rest)]
+        order = np.argsort(flat, axis=-1)
+        pick = np.zeros(q.shape + (1,) * len(rest) + (n,))
+        for index, share in ((lo, 1.0 - part), (hi, part)):
+            positions = index[(...,) + (None,) * (len(rest) + 1)]
+            np.put_along_axis(pick, positions, np.take_along_axis(pick, positions, -1) + share[..., None], -1)
+        pick = np.array(np.broadcast_to(pick, weights.shape))
+        # a slice holding nan has the quantile nan: all of it is the nan entry's (sorted last), as PyTorch
+        pick[..., np.isnan(np.take(np.take_along_axis(flat, order, -1), -1, -1)), :] = np.eye(n)[-1]
+        np.put_along_axis(weights, np.broadcast_to(order, weights.shape), pick, -1)
+    back = weights.reshape(q.shape + moved.shape)
+    inverse = np.argsort(rest + axes)
+    return np.transpose(back, tuple(range(q.ndim)) + tuple(q.ndim + i for i in inverse))
+
+
+quantile_weights = primitive("quantile_weights", _quantile_weights, params={"q": 0.5, "axis": None},
+                             differentiable=False, shape_rule=S.evaluating(_quantile_weights),
+                             doc="the weight of each entry of x in its linearly interpolated quantile `q`")
+
+
+def _constant(a: np.ndarray):
+    """An array as a literal generated code can pass as a constant parameter (nested tuples)."""
+    return a.item() if a.ndim == 0 else tuple(_constant(e) for e in a)
+
+
+def _spread(d, x, axis, keepdims, nq: int):
+    """A cotangent of q.shape + the reduced shape, broadcast to q.shape + x's shape."""
+    axes = tuple(nq + a for a in axes_of(axis, ndim_of(x)))
+    if not keepdims:
+        d = ops.expand_dims(d, axis=axes)
+    return d
+
+
+def _quantile_rules(scale: float):
+    """(vjp, jvp) of a quantile whose parameter q is in units of 1 / scale (100: percentiles)."""
+    def weights(x, q, axis, method):
+        if method != "linear":
+            raise NotImplementedError(f"no gradient rule for method={method!r}; use method='linear'")
+        fraction = np.asarray(q, dtype=np.float64) / scale
+        return ops.quantile_weights(x, q=_constant(fraction), axis=axis), fraction.ndim
+
+    def vjp(g, out, x, q=0.5, axis=None, keepdims=False, method="linear"):
+        w, nq = weights(x, q, axis, method)
+        each = ops.mul(_spread(g, x, axis, keepdims, nq), w)
+        return ops.sum(each, axis=tuple(range(nq))) if nq else each
+
+    def jvp(t, out, x, q=0.5, axis=None, keepdims=False, method="linear"):
+        w, nq = weights(x, q, axis, method)
+        axes = tuple(nq + a for a in axes_of(axis, ndim_of(x)))
+        return ops.sum(ops.mul(t, w), axis=axes, keepdims=keepdims)
+    return vjp, jvp
+
+
+def _quantile(x, q, axis=None, method="linear", keepdims=False):
+    return np.quantile(x, q, axis=axis, method=method, keepdims=keepdims)
+
+
+def _percentile(x, q, axis=None, method="linear", keepdims=False):
+    return np.percentile(x, q, axis=axis, method=method, keepdims=keepdims)
+
+
+_QUANTILE_SPEC = "x, q, axis=None, *, method='linear', keepdims=False"
+for _name, _impl, _fn, _scale in (("quantile", _quantile, np.quantile, 1.0),
+                                  ("percentile", _percentile, np.percentile, 100.0)):
+    _p = primitive(_name, _impl, params={"q": 0.5, "axis": None, "method": "linear", "keepdims": False},
+                   shape_rule=S.evaluating(_impl), doc=f"the {_name} `q` over `axis`, linearly interpolated",
+                   vjp=(_quantile_rules(_scale)[0],), jvp=(_quantile_rules(_scale)[1],),
+                   eager=Eager(node="SqueezeBackward4", saves={0: (0,)}, promote="float"))
+    stands_for(_p, [_fn], _QUANTILE_SPEC, "x", "q axis method keepdims")
+
+
+def _median(x, axis=None, keepdims=False):
+    return np.median(x, axis=axis, keepdims=keepdims)
+
+
+_median_vjp, _median_jvp = _quantile_rules(1.0)
+median = primitive("median", _median, params={"axis": None, "keepdims": False}, shape_rule=S.evaluating(_median),
+                   doc="median over `axis` (the mean of the two middle entries of an even count)",
+                   vjp=(lambda g, out, x, axis=None, keepdims=False: _median_vjp(g, out, x, 0.5, axis, keepdims),),
+                   jvp=(lambda t, out, x, axis=None, keepdims=False: _median_jvp(t, out, x, 0.5, axis, keepdims),),
+                   eager=Eager(node="SqueezeBackward4", saves={0: (0,)}, promote="float"))
+stands_for(median, [np.median], "x, axis=None, *, keepdims=False", "x", "axis keepdims")

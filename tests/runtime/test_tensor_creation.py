@@ -280,9 +280,9 @@ def test_numpy_array_functions_record_the_graph():
 
 def test_numpy_functions_without_a_primitive_see_plain_arrays():
     x = torch.tensor([1.0, 2.0])
-    assert np.allclose(x, [1.0, 2.0]) and np.median(x) == 1.5
+    assert np.allclose(x, [1.0, 2.0]) and np.histogram(x, bins=2)[0].tolist() == [1, 1]
     with pytest.raises(RuntimeError, match="^Can't call numpy"):
-        np.median(torch.tensor([1.0, 2.0], requires_grad=True))
+        np.histogram(torch.tensor([1.0, 2.0], requires_grad=True), bins=2)
 
 
 def test_grad_mode_is_thread_local():
