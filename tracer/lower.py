@@ -1180,6 +1180,8 @@ class Lowerer:
                 value = _static_param(value.obj)
             elif isinstance(value, Literal):
                 value = value.value
+            elif isinstance(value, Value) and self.constant_items(value) is not None:
+                value = tuple(self.constant_items(value))   # `axes=[0, 2, 1]`: a list display of constants
             elif isinstance(value, Value):
                 raise self.error(_argument_node(node, binding, name, label),
                                  f"the `{name}` argument of `{label}` must be known while tracing (a constant), "
@@ -1197,6 +1199,16 @@ class Lowerer:
         operands = [self.operand(x, node) if isinstance(x, (Value, Literal, Static)) else
                     self.constant(x, node, None) for x in operands]
         return operands, params
+
+    def constant_items(self, value: Value) -> list | None:
+        """The items of the list display of constants (`[0, 2, 1]`) this region built `value` with,
+        or None: what a static parameter may be given as, as NumPy takes a list or a tuple there."""
+        for op in reversed(self.region.ops):
+            if value in op.results:
+                if op.kind == "list" and all(isinstance(x, Literal) for x in op.operands):
+                    return [x.value for x in op.operands]
+                return None
+        return None
 
     def call(self, callee, args: list, kwargs: dict, node, label: str):
         if hasattr(type(callee), "__wengert_traced__"):   # @wengert.function: trace the function it wraps
