@@ -1181,7 +1181,7 @@ class Lowerer:
             elif isinstance(value, Literal):
                 value = value.value
             elif isinstance(value, Value) and self.constant_items(value) is not None:
-                value = tuple(self.constant_items(value))   # `axes=[0, 2, 1]`: a list display of constants
+                value = self.constant_items(value)   # `axes=[0, 2, 1]`: a list display of constants
             elif isinstance(value, Value):
                 raise self.error(_argument_node(node, binding, name, label),
                                  f"the `{name}` argument of `{label}` must be known while tracing (a constant), "
@@ -1200,14 +1200,16 @@ class Lowerer:
                     self.constant(x, node, None) for x in operands]
         return operands, params
 
-    def constant_items(self, value: Value) -> list | None:
-        """The items of the list display of constants (`[0, 2, 1]`) this region built `value` with,
-        or None: what a static parameter may be given as, as NumPy takes a list or a tuple there."""
+    def constant_items(self, value: Value) -> tuple | None:
+        """The constants of the list (or tuple) display (`[0, 2, 1]`, `([0, 2], [2, 0])`) this region
+        built `value` with, as a tuple (of tuples), or None: a static parameter may be given so, as
+        NumPy takes a list or a tuple there."""
         for op in reversed(self.region.ops):
             if value in op.results:
-                if op.kind == "list" and all(isinstance(x, Literal) for x in op.operands):
-                    return [x.value for x in op.operands]
-                return None
+                if op.kind not in ("list", "tuple"):
+                    return None
+                items = [x.value if isinstance(x, Literal) else self.constant_items(x) for x in op.operands]
+                return None if any(item is None for item in items) else tuple(items)
         return None
 
     def call(self, callee, args: list, kwargs: dict, node, label: str):

@@ -22,12 +22,17 @@ def quantiles_by_list(x):
     return np.sum(np.quantile(x, [0.25, 0.75]) * np.array([1.0, 2.0]))
 
 
+def tensordot_by_lists(x):
+    return np.sum(np.tensordot(x, np.arange(40.0).reshape(4, 5, 2), axes=([0, 2], [2, 0])) ** 2)
+
+
 def axes_from_a_value(x):
     k = int(np.sum(x) > 0)
     return np.sum(np.transpose(x, axes=[0, 2 - k, 1 + k]))
 
 
-@pytest.mark.parametrize("f, x", [(transpose_by_list, X3), (quantiles_by_list, Q)], ids=["transpose", "quantile"])
+@pytest.mark.parametrize("f, x", [(transpose_by_list, X3), (quantiles_by_list, Q), (tensordot_by_lists, X3)],
+                         ids=["transpose", "quantile", "tensordot"])
 def test_constant_list_arguments_in_every_mode(f, x):
     want = fd_vjp(f, (x,), 0, 1.0)
     np.testing.assert_allclose(wengert.grad(f)(x), want, rtol=1e-6, atol=1e-8)
