@@ -32,6 +32,11 @@ class Eager:
     - `recompute_out`: the rules read the result, PyTorch saves the operands instead (recomputed).
     - `structural`: operand positions holding structure (a shape), kept for the node's whole life.
     - `scalar_slot`: a Python-number operand 1 still takes an input slot (`(None, 0)`).
+    - `promote_from`: the first operand promotion applies to (np.where's condition is not data).
+    - `index_from`: operands from this position are an index, whose arrays the node keeps
+      (getitem, setitem: IndexBackward0 saves its indices).
+    - `copy_node`: the node's name when a view could not be made and the result is a copy
+      (reshape: UnsafeViewBackward0).
     - `methods`: Tensor methods that apply the primitive to the tensor and the other arguments
       (dunders included); `reflected`: the same with the operands swapped (`__rsub__`);
       `inplace`: in-place methods (`mul_`); `functions`: `torch.<name>` functions calling the method.
@@ -45,6 +50,9 @@ class Eager:
     recompute_out: bool = False
     structural: tuple = ()
     scalar_slot: bool = False
+    promote_from: int = 0
+    index_from: int | None = None
+    copy_node: str | None = None
     methods: tuple = ()
     reflected: tuple = ()
     inplace: tuple = ()

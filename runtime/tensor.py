@@ -137,7 +137,7 @@ def _wrap_result(result):
 def _compute(prim, arrays: list, params: dict):
     policy = prim.eager.promote
     if policy is not None:
-        arrays = _promote(policy, arrays, 1 if prim.name == "where" else 0)
+        arrays = _promote(policy, arrays, prim.eager.promote_from)
     try:
         if prim.eager.quiet:
             return prim.impl(*arrays, **params)
@@ -235,14 +235,14 @@ def make_node(prim, params: dict, operands: tuple, outs: list, name: str | None,
             slots.append((i, None))
     reads = N.reads(prim, needed, len(operands))
     structural = prim.eager.structural
-    index_data = prim.name in ("getitem", "setitem")   # index arrays are saved (IndexBackward0)
-    args = [_keep(o, i not in structural and (i in reads or (index_data and i >= 1 + (prim.name == "setitem")
+    index_from = prim.eager.index_from   # index arrays are saved (IndexBackward0)
+    args = [_keep(o, i not in structural and (i in reads or (index_from is not None and i >= index_from
                                                                 and isinstance(o, np.ndarray))))
             for i, o in enumerate(operands)]
     if name is None:
         name = N.node_name(prim, operands, params)
-        if prim.name in ("reshape", "ravel") and outs[0]._base is None:
-            name = "UnsafeViewBackward0"   # a reshape that had to copy
+        if prim.eager.copy_node is not None and outs[0]._base is None:
+            name = prim.eager.copy_node   # a reshape that had to copy
     node = A.node_class(name, A.PrimitiveNode)(tuple(edges), tuple(metas))
     node.prim, node.params, node.args, node.slots = prim, params, args, slots
     node.out_meta = [_meta(t) for t in outs] if several else None

@@ -488,7 +488,7 @@ where = primitive("where", np.where, arity=3, shape_rule=S.elementwise_rule(np.w
                   doc="elementwise select; differentiable in x and y",
                   partials=(None, lambda g, out, c, x, y: ops.where(c, g, 0.0),
                             lambda g, out, c, x, y: ops.where(c, 0.0, g)),
-                  eager=Eager("WhereBackward0", {1: (0,), 2: (0,)}, "promote", quiet=True))
+                  eager=Eager("WhereBackward0", {1: (0,), 2: (0,)}, "promote", quiet=True, promote_from=1))
 stands_for(where, [np.where], "condition, x, y, /", "condition x y")
 
 

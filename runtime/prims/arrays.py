@@ -127,12 +127,12 @@ reshape = primitive("reshape", _reshape, arity=2, linear=True, shape_rule=S.eval
                     view_of_first=True, shape_checked=True,
                     doc="reshape to a shape given as a tuple operand (it may be computed)", linear_in=(0,),
                     vjp=(_reshaped_back,),
-                    eager=_view("ViewBackward0", structural=(1,)))
+                    eager=_view("ViewBackward0", structural=(1,), copy_node="UnsafeViewBackward0"))
 stands_for(reshape, [np.reshape], "x, shape", "x shape")
 METHODS["reshape"] = Binding(reshape, _signature("x, *shape"), ("x", "shape"), ())
 ravel = primitive("ravel", np.ravel, linear=True, shape_rule=S.evaluating(np.ravel), doc="flatten to 1-D",
                   view_of_first=True,
-                  linear_in=(0,), vjp=(_reshaped_back,), eager=_view("ViewBackward0"))
+                  linear_in=(0,), vjp=(_reshaped_back,), eager=_view("ViewBackward0", copy_node="UnsafeViewBackward0"))
 stands_for(ravel, [np.ravel], "x, /", "x", method="ravel")
 METHODS["flatten"] = METHODS["ravel"]
 expand_dims = primitive("expand_dims", np.expand_dims, params={"axis": None}, linear=True,
@@ -223,7 +223,7 @@ getitem = primitive("getitem", _getitem, arity=None, linear=True, shape_rule=S.g
                     doc="x[i]; several index operands make a tuple index", linear_in=(0,),
                     reads_containers=True, reads_items=True,
                     vjp=lambda i: (lambda g, out, x, *index: ops.getitem_grad(g, x, *index)) if i == 0 else None,
-                    eager=_view(_getitem_name))
+                    eager=_view(_getitem_name, index_from=1))
 stands_for(getitem, [operator.getitem], "x, *index", "x index")
 
 
@@ -249,7 +249,7 @@ setitem = primitive("setitem", _setitem, arity=None, shape_rule=lambda ts, cs, p
                         1: lambda g, out, x, value, *index: unbroadcast(_written_cotangent(g, x, value, *index),
                                                                         value),
                     }.get(i),
-                    eager=Eager(node="IndexPutBackward0", saves=NOTHING, quiet=True, scalar_slot=True))
+                    eager=Eager(node="IndexPutBackward0", saves=NOTHING, quiet=True, scalar_slot=True, index_from=2))
 
 # ---------------------------------------------------------------------------------------------
 # Reordering and triangles (linear)
