@@ -185,16 +185,13 @@ def _meta(t) -> tuple:
     return (t._data.shape, t._data.dtype)
 
 
-_SLOTS: dict = {}
-
-
 def _has_slot(prim, i: int) -> bool:
-    """Whether operand `i` of `prim` is an input of its node (it has a rule, or a zero gradient)."""
-    key = (prim.name, i)
-    has = _SLOTS.get(key)
-    if has is None:
-        has = _SLOTS[key] = (i == 0) if prim.eager.zero_gradient else vjp_rule(prim.name, i) is not None
-    return has
+    """Whether operand `i` of `prim` is an input of its node (it has a rule, or a zero gradient);
+    memoised with the rules derived from the declaration."""
+    key = ("slot", i)
+    if key not in prim.derived:
+        prim.derived[key] = (i == 0) if prim.eager.zero_gradient else vjp_rule(prim.name, i) is not None
+    return prim.derived[key]
 
 
 def _keep(o, saved: bool):

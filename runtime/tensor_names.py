@@ -45,15 +45,10 @@ def message_name(node_name: str) -> str:
     return re.sub(r"Backward\d*$", "", node_name)
 
 
-def saves(prim) -> dict | None:
-    """operand position -> what the rule of that operand reads (None: everything)."""
-    return prim.eager.saves
-
-
 def reads(prim, needed: list, n_operands: int) -> set:
     """The operand positions and "out" that the rules of the `needed` operands read; a primitive
     whose declaration says nothing reads everything."""
-    table = saves(prim)
+    table = prim.eager.saves
     if table is None:
         return set(range(n_operands)) | {"out"}
     out: set = set()
