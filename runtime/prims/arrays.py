@@ -123,6 +123,26 @@ moveaxis = primitive("moveaxis", np.moveaxis, params={"source": None, "destinati
                           ops.moveaxis(g, source=destination, destination=source),),
                      eager=_view("PermuteBackward0"))
 stands_for(moveaxis, [np.moveaxis], "x, source, destination", "x", "source destination")
+
+
+def _rolled_axes(n: int, axis: int, start: int) -> tuple:
+    """The axes of x in the order np.rollaxis(x, axis, start) puts them (NumPy's own steps)."""
+    axis, start = axis % n, start + n if start < 0 else start
+    order = [a for a in range(n) if a != axis]
+    order.insert(start - 1 if start > axis else start, axis)
+    return tuple(order)
+
+
+def _rollaxis_back(g, out, x, axis=None, start=0):
+    """The cotangent of np.rollaxis: g with x's axes put back in their places."""
+    return ops.transpose(g, axes=_inverse_permutation(_rolled_axes(ndim_of(x), axis, start)))
+
+
+rollaxis = declare("rollaxis", np.rollaxis, params={"axis": None, "start": 0}, linear=True, view_of_first=True,
+                   shape_checked=True, shape_rule=S.evaluating(np.rollaxis),
+                   doc="roll `axis` backwards until it lies before `start` (np.moveaxis's older spelling)",
+                   linear_in=(0,), vjp=(_rollaxis_back,), eager=_view("PermuteBackward0"),
+                   callables=[np.rollaxis], spec="x, axis, start=0", operands="x", params_spec="axis start")
 reshape = primitive("reshape", _reshape, arity=2, linear=True, shape_rule=S.evaluating(_reshape),
                     view_of_first=True, shape_checked=True,
                     doc="reshape to a shape given as a tuple operand (it may be computed)", linear_in=(0,),

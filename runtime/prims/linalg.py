@@ -8,6 +8,7 @@ from .. import shape_rules as S
 from .. import types as T
 from ..calculus import broadcast_like, ndim_of, ops, shape, unbroadcast
 from ..registry import Eager, declare, primitive, stands_for
+from ..tensor_names import data_of
 from .arithmetic import matmul
 
 # ---------------------------------------------------------------------------------------------
@@ -216,21 +217,29 @@ einsum = primitive("einsum", lambda *operands, spec: np.einsum(spec, *operands),
 stands_for(einsum, [np.einsum], "spec, /, *operands", "operands", "spec")
 
 
-def _trace_vjp(g, out, x):
-    """np.trace sums the diagonal of the first two axes: g goes back onto that diagonal (g times
-    the identity for a matrix, rectangular ones too)."""
-    if ndim_of(x) == 2:
-        return ops.mul(g, ops.tril(ops.triu(ops.ones_like(x))))
-    dims = shape(x)
-    if not isinstance(dims, tuple) or len(dims) < 2 or dims[0] != dims[1]:
-        raise NotImplementedError("no gradient rule for np.trace of a stack of non-square matrices or of unknown "
-                                  "shape; use np.einsum('ii...->...', x) on a square slice")
-    return ops.einsum_scatter(ops.expand_dims(g, axis=0), x, spec="i...->ii...")
+def _trace_vjp(g, out, x, offset=0, axis1=0, axis2=1):
+    """np.trace sums the `offset` diagonal of the (axis1, axis2) planes: g goes back onto that
+    diagonal, each plane moved last and masked with its diagonal of ones (any plane shape)."""
+    n = ndim_of(x)
+    axes = (axis1 % n, axis2 % n)
+    moved = axes != (n - 2, n - 1)   # (a matrix's planes are already last)
+    plane = ops.moveaxis(ops.ones_like(x), source=axes, destination=(-2, -1)) if moved else ops.ones_like(x)
+    on_diagonal = ops.mul(_per_matrix(g), ops.tril(ops.triu(plane, k=offset), k=offset))
+    return ops.moveaxis(on_diagonal, source=(-2, -1), destination=axes) if moved else on_diagonal
 
 
-trace = primitive("trace", np.trace, linear=True, shape_rule=S.evaluating(np.trace), doc="sum of the diagonal",
-                  linear_in=(0,), vjp=(_trace_vjp,), eager=Eager(node="TraceBackward0"))
-stands_for(trace, [np.trace], "x, /", "x", method="trace")
+def _trace(x, offset=0, axis1=0, axis2=1):
+    return np.trace(x, offset=offset, axis1=axis1, axis2=axis2)
+
+
+trace = declare("trace", _trace, params={"offset": 0, "axis1": 0, "axis2": 1}, linear=True,
+                shape_rule=S.evaluating(_trace), shape_checked=True,
+                doc="sum of the `offset` diagonal of the (axis1, axis2) planes", linear_in=(0,), vjp=(_trace_vjp,),
+                # (PyTorch's trace takes a matrix's main diagonal; else it is diagonal(...).sum(-1))
+                eager=Eager(node=lambda operands, params: "TraceBackward0" if np.ndim(data_of(operands[0])) == 2
+                            and params.get("offset", 0) == 0 else "SumBackward1"),
+                callables=[np.trace], spec="x, offset=0, axis1=0, axis2=1", operands="x",
+                params_spec="offset axis1 axis2", array_method="trace")
 
 # ---------------------------------------------------------------------------------------------
 # np.linalg: it works on the last two axes and broadcasts the others (a stack of matrices), so

@@ -87,6 +87,11 @@ CASES: list = [
     Case("pad", "np.pad(x, 2, mode='symmetric') ** 2", [FILLED[0], FILLED[1], FILLED[3], VECTORS[0], VECTORS[2]],
          linear=False, smooth=(0, 1, 2, 3, 4)),
     Case("pad", "np.pad(x, (4, 0), mode='reflect')", VECTORS[:2]),
+    # np.rollaxis: moveaxis's older spelling, the start counted before the axis leaves (autograd's reference)
+    Case("rollaxis", "np.rollaxis(x, 2)", STACKED + [(np.zeros((2, 0, 3)),)]),
+    Case("rollaxis", "np.rollaxis(x, 0, 3) ** 2", STACKED, linear=False),
+    Case("rollaxis", "np.rollaxis(x, -1, -2)", STACKED),
+    Case("rollaxis", "np.rollaxis(x, 1)", MATRIX_POINTS),
 ]
 #: where HIPS autograd and PyTorch disagree, the one wengert follows, and why (as _edges.CHOICES)
 CHOICES: dict = {

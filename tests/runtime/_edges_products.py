@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.runtime._edges import BATCH, BATCH_KN, INF, NAN, SQUARE, Case, _r, _vec
+from tests.runtime._edges import BATCH, BATCH_KN, INF, MATRIX_POINTS, NAN, SQUARE, Case, _r, _vec
 
 #: the pairs of a bilinear product: an argument's gradient is the other argument summed against g
 _PAIR = {"args": ("x", "y"), "wrt": (0, 1)}
@@ -79,6 +79,13 @@ CASES: list = [
          [(SQUARE,), (_r(2, 4, 3),)],
          f"torch.linalg.svd(x, {_THIN})[0] ** 2 * torch.linalg.svd(x, {_THIN})[1][..., None, :]"),
     Case("svd", "np.linalg.svd(x)[1]", [(SQUARE,), (BATCH,)], "torch.linalg.svd(x)[1]"),
+    # np.trace off the main diagonal and of any two axes (an offset past the plane sums nothing: 0)
+    Case("trace", "np.trace(x, 1)", MATRIX_POINTS + [(BATCH,), (_r(2, 1, 3),)], "torch.diagonal(x, 1).sum(-1)"),
+    Case("trace", "np.trace(x, -1, 2, 0)", [(BATCH,), (_r(2, 1, 3),), (np.zeros((2, 0, 3)),)],
+         "torch.diagonal(x, -1, 2, 0).sum(-1)"),
+    Case("trace", "x.trace(1, 1, 2) ** 2", [(BATCH,), (_r(2, 4, 3),)], "torch.diagonal(x, 1, 1, 2).sum(-1) ** 2",
+         linear=False),
+    Case("trace", "np.trace(x, 5)", MATRIX_POINTS[:2], "torch.diagonal(x, 5).sum(-1)"),
 ]
 #: where HIPS autograd and PyTorch disagree, the one wengert follows, and why (as _edges.CHOICES)
 CHOICES: dict = {
@@ -87,6 +94,8 @@ CHOICES: dict = {
 }
 #: primitives with a PyTorch spelling (a reference) that the eager Tensor lacks, and why
 NOT_ON_TENSOR = {
+    "trace": "the Tensor's trace is PyTorch's (a matrix's main diagonal); others are torch.diagonal(...).sum(-1), "
+             "and the Tensor has no diagonal",
     "cross": "the Tensor has no torch.linalg namespace (torch.linalg.cross)",
     "tensordot": "torch.tensordot takes `dims`, which the Tensor's generated methods do not",
     "slogdet": "the Tensor has no torch.linalg namespace, nor primitives of several results",
