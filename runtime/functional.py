@@ -248,6 +248,8 @@ def where(condition, input=None, other=None):
 
 
 def einsum(equation: str, *operands) -> Tensor:
+    if not isinstance(equation, str):   # the interleaved form: einsum(a, [0, 1], b, [1, 2], [0, 2])
+        equation, operands = P.linalg.einsum_interleaved([equation, *operands])
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     return record(P.einsum, tuple(operands), {"spec": equation})

@@ -1200,6 +1200,22 @@ class Lowerer:
                     self.constant(x, node, None) for x in operands]
         return operands, params
 
+    def einsum_interleaved(self, args: list, node) -> list:
+        """np.einsum(a, [0, 1], b, [1, 2], [0, 2]) as np.einsum('ab,bc->ac', a, b): the subscript
+        lists (ints and `...`) must be known while tracing."""
+        args = list(args)
+        for k in [*range(1, len(args), 2), *([len(args) - 1] if len(args) % 2 else [])]:
+            sub = args[k]
+            args[k] = sub.value if isinstance(sub, Literal) else self.constant_items(sub) \
+                if isinstance(sub, Value) else None
+            if not isinstance(args[k], tuple) or not all(i is Ellipsis or type(i) is int for i in args[k]):
+                raise self.error(node, "the subscript lists of `np.einsum`'s interleaved form must be known while "
+                                 "tracing (lists of constant ints and `...`)",
+                                 "write them as list displays of constants, or pass a spec string such as "
+                                 "'ij,jk->ik'")
+        spec, operands = P.linalg.einsum_interleaved(args)
+        return [Literal(spec), *operands]
+
     def constant_items(self, value: Value) -> tuple | None:
         """The constants of the list (or tuple) display (`[0, 2, 1]`, `([0, 2], [2, 0])`) this region
         built `value` with, as a tuple (of tuples), or None: a static parameter may be given so, as
@@ -1228,6 +1244,9 @@ class Lowerer:
         if binding is not None and any(_opaque_instance(a) for a in [*args, *kwargs.values()]):
             # np.multiply(x, obj): the object's own methods run, which no rule describes
             return self.pycall(callee, args, kwargs, node, label)
+        if binding is not None and binding.prim is P.einsum and args and not isinstance(getattr(args[0], "value", None),
+                                                                                     str):
+            args = self.einsum_interleaved(args, node)
         if binding is not None:
             operands, params = self.split(binding, args, kwargs, node, label)
             if binding.prim is P.reshape and len(operands) == 2:

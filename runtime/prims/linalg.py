@@ -181,28 +181,77 @@ tensordot = declare("tensordot", _tensordot, arity=2, params={"axes": 2}, shape_
                     callables=[np.tensordot], spec="a, b, /, axes=2", operands="a b", params_spec="axes")
 
 
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def einsum_interleaved(args: list) -> tuple[str, list]:
+    """(spec, operands) of np.einsum's interleaved form `np.einsum(a, [0, 1], b, [1, 2], [0, 2])`:
+    subscript k is the letter NumPy gives it (0-25 'a'-'z', 26-51 'A'-'Z'), Ellipsis is '...'."""
+    def letters(sublist) -> str:
+        return "".join("..." if k is Ellipsis else _LETTERS[k] for k in sublist)
+    pairs = len(args) // 2
+    spec = ",".join(letters(args[2 * k + 1]) for k in range(pairs))
+    if len(args) % 2:
+        spec += "->" + letters(args[-1])
+    return spec, [args[2 * k] for k in range(pairs)]
+
+
+def explicit_spec(spec: str, ndims: list) -> str:
+    """`spec` with '...' spelt out in letters it does not use (as NumPy reads it: the broadcast
+    axes right-aligned, first in an implicit output) and its output written: the rules then read
+    one letter per axis."""
+    inputs, arrow, output = spec.replace(" ", "").partition("->")
+    names = inputs.split(",")
+    if not arrow:   # NumPy's implicit output: the broadcast axes, then the letters used once, sorted
+        output = "..." * any("." in n for n in names) + "".join(
+            sorted(c for c in set(inputs) - {",", "."} if inputs.count(c) == 1))
+    if "." not in inputs:
+        return f"{inputs}->{output}"
+    counts = [ndim - len(n.replace("...", "")) if "..." in n else 0 for n, ndim in zip(names, ndims)]
+    broadcast = "".join([c for c in _LETTERS if c not in spec][:max(counts)])
+    names = [n.replace("...", broadcast[len(broadcast) - k:] if k else "") for n, k in zip(names, counts)]
+    return ",".join(names) + "->" + output.replace("...", broadcast)
+
+
 def _einsum_grad(i):
     """The cotangent of operand i: einsum of g with the other operands onto operand i's indices."""
     def rule(g, out, *operands, spec):
-        inputs, _, output = spec.replace(" ", "").partition("->")
+        inputs, _, output = explicit_spec(spec, [ndim_of(op) for op in operands]).partition("->")
         names = inputs.split(",")
-        if not _:
-            output = "".join(sorted(c for c in set(inputs) - {","} if inputs.count(c) == 1))
-        if "." in spec:
-            raise NotImplementedError("no gradient rule for einsum with '...'")
         others = [op for j, op in enumerate(operands) if j != i]
         other_names = [n for j, n in enumerate(names) if j != i]
         target = names[i]
         letters = "".join(dict.fromkeys(target))   # a repeated index (a diagonal) once
         missing = [c for c in letters if c not in output and not any(c in n for n in other_names)]
-        grad = ops.einsum(g, *others, spec=",".join([output, *other_names]) + "->" +
-                          "".join(c for c in letters if c not in missing))
+        kept = "".join(c for c in letters if c not in missing)
+        grad = ops.einsum(g, *others, spec=",".join([output, *other_names]) + "->" + kept)
+        summed, short = _broadcast_indices(kept, output, operands, names, i)
+        if summed:
+            grad = ops.sum(grad, axis=summed, keepdims=True)
         if missing:   # an index summed out of this operand alone: broadcast back along it
             grad = ops.expand_dims(grad, axis=tuple(letters.index(c) for c in missing))
         if letters != target:   # the operand's diagonal was read: write the gradient back onto it
             return ops.einsum_scatter(grad, operands[i], spec=f"{letters}->{target}")
-        return ops.broadcast_to(grad, shape(operands[i])) if missing else grad
+        return ops.broadcast_to(grad, shape(operands[i])) if missing or short else grad
     return rule
+
+
+def _broadcast_indices(kept: str, output: str, operands: tuple, names: list, i: int) -> tuple[tuple, bool]:
+    """NumPy's einsum broadcasts an index of length 1: (the axes of operand i's cotangent, whose
+    indices are `kept`, to sum because operand i has 1 entry there and the others more; whether
+    the cotangent must broadcast because the others have 1 entry where operand i has more)."""
+    dims = [shape(op) for op in operands]
+    if not all(isinstance(d, tuple) and all(isinstance(n, int) for n in d) for d in dims):
+        return (), False
+    sizes: list = [{}, {}]   # an index's length in every operand, and in the others only
+    for j, (name, d) in enumerate(zip(names, dims)):
+        for c, n in zip(name, d):
+            for k in ((0,) if j == i else (0, 1)):
+                sizes[k][c] = max(sizes[k].get(c, 1), n)
+    own = dict(zip(names[i], dims[i]))
+    grad_size = {c: sizes[0][c] if c in output else sizes[1].get(c, 1) for c in kept}
+    return (tuple(k for k, c in enumerate(kept) if own[c] == 1 and grad_size[c] > 1),
+            any(own[c] > 1 and grad_size[c] == 1 for c in kept))
 
 
 def _einsum_jvp(i):

@@ -86,9 +86,27 @@ CASES: list = [
     Case("trace", "x.trace(1, 1, 2) ** 2", [(BATCH,), (_r(2, 4, 3),)], "torch.diagonal(x, 1, 1, 2).sum(-1) ** 2",
          linear=False),
     Case("trace", "np.trace(x, 5)", MATRIX_POINTS[:2], "torch.diagonal(x, 5).sum(-1)"),
+    # einsum with '...' (broadcast axes, right-aligned; a length-1 axis broadcasts) and in the interleaved form
+    Case("einsum", "np.einsum('...ij,...jk->...ik', x, y)",
+         [(BATCH, _r(3, 2)), (_vec([[NAN, 1.0], [INF, 0.0]]), _r(2, 2)), (_r(2, 1, 2, 3), _r(4, 3, 2)),
+          (np.zeros((0, 2, 3)), _r(3, 2)), (_r(2, 3), _r(5, 3, 1))],
+         "torch.einsum('...ij,...jk->...ik', x, y)", **_PAIR),
+    Case("einsum", "np.einsum('...j,j', x, y)", [(_r(2, 3), _r(3)), (_vec([NAN, INF]), _r(2)), (_r(3), _r(3)),
+                                                 (_r(2, 4, 3), _r(1))],
+         "torch.einsum('...j,j', x, y)", **_PAIR),
+    Case("einsum", "np.einsum('i...->...', x) ** 2", MATRIX_POINTS + [(BATCH,)],
+         "torch.einsum('i...->...', x) ** 2", linear=False),
+    Case("einsum", "np.einsum('...ji', x)", MATRIX_POINTS + [(BATCH,)], "torch.einsum('...ji', x)"),
+    Case("einsum", "np.einsum(x, [0, 1], y, [1, 2])", [(_r(2, 3), _r(3, 4)), (_vec([[NAN, 1.0], [INF, 0.0]]), _r(2, 2)),
+                                                      (np.zeros((2, 0)), np.zeros((0, 3)))],
+         "torch.einsum(x, [0, 1], y, [1, 2])", **_PAIR),
+    Case("einsum", "np.einsum(x, [..., 0, 1], y, [1, 2], [..., 2])", [(BATCH, _r(3, 2)), (_r(1, 3), _r(3, 2))],
+         "torch.einsum(x, [..., 0, 1], y, [1, 2], [..., 2])", **_PAIR),
 ]
 #: where HIPS autograd and PyTorch disagree, the one wengert follows, and why (as _edges.CHOICES)
 CHOICES: dict = {
+    "einsum": ("torch", "an index of length 1 in one operand broadcasts against the others': that operand's "
+                        "cotangent keeps its own shape (autograd's takes the others' length: wrong shape)"),
     "cross": ("torch", "an operand broadcast into the result gets the sum over the broadcast axes "
                        "(autograd does not sum: wrong shape)"),
 }
