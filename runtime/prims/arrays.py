@@ -191,6 +191,51 @@ sum_to = primitive("sum_to", _sum_to, arity=2, linear=True, shape_rule=_to_shape
                    vjp=(lambda g, out, x, shape_: ops.broadcast_to(g, _shape(x)),),
                    eager=Eager(node="SumBackward1", saves=NOTHING, structural=(1,)))
 
+
+
+# arrays broadcast against each other: a tuple of results, each operand's cotangent its item's
+def _broadcast_arrays(*xs):
+    return tuple(np.broadcast_arrays(*xs))
+
+
+def _item_cotangent(g, out, i: int):
+    """Result i's cotangent in a tuple cotangent `g` (an item no gradient reached: zeros)."""
+    return ops.or_zeros(ops.getitem(g, i), ops.getitem(out, i))
+
+
+broadcast_arrays = declare("broadcast_arrays", _broadcast_arrays, arity=None, linear=True,
+                           shape_rule=S.evaluating(_broadcast_arrays), shape_checked=True,
+                           doc="the operands broadcast against each other, a tuple", linear_in="all",
+                           vjp=lambda i: lambda g, out, *xs: unbroadcast(_item_cotangent(g, out, i), xs[i]),
+                           eager=Eager(node="ExpandBackward0", saves=NOTHING, quiet=True),
+                           callables=[np.broadcast_arrays], spec="*args", operands="args")
+
+
+def _meshgrid(*xs, copy=True, sparse=False, indexing="xy"):
+    return tuple(np.meshgrid(*xs, copy=copy, sparse=sparse, indexing=indexing))
+
+
+def _meshgrid_axis(i: int, n: int, indexing: str) -> int:
+    """The axis of np.meshgrid's result along which operand i's entries lie ('xy' swaps the first two)."""
+    return {0: 1, 1: 0}.get(i, i) if indexing == "xy" and n > 1 else i
+
+
+def _meshgrid_vjp(i: int):
+    """Operand i's entries run along one axis of result i: its cotangent sums the others out."""
+    def rule(g, out, *xs, copy=True, sparse=False, indexing="xy"):
+        along = _meshgrid_axis(i, len(xs), indexing)
+        summed = ops.sum(_item_cotangent(g, out, i), axis=tuple(a for a in range(len(xs)) if a != along))
+        return ops.reshape(summed, _shape(xs[i]))
+    return rule
+
+
+meshgrid = declare("meshgrid", _meshgrid, params={"copy": True, "sparse": False, "indexing": "xy"}, arity=None,
+                   linear=True, shape_rule=S.evaluating(_meshgrid), shape_checked=True,
+                   doc="coordinate arrays of the operands (flattened) along one axis each, a tuple", linear_in="all",
+                   vjp=_meshgrid_vjp, eager=Eager(node="ExpandBackward0", saves=NOTHING, quiet=True),
+                   callables=[np.meshgrid], spec="*xi, copy=True, sparse=False, indexing='xy'", operands="xi",
+                   params_spec="copy sparse indexing")
+
 # joining pieces: the cotangent splits back the way they were joined
 concatenate = primitive("concatenate", _concatenate, params={"axis": 0}, linear=True,
                         shape_checked=True,

@@ -92,6 +92,26 @@ CASES: list = [
     Case("rollaxis", "np.rollaxis(x, 0, 3) ** 2", STACKED, linear=False),
     Case("rollaxis", "np.rollaxis(x, -1, -2)", STACKED),
     Case("rollaxis", "np.rollaxis(x, 1)", MATRIX_POINTS),
+    # tuples of arrays: a result no gradient reaches gives zeros (the second case reads one item)
+    Case("broadcast_arrays", "np.broadcast_arrays(x, y)[0] * np.broadcast_arrays(x, y)[1] ** 2",
+         [(_r(3, 1), _r(4)), (_vec([[NAN], [INF]]), _r(3)), (_r(2, 3), _r(2, 3)), (0.5, _r(2)),
+          (np.zeros((0, 1)), _r(3)), (_r(1, 1), np.float64(2.0))],
+         "torch.broadcast_tensors(x, y)[0] * torch.broadcast_tensors(x, y)[1] ** 2", args=("x", "y"), wrt=(0, 1),
+         linear=False),
+    Case("broadcast_arrays", "np.broadcast_arrays(x, y, 2.0)[1]", [(_r(3, 1), _r(4)), (_r(2), _r(1)), (0.5, 1.5)],
+         "torch.broadcast_tensors(x, y)[1]", args=("x", "y"), wrt=(0, 1), linear=True),
+    Case("meshgrid", "np.meshgrid(x, y)[0] * np.meshgrid(x, y)[1] ** 2",
+         [(_r(3), _r(4)), (_vec([NAN, INF]), _r(2)), (_r(2, 2), _r(1)), (np.zeros((0,)), _r(3)), (0.5, _r(2))],
+         "torch.meshgrid(x.ravel(), y.ravel(), indexing='xy')[0] * torch.meshgrid(x.ravel(), y.ravel(), "
+         "indexing='xy')[1] ** 2", args=("x", "y"), wrt=(0, 1), linear=False),
+    Case("meshgrid", "np.meshgrid(x, y, indexing='ij', sparse=True)[1] * np.meshgrid(x, y, indexing='ij')[0]",
+         [(_r(3), _r(4)), (_vec([NAN, INF]), _r(2))],
+         "torch.meshgrid(x, y, indexing='ij')[1] * torch.meshgrid(x, y, indexing='ij')[0]", args=("x", "y"),
+         wrt=(0, 1), linear=False),
+    Case("meshgrid", "np.meshgrid(x, y, 2.0 * x)[2]", [(_r(3), _r(2)), (_r(1), _r(2))], args=("x", "y"), wrt=(0, 1),
+         linear=True),
+    Case("meshgrid", "np.meshgrid(x)[0] ** 2", [(_r(3),), (_r(2, 2),)],
+         "torch.meshgrid(x.ravel(), indexing='xy')[0] ** 2", linear=False, smooth=(0, 1)),
 ]
 #: where HIPS autograd and PyTorch disagree, the one wengert follows, and why (as _edges.CHOICES)
 CHOICES: dict = {
@@ -108,3 +128,5 @@ NOT_ON_TENSOR = {p: "the eager Tensor has no method or torch function of it (one
                     "out in runtime/tensor.py)"
                  for p in ("rot90", "repeat", "tile", "diagonal", "atleast_1d", "atleast_2d", "atleast_3d", "take",
                            "take_along_axis", "split", "pad")}
+NOT_ON_TENSOR.update({p: "the eager Tensor records no primitive whose result is a tuple (torch.broadcast_tensors, "
+                         "torch.meshgrid)" for p in ("broadcast_arrays", "meshgrid")})
