@@ -129,6 +129,9 @@ def _summed_terms(prim: P.Primitive) -> Callable:
             term_rule = None if t is None else (prim.jvp(i) if callable(prim.jvp) else
                                                 prim.jvp[i] if i < len(prim.jvp) else None)
             terms.append(None if term_rule is None else term_rule(t, out, *operands, **params))
+        if prim.results != 1:   # several results: each term is a tuple, summed item by item
+            present = [term for term in terms if term is not None]
+            return tuple(add_tangents(list(items)) for items in zip(*present)) if present else None
         return add_tangents(terms)
     return rule
 

@@ -230,7 +230,7 @@ def _meshgrid_vjp(i: int):
 
 
 meshgrid = declare("meshgrid", _meshgrid, params={"copy": True, "sparse": False, "indexing": "xy"}, arity=None,
-                   linear=True, shape_rule=S.evaluating(_meshgrid), shape_checked=True,
+                   linear=True, shape_rule=S.evaluating(_meshgrid),
                    doc="coordinate arrays of the operands (flattened) along one axis each, a tuple", linear_in="all",
                    vjp=_meshgrid_vjp, eager=Eager(node="ExpandBackward0", saves=NOTHING, quiet=True),
                    callables=[np.meshgrid], spec="*xi, copy=True, sparse=False, indexing='xy'", operands="xi",

@@ -659,6 +659,73 @@ pinv = declare("pinv", np.linalg.pinv,
                callables=[np.linalg.pinv], spec="x, /", operands="x")
 
 
+def _lstsq(a, b, rcond=None):
+    return tuple(np.linalg.lstsq(a, b, rcond=rcond))
+
+
+def _lstsq_rule(types, consts, params):
+    """x, residuals, rank, s: the residuals' length depends on the rank (empty below full column rank)."""
+    x, residuals, rank, s = S.evaluate_rule(types, consts, params, _lstsq).elems
+    return [x, T.ArrayType(residuals.dtype, (None,)), rank, s]
+
+
+def _residuals_read(a) -> bool:
+    """Whether np.linalg.lstsq's residuals have entries: a has more rows than columns (and full
+    column rank, which the derivative assumes); with no more rows they are always empty."""
+    dims = shape(a)
+    if not (isinstance(dims, tuple) and all(isinstance(d, int) for d in dims)):
+        raise NotImplementedError("no gradient rule for the residuals of np.linalg.lstsq of a matrix of unknown "
+                                  "shape; compute them as np.sum((b - a @ x) ** 2, axis=0)")
+    return dims[0] > dims[1]
+
+
+def _lstsq_vjp(which: int):
+    """As PyTorch's, through x = pinv(a) b (where a's rank is constant): gb = P^T gx and gA the
+    cotangent of pinv for gP = gx b^T. The residuals |b - a x|^2 (per column, a of full column
+    rank, so a^T r = 0) add 2 r gres to gb and -2 r gres x^T to gA; the singular values U diag(gs) V^T."""
+    def rule(g, out, a, b, rcond=None):
+        (gx, gres, _, gs), x = g, out[0]
+        p = ops.pinv(a)
+        weighted = None   # r gres: the residuals' cotangent spread over b's rows
+        if gres is not None and _residuals_read(a):
+            weighted = ops.mul(ops.sub(b, ops.matmul(a, x)), gres)
+        if which == 1:
+            return _sum_of(None if gx is None else ops.matmul(_mT(p), gx),
+                           None if weighted is None else ops.mul(2.0, weighted))
+        return _sum_of(
+            None if gx is None else _pinv_vjp(ops.matmul(_as_matrix(gx, b), _mT(_as_matrix(b, b))), p, a),
+            None if weighted is None else ops.mul(-2.0, ops.matmul(_as_matrix(weighted, b), _mT(_as_matrix(x, b)))),
+            None if gs is None else _svd_vjp((None, gs, None), ops.svd(a, full_matrices=False), a,
+                                             full_matrices=False))
+    return rule
+
+
+def _lstsq_jvp(which: int):
+    """The terms of (dx, dresiduals, -, ds): dx = dP b + P db, dres = 2 sum(r (db - dA x)) over
+    each column, ds = diag(U^T dA V)."""
+    def term(t, out, a, b, rcond=None):
+        x = out[0]
+        moved = t if which == 1 else ops.neg(ops.matmul(t, _as_matrix(x, b)))   # db, or -dA x
+        dres = None
+        if _residuals_read(a):
+            r = _as_matrix(ops.sub(b, ops.matmul(a, x)), b)
+            dres = ops.mul(2.0, ops.sum(ops.mul(r, _as_matrix(moved, b) if which == 1 else moved), axis=0))
+        if which == 1:
+            return ops.matmul(ops.pinv(a), t), dres, None, None
+        u, _, vh = ops.svd(a, full_matrices=False)
+        return (ops.matmul(_pinv_jvp(t, ops.pinv(a), a), b), dres, None,
+                ops.sum(ops.mul(u, ops.matmul(t, _mT(vh))), axis=-2))
+    return term
+
+
+lstsq = declare("lstsq", _lstsq, params={"rcond": None}, arity=2, results=4, shape_rule=_lstsq_rule,
+                shape_checked=True, vjp=(_lstsq_vjp(0), _lstsq_vjp(1)), jvp=(_lstsq_jvp(0), _lstsq_jvp(1)),
+                eager=Eager(node="LinalgLstsqBackward0"),
+                doc="np.linalg.lstsq: x minimising |b - a x|, the residuals, a's rank and singular values (x "
+                    "differentiated where a's rank is constant, the residuals at full column rank)",
+                callables=[np.linalg.lstsq], spec="a, b, rcond=None", operands="a b", params_spec="rcond")
+
+
 def _qr_rule(types, consts, params):
     (x,) = types
     dtype, dims = S.float_dtype(x), x.shape

@@ -100,6 +100,18 @@ CASES: list = [
     Case("einsum", "np.einsum(x, [0, 1], y, [1, 2])", [(_r(2, 3), _r(3, 4)), (_vec([[NAN, 1.0], [INF, 0.0]]), _r(2, 2)),
                                                       (np.zeros((2, 0)), np.zeros((0, 3)))],
          "torch.einsum(x, [0, 1], y, [1, 2])", **_PAIR),
+    # np.linalg.lstsq: x = pinv(a) b (tall, square and wide a); PyTorch's reference is that product, which its
+    # lstsq differentiates the same way; the residuals |b - a x|^2 per column, and the singular values
+    Case("lstsq", "np.linalg.lstsq(x, y)[0]", [(_r(5, 3), _r(5, 2)), (_r(2, 4), _r(2, 3)), (SQUARE, _r(3, 1)),
+                                               (_vec([[2.0]]), _vec([[3.0]]))],
+         "torch.linalg.pinv(x) @ y", smooth=(0, 1, 2, 3), **_PAIR),
+    Case("lstsq", "np.linalg.lstsq(x, y, rcond=None)[0] ** 2", [(_r(5, 3), _r(5)), (SQUARE, _r(3)), (_r(2, 3), _r(2))],
+         "(torch.linalg.pinv(x) @ y) ** 2", smooth=(0, 1, 2), **_PAIR),
+    Case("lstsq", "np.linalg.lstsq(x, y)[1] * np.linalg.lstsq(x, y)[3][0]", [(_r(5, 3), _r(5, 2)), (_r(4, 2), _r(4))],
+         "torch.sum((y - x @ (torch.linalg.pinv(x) @ y)) ** 2, 0).reshape(-1) * torch.linalg.svdvals(x)[0]",
+         smooth=(0, 1), **_PAIR),
+    # (no more rows than columns: the residuals are empty, whatever a and b)
+    Case("lstsq", "np.linalg.lstsq(x, y)[1]", [(_r(2, 4), _r(2)), (SQUARE, _r(3, 2))], smooth=(0, 1), **_PAIR),
     Case("einsum", "np.einsum(x, [..., 0, 1], y, [1, 2], [..., 2])", [(BATCH, _r(3, 2)), (_r(1, 3), _r(3, 2))],
          "torch.einsum(x, [..., 0, 1], y, [1, 2], [..., 2])", **_PAIR),
 ]
@@ -122,4 +134,5 @@ NOT_ON_TENSOR = {
     "pinv": "the Tensor has no torch.linalg namespace (torch.linalg.pinv)",
     "qr": "the Tensor has no torch.linalg namespace, nor primitives of several results",
     "svd": "the Tensor has no torch.linalg namespace, nor primitives of several results",
+    "lstsq": "the Tensor has no torch.linalg namespace, nor primitives of several results",
 }
