@@ -54,6 +54,8 @@ def _operands_lead(binding) -> bool:
     (np.average's weights come after axis: it is spelled by its implementation)."""
     spec = binding.spec.parameters
     names = [n for n in spec if n in binding.operands or n in binding.params]
+    if any(spec[p].kind is spec[p].VAR_POSITIONAL for p in binding.params):
+        return False   # (np.gradient's spacings, a `*varargs` param, cannot be passed by keyword)
     return all(names.index(o) < len(binding.operands) or spec[o].kind is spec[o].VAR_POSITIONAL
                for o in binding.operands)
 

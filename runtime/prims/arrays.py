@@ -198,7 +198,7 @@ def _broadcast_arrays(*xs):
     return tuple(np.broadcast_arrays(*xs))
 
 
-def _item_cotangent(g, out, i: int):
+def item_cotangent(g, out, i: int):
     """Result i's cotangent in a tuple cotangent `g` (an item no gradient reached: zeros)."""
     return ops.or_zeros(ops.getitem(g, i), ops.getitem(out, i))
 
@@ -206,7 +206,7 @@ def _item_cotangent(g, out, i: int):
 broadcast_arrays = declare("broadcast_arrays", _broadcast_arrays, arity=None, linear=True,
                            shape_rule=S.evaluating(_broadcast_arrays), shape_checked=True,
                            doc="the operands broadcast against each other, a tuple", linear_in="all",
-                           vjp=lambda i: lambda g, out, *xs: unbroadcast(_item_cotangent(g, out, i), xs[i]),
+                           vjp=lambda i: lambda g, out, *xs: unbroadcast(item_cotangent(g, out, i), xs[i]),
                            eager=Eager(node="ExpandBackward0", saves=NOTHING, quiet=True),
                            callables=[np.broadcast_arrays], spec="*args", operands="args")
 
@@ -224,7 +224,7 @@ def _meshgrid_vjp(i: int):
     """Operand i's entries run along one axis of result i: its cotangent sums the others out."""
     def rule(g, out, *xs, copy=True, sparse=False, indexing="xy"):
         along = _meshgrid_axis(i, len(xs), indexing)
-        summed = ops.sum(_item_cotangent(g, out, i), axis=tuple(a for a in range(len(xs)) if a != along))
+        summed = ops.sum(item_cotangent(g, out, i), axis=tuple(a for a in range(len(xs)) if a != along))
         return ops.reshape(summed, _shape(xs[i]))
     return rule
 

@@ -7,8 +7,10 @@ import functools
 import numpy as np
 
 from .. import shape_rules as S
-from ..calculus import axes_of, expand, ndim_of, ops, shape
-from ..registry import NOTHING, Eager, primitive, stands_for
+from .. import types as T
+from ..calculus import add_tangents, axes_of, expand, ndim_of, ops, shape
+from ..registry import NOTHING, Eager, declare, primitive, stands_for
+from .arrays import item_cotangent
 
 _REDUCE_SPEC = "x, axis=None, keepdims=False"
 
@@ -366,6 +368,60 @@ diff = primitive("diff", np.diff, params={"n": 1, "axis": -1}, linear=True, line
                  shape_rule=S.evaluating(np.diff), doc="n-th differences along `axis`", vjp=(_diff_grad,),
                  eager=Eager(node="SubBackward0", saves=NOTHING))
 stands_for(diff, [np.diff], "x, n=1, axis=-1", "x", "n axis")
+
+
+def _gradient(f, spacing=(), axis=None, edge_order=1):
+    """np.gradient with scalar spacings: an array for one axis, else a tuple of one per axis."""
+    return np.gradient(f, *spacing, axis=axis, edge_order=edge_order)
+
+
+def _gradient_rule(types, consts, params):
+    if any(np.ndim(h) for h in params.get("spacing", ())):
+        raise T.IncompatibleShapes("np.gradient with coordinate arrays as spacing has no derivative in wengert; "
+                                   "pass a scalar spacing (one, or one per axis)")
+    return S.evaluate_rule(types, consts, params, _gradient)
+
+
+def _gradient_back(g, x, spacing=1.0, axis=0, edge_order=1):
+    """The adjoint of np.gradient along one axis (spacing h): each central difference
+    (x[i+1] - x[i-1]) / 2h gives g[i] / 2h to x[i+1] and takes it from x[i-1]; the one-sided
+    differences at the ends give theirs to the entries they read."""
+    out = np.zeros(np.shape(x), np.result_type(np.asarray(g).dtype, np.float64))
+    back, g = np.moveaxis(out, axis, 0), np.moveaxis(np.asarray(g), axis, 0) / spacing   # (a view of out)
+    back[2:] += g[1:-1] / 2
+    back[:-2] -= g[1:-1] / 2
+    ends = {1: ((-1.0, 1.0), (-1.0, 1.0)), 2: ((-1.5, 2.0, -0.5), (0.5, -2.0, 1.5))}[edge_order]
+    back[:len(ends[0])] += np.multiply.outer(ends[0], g[0])   # the first difference reads x[0], x[1] ...
+    back[-len(ends[1]):] += np.multiply.outer(ends[1], g[-1])   # ... the last x[-2], x[-1] (or x[-3] ...)
+    return out
+
+
+gradient_back = primitive("gradient_back", _gradient_back, arity=2,
+                          params={"spacing": 1.0, "axis": 0, "edge_order": 1}, linear=True, linear_in=(0,),
+                          shape_rule=lambda ts, cs, ps: T.ArrayType(S.float_dtype(ts[0]), ts[1].shape),
+                          doc="g given back to the entries np.gradient's differences along one axis read: its adjoint",
+                          vjp=(lambda c, out, g, x, spacing=1.0, axis=0, edge_order=1: ops.gradient(
+                              c, spacing=(spacing,), axis=axis, edge_order=edge_order),))
+
+
+def _gradient_vjp(g, out, f, spacing=(), axis=None, edge_order=1):
+    """The sum over the axes of each axis's adjoint of its result's cotangent."""
+    n = ndim_of(f)
+    axes = tuple(range(n)) if axis is None else tuple(a % n for a in (axis if isinstance(axis, tuple) else (axis,)))
+    spacings = tuple(spacing) * len(axes) if len(spacing) == 1 else tuple(spacing) or (1.0,) * len(axes)
+    if len(axes) == 1:
+        return ops.gradient_back(g, f, spacing=spacings[0], axis=axes[0], edge_order=edge_order)
+    return add_tangents([ops.gradient_back(item_cotangent(g, out, k), f, spacing=h, axis=a, edge_order=edge_order)
+                         for k, (a, h) in enumerate(zip(axes, spacings))])
+
+
+gradient = declare("gradient", _gradient, params={"spacing": (), "axis": None, "edge_order": 1}, linear=True,
+                   linear_in=(0,), shape_rule=_gradient_rule, shape_checked=True, vjp=(_gradient_vjp,),
+                   doc="np.gradient with scalar spacings: central differences inside, one-sided (edge_order 1 or 2) "
+                       "at the ends; a tuple of one per axis",
+                   eager=Eager(node="SubBackward0", saves=NOTHING),
+                   callables=[np.gradient], spec="f, *spacing, axis=None, edge_order=1", operands="f",
+                   params_spec="spacing axis edge_order")
 
 # ---------------------------------------------------------------------------------------------
 # ptp, nansum, nanmean, nanmax, nanmin, average

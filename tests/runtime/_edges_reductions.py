@@ -94,6 +94,18 @@ CASES: list = [
     Case("norm", "np.linalg.norm(x, -2, axis=(1, 2))", [(BATCH,)], second=False),
     # three entries about their first and last: sorted (PyTorch's sort is the reference)
     Case("partition", "np.partition(x, (0, 2), axis=1)", MATRIX_POINTS, "torch.sort(x, 1).values"),
+    # np.gradient: central differences inside, one-sided at the ends (edge_order 1 or 2); a tuple for n-d
+    Case("gradient", "np.gradient(x)", VECTORS + [(_r(2),)], "torch.gradient(x)[0]", also=("gradient_back",)),
+    Case("gradient", "np.gradient(x, 0.5, axis=1, edge_order=2)", MATRIX_POINTS[:3] + [(_r(2, 5),)],
+         "torch.gradient(x, spacing=0.5, dim=1, edge_order=2)[0]"),
+    Case("gradient", "np.gradient(x, 2.0)[0] * np.gradient(x, 2.0)[1]", [(_r(3, 4),), (M,), (M_NAN,), (_r(2, 2),)],
+         "torch.gradient(x, spacing=2.0)[0] * torch.gradient(x, spacing=2.0)[1]", linear=False),
+    Case("gradient", "np.gradient(x, 0.5, 2.0, edge_order=2)[1] ** 2",
+         [(_r(3, 4),), (_vec([[0.5, NAN, 2.0], [INF, 1.0, -INF], [0.0, 1.0, 2.0]]),), (_r(3, 3),)],
+         "torch.gradient(x, spacing=[0.5, 2.0], edge_order=2)[1] ** 2", linear=False),
+    Case("gradient", "np.gradient(x, axis=(2, 0))[1]", [(BATCH,), (_r(2, 1, 2),)], "torch.gradient(x, dim=(2, 0))[1]"),
+    Case("gradient", "np.gradient(x, 0.25, edge_order=2)", VECTORS[:3] + [(_r(3),)],
+         "torch.gradient(x, spacing=0.25, edge_order=2)[0]"),
 ]
 #: where HIPS autograd and PyTorch disagree, the one wengert follows, and why (as _edges.CHOICES)
 CHOICES: dict = {
@@ -114,4 +126,5 @@ NOT_ON_TENSOR = {"cumprod": _NO_DIM_METHOD, "diff": _NO_DIM_METHOD, "nansum": _N
                  "partition": "PyTorch has no partition: its reference is sort, the same for kth (0, 2) of 3",
                  "ptp": "PyTorch has no ptp: its reference is amax - amin",
                  "nanmax": "PyTorch has no nanmax: its reference is amax with nan as -inf",
-                 "nanmin": "PyTorch has no nanmin: its reference is amin with nan as inf"}
+                 "nanmin": "PyTorch has no nanmin: its reference is amin with nan as inf",
+                 "gradient": "torch.gradient returns a tuple, which the Tensor records for no primitive"}
