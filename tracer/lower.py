@@ -1173,9 +1173,13 @@ class Lowerer:
         params = {}
         for name, value in raw.items():
             if isinstance(value, tuple) and any(isinstance(v, (Value, Literal, Static)) for v in value):
-                # a `*axes` parameter: each item must be known, like a single parameter
-                value = Literal(tuple(v.value for v in value)) if all(isinstance(v, Literal) for v in value) \
-                    else next(v for v in value if not isinstance(v, Literal))
+                # a `*axes` parameter: each item must be known, like a single parameter (a list display of
+                # constants stays one item: np.gradient(x, [0.0, 1.0, 3.0]) is one spacing, not three)
+                items = [v.value if isinstance(v, Literal) else self.constant_items(v) if isinstance(v, Value)
+                         else None for v in value]
+                value = Literal(tuple(items)) if all(i is not None or isinstance(v, Literal)
+                                                     for i, v in zip(items, value)) \
+                    else next(v for i, v in zip(items, value) if i is None and not isinstance(v, Literal))
             if isinstance(value, Static):
                 value = _static_param(value.obj)
             elif isinstance(value, Literal):

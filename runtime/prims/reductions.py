@@ -370,15 +370,21 @@ diff = primitive("diff", np.diff, params={"n": 1, "axis": -1}, linear=True, line
 stands_for(diff, [np.diff], "x, n=1, axis=-1", "x", "n axis")
 
 
+_COORDINATES = ("np.gradient with coordinate arrays as spacing has no derivative in wengert; pass a scalar "
+                "spacing (one, or one per axis)")
+
+
 def _gradient(f, spacing=(), axis=None, edge_order=1):
     """np.gradient with scalar spacings: an array for one axis, else a tuple of one per axis."""
+    if any(np.ndim(h) for h in spacing):
+        raise ValueError(_COORDINATES)
     return np.gradient(f, *spacing, axis=axis, edge_order=edge_order)
 
 
 def _gradient_rule(types, consts, params):
+    """Refuses coordinates while tracing, the shapes known or not."""
     if any(np.ndim(h) for h in params.get("spacing", ())):
-        raise T.IncompatibleShapes("np.gradient with coordinate arrays as spacing has no derivative in wengert; "
-                                   "pass a scalar spacing (one, or one per axis)")
+        raise T.IncompatibleShapes(_COORDINATES)
     return S.evaluate_rule(types, consts, params, _gradient)
 
 
