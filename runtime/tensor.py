@@ -131,6 +131,9 @@ def _wrap_result(result):
         return Tensor._wrap(np.asarray(result))
     if isinstance(result, list) and result and all(isinstance(r, np.ndarray) for r in result):
         return TensorList(Tensor._wrap(r) for r in result)
+    if isinstance(result, tuple) and result and all(isinstance(r, (np.ndarray, np.generic)) for r in result):
+        # several results (np.linalg.svd, np.meshgrid ...): Tensors each, or their gradients would be lost
+        return TensorList(Tensor._wrap(np.asarray(r)) for r in result)
     return result
 
 

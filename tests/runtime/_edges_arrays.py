@@ -128,5 +128,6 @@ NOT_ON_TENSOR = {p: "the eager Tensor has no method or torch function of it (one
                     "out in runtime/tensor.py)"
                  for p in ("rot90", "repeat", "tile", "diagonal", "atleast_1d", "atleast_2d", "atleast_3d", "take",
                            "take_along_axis", "split", "pad")}
-NOT_ON_TENSOR.update({p: "the eager Tensor records no primitive whose result is a tuple (torch.broadcast_tensors, "
-                         "torch.meshgrid)" for p in ("broadcast_arrays", "meshgrid")})
+NOT_ON_TENSOR.update({p: "the Tensor has no torch.broadcast_tensors / torch.meshgrid (whose indexing is 'ij' by "
+                         "default); NumPy's, called on Tensors, record it (tests/runtime/test_tuple_results_eager.py)"
+                      for p in ("broadcast_arrays", "meshgrid")})
