@@ -313,3 +313,29 @@ def _add_declared_functions(prim) -> None:
 
 
 P.on_declare(_add_declared_functions)
+
+
+# -- PyTorch's functions of several results over NumPy's primitives (a tuple of Tensors) --------
+
+def broadcast_tensors(*tensors) -> tuple:
+    """torch.broadcast_tensors: np.broadcast_arrays."""
+    return tuple(record(P.broadcast_arrays, tuple(_as_operand(t) for t in tensors)))
+
+
+def meshgrid(*tensors, indexing: str = "ij") -> tuple:
+    """torch.meshgrid (indexing 'ij' unless given, as PyTorch): np.meshgrid."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    return tuple(record(P.meshgrid, tuple(_as_operand(t) for t in tensors), {"indexing": indexing}))
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order: int = 1) -> tuple:
+    """torch.gradient with scalar spacings: np.gradient along `dim` (every axis when None), a tuple."""
+    t = _as_operand(input)
+    dims = tuple(range(t.ndim)) if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
+    spacings = tuple(spacing) if isinstance(spacing, (list, tuple)) else (spacing,)
+    out = record(P.gradient, (t,), {"spacing": spacings, "axis": dims, "edge_order": edge_order})
+    return tuple(out) if isinstance(out, list) else (out,)
+
+
+FUNCTIONS.update(broadcast_tensors=broadcast_tensors, meshgrid=meshgrid, gradient=gradient)

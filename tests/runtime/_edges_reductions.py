@@ -126,6 +126,4 @@ NOT_ON_TENSOR = {"cumprod": _NO_DIM_METHOD, "diff": _NO_DIM_METHOD, "nansum": _N
                  "partition": "PyTorch has no partition: its reference is sort, the same for kth (0, 2) of 3",
                  "ptp": "PyTorch has no ptp: its reference is amax - amin",
                  "nanmax": "PyTorch has no nanmax: its reference is amax with nan as -inf",
-                 "nanmin": "PyTorch has no nanmin: its reference is amin with nan as inf",
-                 "gradient": "the Tensor has no torch.gradient; np.gradient, called on Tensors, records it "
-                             "(tests/runtime/test_tuple_results_eager.py)"}
+                 "nanmin": "PyTorch has no nanmin: its reference is amin with nan as inf"}
