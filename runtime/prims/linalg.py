@@ -216,7 +216,8 @@ def explicit_spec(spec: str, ndims: list) -> str:
 def _einsum_grad(i):
     """The cotangent of operand i: einsum of g with the other operands onto operand i's indices."""
     def rule(g, out, *operands, spec):
-        inputs, _, output = explicit_spec(spec, [ndim_of(op) for op in operands]).partition("->")
+        ndims = [ndim_of(op) for op in operands] if "." in spec else []   # (only '...' needs them)
+        inputs, _, output = explicit_spec(spec, ndims).partition("->")
         names = inputs.split(",")
         others = [op for j, op in enumerate(operands) if j != i]
         other_names = [n for j, n in enumerate(names) if j != i]
