@@ -670,14 +670,18 @@ def _lstsq_rule(types, consts, params):
     return [x, T.ArrayType(residuals.dtype, (None,)), rank, s]
 
 
-def _residuals_read(a) -> bool:
-    """Whether np.linalg.lstsq's residuals have entries: a has more rows than columns (and full
-    column rank, which the derivative assumes); with no more rows they are always empty."""
+def _residuals_possible(a) -> bool:
+    """Whether np.linalg.lstsq's residuals may have entries: not when a is known to have no more
+    rows than columns (they are empty then, as they are below full column rank)."""
     dims = shape(a)
-    if not (isinstance(dims, tuple) and all(isinstance(d, int) for d in dims)):
-        raise NotImplementedError("no gradient rule for the residuals of np.linalg.lstsq of a matrix of unknown "
-                                  "shape; compute them as np.sum((b - a @ x) ** 2, axis=0)")
-    return dims[0] > dims[1]
+    return not (isinstance(dims, tuple) and all(isinstance(d, int) for d in dims) and dims[0] <= dims[1])
+
+
+def _per_column(gres, r):
+    """The residuals' cotangent as one entry per column of the residual matrix r (zeros where the
+    residuals are empty: a of rank below its columns)."""
+    row = ops.zeros_like(ops.getitem(r, 0))
+    return ops.getitem(ops.concatenate(ops.list(gres, row), axis=0), ops.slice(None, ops.size(row), None))
 
 
 def _lstsq_vjp(which: int):
@@ -687,15 +691,16 @@ def _lstsq_vjp(which: int):
     def rule(g, out, a, b, rcond=None):
         (gx, gres, _, gs), x = g, out[0]
         p = ops.pinv(a)
-        weighted = None   # r gres: the residuals' cotangent spread over b's rows
-        if gres is not None and _residuals_read(a):
-            weighted = ops.mul(ops.sub(b, ops.matmul(a, x)), gres)
+        weighted = None   # r gres: the residuals' cotangent spread over b's rows, as a matrix
+        if gres is not None and _residuals_possible(a):
+            r = _as_matrix(ops.sub(b, ops.matmul(a, x)), b)
+            weighted = ops.mul(r, _per_column(gres, r))
         if which == 1:
             return _sum_of(None if gx is None else ops.matmul(_mT(p), gx),
-                           None if weighted is None else ops.mul(2.0, weighted))
+                           None if weighted is None else _from_matrix(ops.mul(2.0, weighted), b))
         return _sum_of(
             None if gx is None else _pinv_vjp(ops.matmul(_as_matrix(gx, b), _mT(_as_matrix(b, b))), p, a),
-            None if weighted is None else ops.mul(-2.0, ops.matmul(_as_matrix(weighted, b), _mT(_as_matrix(x, b)))),
+            None if weighted is None else ops.mul(-2.0, ops.matmul(weighted, _mT(_as_matrix(x, b)))),
             None if gs is None else _svd_vjp((None, gs, None), ops.svd(a, full_matrices=False), a,
                                              full_matrices=False))
     return rule
@@ -703,14 +708,14 @@ def _lstsq_vjp(which: int):
 
 def _lstsq_jvp(which: int):
     """The terms of (dx, dresiduals, -, ds): dx = dP b + P db, dres = 2 sum(r (db - dA x)) over
-    each column, ds = diag(U^T dA V)."""
+    each column (none where the residuals are empty), ds = diag(U^T dA V)."""
     def term(t, out, a, b, rcond=None):
         x = out[0]
-        moved = t if which == 1 else ops.neg(ops.matmul(t, _as_matrix(x, b)))   # db, or -dA x
         dres = None
-        if _residuals_read(a):
-            r = _as_matrix(ops.sub(b, ops.matmul(a, x)), b)
-            dres = ops.mul(2.0, ops.sum(ops.mul(r, _as_matrix(moved, b) if which == 1 else moved), axis=0))
+        if _residuals_possible(a):
+            moved = _as_matrix(t, b) if which == 1 else ops.neg(ops.matmul(t, _as_matrix(x, b)))   # db, or -dA x
+            full = ops.mul(2.0, ops.sum(ops.mul(_as_matrix(ops.sub(b, ops.matmul(a, x)), b), moved), axis=0))
+            dres = ops.getitem(full, ops.slice(None, ops.size(out[1]), None))
         if which == 1:
             return ops.matmul(ops.pinv(a), t), dres, None, None
         u, _, vh = ops.svd(a, full_matrices=False)
