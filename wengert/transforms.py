@@ -346,6 +346,7 @@ def _not_scalar(t) -> bool:
 
 class GradFunction(_Transform):
     """`grad(f)(*args)`: the gradient of scalar-valued `f` with respect to `wrt`."""
+    title = "grad"
 
     def traceable(self, args: tuple, kwargs: dict):
         """Checked like a call: a gradient of a non-scalar function is refused, not summed."""
@@ -372,6 +373,7 @@ class GradFunction(_Transform):
 
 class ValueAndGradFunction(GradFunction):
     """`value_and_grad(f)(*args)` -> `(f(*args), gradient)`, from one run of the adjoint."""
+    title = "value_and_grad"
 
     def returned(self):
         return 0, super().returned()
@@ -648,6 +650,7 @@ class HessianVectorProduct(_Transform):
     """`hvp(f)(*args, v)`: the Hessian of scalar `f` (w.r.t. argument `wrt`) times `v`, by one
     forward pass over the generated gradient code; no Hessian is formed."""
     mode = "tangent"
+    title = "hvp"
 
     def __init__(self, fn, wrt):
         gradient = grad(fn, wrt=_one_index("hvp", wrt))
@@ -679,3 +682,9 @@ def hvp(fn, wrt=0):
     """`hvp(f)(*args, v)`: the Hessian of scalar `f` (w.r.t. argument `wrt`) times `v`, by one
     forward pass over the generated gradient code; no Hessian is formed."""
     return HessianVectorProduct(fn, wrt)
+
+
+# the functions that make a transform object: called in traced code (`wengert.grad(g)(x)`), they
+# run while tracing, and the call of what they make is traced (tracer/transform_calls.py)
+for _make in (grad, value_and_grad, jacfwd, jacrev, hessian, hvp):
+    _make.__wengert_transform__ = True

@@ -74,6 +74,7 @@ TAGS = frozenset({
     "recursion",
     "call_in_loop",     # a helper called inside a loop body
     "higher_order",     # a function passed as a value
+    "transform_call",   # a wengert transform called inside the function (wengert.grad(g)(x): meta-learning)
     # containers (containers.py)
     "tuple",
     "unpack",           # a, b = ...
