@@ -7,7 +7,6 @@ of it when inference ends, so an outer derivative flows through the inner transf
 """
 from __future__ import annotations
 
-import inspect
 import os
 import re
 
@@ -25,7 +24,8 @@ from .verify import verify
 def is_transform(obj) -> bool:
     """A wengert transform object (`grad(f)`, `jacrev(f)`, `hvp(f)` ...): it writes its own
     traceable function for given arguments."""
-    return not isinstance(obj, type) and callable(getattr(type(obj), "traceable", None))
+    return not isinstance(obj, type) and callable(getattr(type(obj), "traceable", None)) and \
+        callable(getattr(type(obj), "call_signature", None))
 
 
 class TransformCalls:
@@ -71,7 +71,7 @@ class TransformCalls:
         given = op.operands[1:]
         positional, keywords = given[:len(given) - len(kwnames)], dict(zip(kwnames, given[len(given) - len(kwnames):]))
         try:
-            signature = inspect.signature(callee)
+            signature = callee.call_signature()
             bound = signature.bind(*positional, **keywords)
         except (TypeError, ValueError) as exc:
             raise self.refusal(op, caller, callee, f"a bad call: {exc}", "pass the arguments of the function "

@@ -178,6 +178,10 @@ class _Transform:
         return function_around(compiled, self.traceable_name(), self.names, self.passed(args, kwargs),
                                self.returned(), seed=self.mode == "adjoint")
 
+    def call_signature(self) -> inspect.Signature:
+        """The parameters a call of this transform takes (bound in traced code: tracer/transform_calls.py)."""
+        return inspect.signature(self.fn)
+
     def require_positional(self, what: str = "transforming a transform") -> None:
         if not self.simple:
             raise WengertError(f"{what} of `{self.__qualname__}` needs a function with positional parameters "
@@ -664,6 +668,9 @@ class HessianVectorProduct(_Transform):
         parameters = [p.replace(default=inspect.Parameter.empty) for p in inspect.signature(fn).parameters.values()]
         self.__signature__ = inspect.Signature(parameters + [inspect.Parameter(
             self.vector, inspect.Parameter.POSITIONAL_OR_KEYWORD)])
+
+    def call_signature(self) -> inspect.Signature:
+        return self.__signature__
 
     def __call__(self, *args_and_v):
         *args, v = args_and_v
