@@ -7,6 +7,7 @@ of it when inference ends, so an outer derivative flows through the inner transf
 """
 from __future__ import annotations
 
+import inspect
 import os
 import re
 
@@ -77,7 +78,10 @@ class TransformCalls:
             raise self.refusal(op, caller, callee, f"a bad call: {exc}", "pass the arguments of the function "
                                "it transforms") from None
         bound.apply_defaults()
-        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY) for p in signature.parameters.values()):
+        kinds = {p.kind for p in signature.parameters.values()}
+        if _STAR in kinds and kinds <= {_STAR, _POSITIONAL, inspect.Parameter.POSITIONAL_ONLY} and not keywords:
+            return list(positional)   # `f(*xs)`: the transform spreads them, one parameter per argument
+        if kinds - {_POSITIONAL, inspect.Parameter.POSITIONAL_ONLY}:
             raise self.refusal(op, caller, callee, "its function has `*args`, `**kwargs` or keyword-only parameters",
                                "give the function positional parameters only")
         return [v if isinstance(v, (Value, Literal)) else Literal(v) for v in bound.arguments.values()]
@@ -131,6 +135,7 @@ class TransformCalls:
 
 
 _UNKNOWN = object()
+_STAR, _POSITIONAL = inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.POSITIONAL_OR_KEYWORD
 
 
 def _example(t: T.Type):

@@ -24,6 +24,7 @@ from .tracer.capture import define
 from .tracer.entry import entry_function, is_static_argument, spread_varargs, static_arguments
 from .runtime import types as T
 from .runtime.names import name_base
+from .structure import at, display, float_dtype, is_node, leaves, read, unit_seeds, zeros_like
 from .runtime.errors import WengertError
 from .runtime.tensor import Tensor
 
@@ -439,9 +440,9 @@ def vjp(fn, *args, wrt=None, **kwargs):
 
 
 def _is_float(v) -> bool:
-    if isinstance(v, float) or (isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind in "fc"):
-        return True
-    return False
+    """Whether `v` is a floating-point value, or a tuple, list or dict holding one."""
+    return any(isinstance(leaf, float) or (isinstance(leaf, (np.ndarray, np.generic)) and leaf.dtype.kind in "fc")
+               for _, leaf in leaves(v))
 
 
 def source(transformed) -> str:
@@ -483,47 +484,54 @@ def jvp(fn, primals: tuple, tangents: tuple):
     if transform is None:
         transform = _TANGENT_TRANSFORMS.add(key, _TangentTransform(fn, wrt, True, 0))
     compiled, values = transform.compiled(primals, {})
-    return compiled.fn(*values, *[_tangent_for(fn, i, tangents[i], primals[i]) for i in wrt])
+    out, out_dot = compiled.fn(*values, *[_tangent_for(fn, i, tangents[i], primals[i]) for i in wrt])
+    return out, _dense(out_dot, out)
 
 
-def _tangent_for(fn, i: int, t, p):
+def _tangent_for(fn, i: int, t, p, what: str = "jvp: the tangent of", path: tuple = ()):
     """Tangent `t` of primal `p` (argument `i` of `fn`) in the primal's dtype, after checking
-    that it has the primal's shape and is no complex tangent of a real primal."""
+    that it has the primal's structure and shape and is no complex tangent of a real primal. An
+    item of a tuple, list or dict may be None (no tangent)."""
+    def where() -> str:   # only for a message: a partial has no __qualname__
+        name = getattr(fn, "__qualname__", type(fn).__name__)
+        return f"{what} argument {i}{''.join(f'[{k!r}]' for k in path)} of `{name}`"
+    if is_node(p):
+        keys = list(p) if isinstance(p, dict) else range(len(p))
+        if not (isinstance(t, dict) and set(t) == set(keys) if isinstance(p, dict) else
+                isinstance(t, (tuple, list)) and len(t) == len(p)):
+            raise WengertError(f"{where()} is {_structure_text(t)}, but the primal is {_structure_text(p)}; a tangent "
+                               "has its primal's structure")
+        items = [None if t[k] is None else _tangent_for(fn, i, t[k], p[k], what, path + (k,)) for k in keys]
+        return dict(zip(keys, items)) if isinstance(p, dict) else type(p)(items)
     if isinstance(t, Tensor) or not isinstance(t, (np.ndarray, np.generic, bool, int, float, complex)):
-        raise WengertError(f"jvp: the tangent of argument {i} of `{fn.__qualname__}` is a "
-                           f"{type(t).__qualname__}; pass a NumPy array or a scalar shaped like the primal")
+        raise WengertError(f"{where()} is a {type(t).__qualname__}; pass a NumPy array or a scalar shaped like the "
+                           "primal")
     if np.shape(t) != np.shape(p):
-        raise WengertError(f"jvp: the tangent of argument {i} of `{fn.__qualname__}` has shape {np.shape(t)}, "
-                           f"but the primal has shape {np.shape(p)}; a tangent has its primal's shape")
+        raise WengertError(f"{where()} has shape {np.shape(t)}, but the primal has shape {np.shape(p)}; a tangent "
+                           "has its primal's shape")
     if np.iscomplexobj(t) and not np.iscomplexobj(p):
-        raise WengertError(f"jvp: the tangent of argument {i} of `{fn.__qualname__}` is complex, but the primal "
-                           f"is real ({np.result_type(p)}); pass a real tangent")
-    return _like(t, p)
-
-
-def _like(t, p):
-    """A tangent in the primal's dtype (a Python float stays a float)."""
+        raise WengertError(f"{where()} is complex, but the primal is real ({np.result_type(p)}); pass a real "
+                           "tangent")
     return float(t) if isinstance(p, float) else np.asarray(t, dtype=np.result_type(p))
 
 
-def _seeds(x, name: str, namespace: dict) -> list:
-    """Expressions of the unit tangents (or cotangents) of x's entries, in C order: `1.0` for a
-    Python float or a 0-d value, else rows of an identity (a constant of the namespace) in x's
-    floating dtype."""
-    if np.ndim(x) == 0:
-        return [ast.Constant(1.0)]
-    x = np.asarray(x)
-    namespace[name] = np.eye(x.size, dtype=x.dtype if x.dtype.kind in "fc" else np.float64).reshape(
-        (x.size,) + x.shape)
-    return [_part(_name(name), k) for k in range(x.size)]
+def _structure_text(value) -> str:
+    if isinstance(value, dict):
+        return f"a dict with keys {sorted(map(repr, value))}"
+    if isinstance(value, (tuple, list)):
+        return f"a {type(value).__name__} of {len(value)}"
+    return f"a {type(value).__name__}"
 
 
-def _array_output(fn, value, transform: str):
-    if isinstance(value, (tuple, list, dict)) or not isinstance(value, (float, int, np.ndarray, np.generic)):
-        raise WengertError(f"{transform} needs a function returning an array or a number, but "
-                           f"`{getattr(fn, '__qualname__', fn)}` returns a {type(value).__name__}; take the "
-                           "Jacobian of each part separately")
-    return np.shape(value)
+def _check_leaves(fn, value, transform: str) -> None:
+    """Refuse a result whose leaves are not arrays or numbers (a Jacobian has one block per leaf)."""
+    for path, leaf in leaves(value):
+        if not isinstance(leaf, (float, int, np.ndarray, np.generic)) or isinstance(leaf, np.str_):
+            where = "".join(f"[{k!r}]" for k in path)
+            raise WengertError(f"{transform} needs a function returning arrays or numbers (or tuples, lists and "
+                               f"dicts of them), but `{getattr(fn, '__qualname__', fn)}` returns "
+                               f"{'a' if not path else 'an item ' + where + ' that is a'} {type(leaf).__name__}; "
+                               "return only the values to differentiate")
 
 
 class _Jacobian(_Transform):
@@ -538,12 +546,16 @@ class _Jacobian(_Transform):
         self.functions = LRU(SIGNATURES_SIZE)
 
     def __call__(self, *args, **kwargs):
+        if self.varargs and not kwargs:
+            return self.traceable(args, {})(*args)
         self.require_positional(self.title)
         if kwargs or len(args) != len(self.names):   # defaults filled in: the function takes all
             args = tuple(bind_arguments(self.fn, args, kwargs))
         return self.traceable(args, {})(*args)
 
     def traceable(self, args: tuple, kwargs: dict):
+        if self.varargs and not kwargs:   # `f(*xs)`: the Jacobian of f with one parameter per argument
+            return self.of_spread(args).traceable(args, {})
         self.require_positional()
         if kwargs or len(args) != len(self.names):
             args = tuple(bind_arguments(self.fn, args, kwargs))
@@ -561,16 +573,32 @@ class _Jacobian(_Transform):
         gradient of a scalar output, the derivative along one scalar input) is returned as it is."""
         if not parts:
             name = f"empty{len(namespace)}_"
-            namespace[name] = np.zeros(shape, _float_dtype(like))
+            namespace[name] = np.zeros(shape, float_dtype(like))
             return _name(name)
         if len(parts) == 1 and tuple(part_shape) == tuple(shape) != ():
             return parts[0]
         stack = _call(_numpy("stack"), [ast.List(parts, ast.Load())], axis=ast.Constant(axis))
         return _call(_numpy("reshape"), [stack, ast.Constant(tuple(shape))])
 
-    def finish(self, lines: list, results: list, namespace: dict):
-        returns = ast.Tuple(results, ast.Load()) if self.many else results[0]
-        return python_function(self.traceable_name(), self.names, lines, returns, namespace)
+    def of_spread(self, args: tuple) -> _Jacobian:
+        """This Jacobian of the function with `*args` spread into one parameter per argument."""
+        jacobian = self.spread.hit(("jacobian", len(args)))
+        if jacobian is None:
+            fn, wrt, _ = self.entry_for(args)
+            jacobian = self.spread.add(("jacobian", len(args)), type(self)(fn, tuple(wrt) if self.many else wrt[0]))
+        return jacobian
+
+    def per_argument(self, args: tuple, block) -> ast.expr:
+        """The blocks of one output leaf: `block(j, path, leaf)` for each leaf of each argument in
+        `wrt` (the j-th), shaped like that argument; a tuple of them for a tuple `wrt`."""
+        shaped = [display(args[i], {path: block(j, path, leaf) for path, leaf in leaves(args[i])})
+                  for j, i in enumerate(self.wrt)]
+        return ast.Tuple(shaped, ast.Load()) if self.many else shaped[0]
+
+    @staticmethod
+    def structured(args: tuple, value) -> bool:
+        """Whether an argument or the result is a tuple, list or dict (its items may be None)."""
+        return is_node(value) or any(is_node(a) for a in args)
 
 
 class JacobianReverse(_Jacobian):
@@ -578,17 +606,24 @@ class JacobianReverse(_Jacobian):
     title = "jacrev"
 
     def build(self, args: tuple):
-        compiled, _ = self.compiled(args, {})
+        compiled, values = self.compiled(args, {})
         value = _value_with_numpy_semantics(self.fn, args, {})
-        out_shape = _array_output(self.fn, value, self.title)
+        _check_leaves(self.fn, value, self.title)
         namespace = {"adjoint_": compiled.fn}
-        seeds = _seeds(np.zeros(out_shape, _float_dtype(value)), "out_basis_", namespace)
+        seeds = unit_seeds(value, "out_basis_", namespace)
         passed = [_name(p) for p in self.passed(args, {})]
-        lines = [_assign(f"row{k}_", _call(_name("adjoint_"), passed + [seed])) for k, seed in enumerate(seeds)]
-        results = [self.stacked([_part(_name(f"row{k}_"), j + 1) for k in range(len(seeds))], 0,
-                                out_shape + np.shape(args[i]), args[i], namespace, np.shape(args[i]))
-                   for j, i in enumerate(self.wrt)]
-        return self.finish(lines, results, namespace)
+        lines = [_assign(f"row{k}_", _call(_name("adjoint_"), passed + [seed]))
+                 for k, seed in enumerate(seed for _, row_seeds in seeds for seed in row_seeds)]
+        # which items of the cotangents the code keeps as None (zero): read off one run
+        probe = compiled.fn(*values, zeros_like(value)) if lines and self.structured(args, value) else None
+        blocks, start = {}, 0
+        for (out_path, out_leaf), (_, row_seeds) in zip(leaves(value), seeds):
+            rows, start = range(start, start + len(row_seeds)), start + len(row_seeds)
+            blocks[out_path] = self.per_argument(args, lambda j, in_path, in_leaf: self.stacked(
+                [read(_name(f"row{k}_"), (j + 1,) + in_path) for k in rows if at(probe, (j + 1,) + in_path) is not
+                 None or probe is None], 0, np.shape(out_leaf) + np.shape(in_leaf), in_leaf, namespace,
+                np.shape(in_leaf)))
+        return python_function(self.traceable_name(), self.names, lines, display(value, blocks), namespace)
 
 
 class JacobianForward(_Jacobian):
@@ -601,23 +636,26 @@ class JacobianForward(_Jacobian):
 
     def build(self, args: tuple):
         value = _value_with_numpy_semantics(self.fn, args, {})
-        out_shape = _array_output(self.fn, value, self.title)
-        namespace, lines, results = {}, [], []
+        _check_leaves(self.fn, value, self.title)
+        namespace, lines, columns = {}, [], {}
         passed = [_name(p) for p in self.passed(args, {})]
         for j, i in enumerate(self.wrt):
-            compiled, _ = self.tangents[i].compiled(args, {})
+            compiled, values = self.tangents[i].compiled(args, {})
             namespace[f"tangent{j}_"] = compiled.fn
-            seeds = _seeds(args[i], f"in_basis{j}_", namespace)
-            lines += [_assign(f"column{j}_{k}_", _part(_call(_name(f"tangent{j}_"), passed + [seed]), 1))
-                      for k, seed in enumerate(seeds)]
-            results.append(self.stacked([_name(f"column{j}_{k}_") for k in range(len(seeds))], -1,
-                                        out_shape + np.shape(args[i]), value, namespace, out_shape))
-        return self.finish(lines, results, namespace)
-
-
-def _float_dtype(value):
-    dtype = np.result_type(value)
-    return dtype if dtype.kind in "fc" else np.float64
+            seeds = unit_seeds(args[i], f"in_basis{j}_", namespace)
+            # which items of the tangent the code keeps as None (zero): read off one run
+            probe = compiled.fn(*values, zeros_like(args[i]))[1] if self.structured(args, value) else None
+            for in_path, column_seeds in seeds:
+                names = [f"column{j}_{len(lines) + k}_" for k in range(len(column_seeds))]
+                lines += [_assign(name, _part(_call(_name(f"tangent{j}_"), passed + [seed]), 1))
+                          for name, seed in zip(names, column_seeds)]
+                columns[j, in_path] = (names, probe)
+        blocks = {out_path: self.per_argument(args, lambda j, in_path, in_leaf: self.stacked(
+            [read(_name(name), out_path) for name in columns[j, in_path][0]
+             if columns[j, in_path][1] is None or at(columns[j, in_path][1], out_path) is not None],
+            -1, np.shape(out_leaf) + np.shape(in_leaf), out_leaf, namespace, np.shape(out_leaf)))
+            for out_path, out_leaf in leaves(value)}
+        return python_function(self.traceable_name(), self.names, lines, display(value, blocks), namespace)
 
 
 def jacfwd(fn, wrt=0):
@@ -645,8 +683,8 @@ def _one_index(transform: str, wrt):
 def hessian(fn, wrt=0):
     """The Hessian of `fn` with respect to argument `wrt`: forward mode over the reverse-mode
     Jacobian, like JAX. Shape: output shape + input shape + input shape (for a scalar `fn`,
-    the usual square matrix)."""
-    wrt = _one_index("hessian", wrt)
+    the usual square matrix). For a tuple `wrt`, or a tuple, list or dict argument, the nested
+    blocks `H[i][j]` of each pair of them (output shape + shape of i + shape of j)."""
     return jacfwd(jacrev(fn, wrt=wrt), wrt=wrt)
 
 
@@ -675,7 +713,8 @@ class HessianVectorProduct(_Transform):
     def __call__(self, *args_and_v):
         *args, v = args_and_v
         compiled, values = self.compiled(tuple(args), {})
-        return compiled.fn(*values, _like(v, args[self.wrt[0]]))[1]
+        i = self.wrt[0]
+        return _dense(compiled.fn(*values, _tangent_for(self.fn, i, v, args[i], "hvp: the vector v for"))[1], args[i])
 
     def traceable(self, args: tuple, kwargs: dict):
         self.require_positional()
