@@ -174,6 +174,8 @@ class _Transform:
         """This transform, for the signature of `args`, as a plain Python function with source
         (registered in linecache) that calls the compiled code: what the tracer captures when
         this transform is itself transformed."""
+        if self.varargs and not kwargs:
+            return self.of_spread(args).traceable(args, {})
         self.require_positional()
         compiled, _ = self.compiled(args, kwargs)
         return function_around(compiled, self.traceable_name(), self.names, self.passed(args, kwargs),
@@ -182,6 +184,23 @@ class _Transform:
     def call_signature(self) -> inspect.Signature:
         """The parameters a call of this transform takes (bound in traced code: tracer/transform_calls.py)."""
         return inspect.signature(self.fn)
+
+    def of_spread(self, args: tuple) -> _Transform:
+        """This transform of its function with `*args` spread into one parameter per argument of
+        `args` (made once per count): what a transform of a transform traces."""
+        transform = self.spread.hit(("transform", len(args)))
+        if transform is None:
+            spread = spread_varargs(self.spread_source(), len(args))
+            transform = self.spread.add(("transform", len(args)), self.remade(spread, self.wrt_asked))
+        return transform
+
+    def spread_source(self):
+        """The function whose `*args` `of_spread` spreads."""
+        return self.fn
+
+    def remade(self, fn, wrt) -> _Transform:
+        """This transform of another function (`of_spread`)."""
+        return type(self)(fn, wrt, self.optimize, self.verbose)
 
     def require_positional(self, what: str = "transforming a transform") -> None:
         if not self.simple:
@@ -355,6 +374,8 @@ class GradFunction(_Transform):
 
     def traceable(self, args: tuple, kwargs: dict):
         """Checked like a call: a gradient of a non-scalar function is refused, not summed."""
+        if self.varargs and not kwargs:
+            return self.of_spread(args).traceable(args, {})
         compiled, values = self.compiled(args, kwargs)
         if _not_scalar(compiled.output_type):
             _check_scalar(compiled, self.fn, None, *self.refusal)
@@ -580,13 +601,8 @@ class _Jacobian(_Transform):
         stack = _call(_numpy("stack"), [ast.List(parts, ast.Load())], axis=ast.Constant(axis))
         return _call(_numpy("reshape"), [stack, ast.Constant(tuple(shape))])
 
-    def of_spread(self, args: tuple) -> _Jacobian:
-        """This Jacobian of the function with `*args` spread into one parameter per argument."""
-        jacobian = self.spread.hit(("jacobian", len(args)))
-        if jacobian is None:
-            fn, wrt, _ = self.entry_for(args)
-            jacobian = self.spread.add(("jacobian", len(args)), type(self)(fn, tuple(wrt) if self.many else wrt[0]))
-        return jacobian
+    def remade(self, fn, wrt) -> _Jacobian:
+        return type(self)(fn, wrt)
 
     def per_argument(self, args: tuple, block) -> ast.expr:
         """The blocks of one output leaf: `block(j, path, leaf)` for each leaf of each argument in
@@ -699,24 +715,35 @@ class HessianVectorProduct(_Transform):
         gradient.refusal = ("hvp", "for the Hessian of each output use wengert.hessian(f) (output shape + "
                                    "input shape + input shape), or hvp of a scalar function of the output")
         super().__init__(gradient, gradient.wrt[0], True, 0)
+        self.original = fn
         self.vector = "v"
         while self.vector in self.names:
             self.vector += "_"
-        # f's parameters then v, all required (v follows them, so none keeps a default)
+        # f's parameters then v, all required (v follows them, so none keeps a default); f(*xs): its `*xs` takes v
         parameters = [p.replace(default=inspect.Parameter.empty) for p in inspect.signature(fn).parameters.values()]
-        self.__signature__ = inspect.Signature(parameters + [inspect.Parameter(
-            self.vector, inspect.Parameter.POSITIONAL_OR_KEYWORD)])
+        self.__signature__ = inspect.Signature(parameters + ([] if self.varargs else [inspect.Parameter(
+            self.vector, inspect.Parameter.POSITIONAL_OR_KEYWORD)]))
+
+    def spread_source(self):
+        return self.original
+
+    def remade(self, fn, wrt) -> HessianVectorProduct:
+        return type(self)(fn, wrt)
 
     def call_signature(self) -> inspect.Signature:
         return self.__signature__
 
     def __call__(self, *args_and_v):
+        if self.varargs:
+            return self.of_spread(args_and_v[:-1])(*args_and_v)
         *args, v = args_and_v
         compiled, values = self.compiled(tuple(args), {})
         i = self.wrt[0]
         return _dense(compiled.fn(*values, _tangent_for(self.fn, i, v, args[i], "hvp: the vector v for"))[1], args[i])
 
     def traceable(self, args: tuple, kwargs: dict):
+        if self.varargs and not kwargs:
+            return self.of_spread(args[:-1]).traceable(args, {})
         self.require_positional()
         *args, _ = args
         compiled, _ = self.compiled(tuple(args), kwargs)

@@ -158,3 +158,17 @@ def test_a_structured_jacobian_is_differentiated_again_inside_traced_code():
     def ah(a):
         return anp.sum(autograd.jacobian(lambda x: anp.sin(x) * anp.sum(B))(a) ** 2)
     np.testing.assert_allclose(wengert.grad(h)(A), autograd.grad(ah)(A), rtol=1e-12)
+
+
+def test_transforms_of_transforms_of_a_varargs_function():
+    x, y, v = A, np.array([0.4, -0.2, 0.9]), np.array([1.0, -0.5, 0.25])
+    np.testing.assert_allclose(wengert.hvp(varargs_fn)(x, y, v), autograd.hessian(a_varargs_fn)(x, y) @ v, rtol=1e-12)
+    np.testing.assert_allclose(wengert.jacrev(wengert.grad(varargs_fn, wrt=1))(x, y),
+                               autograd.jacobian(autograd.grad(a_varargs_fn, 1))(x, y), rtol=1e-12)
+
+    def outer(a):   # a gradient of a varargs function called inside traced code
+        return np.sum(wengert.grad(varargs_fn)(a, y) ** 2)
+
+    def a_outer(a):
+        return anp.sum(autograd.grad(a_varargs_fn)(a, y) ** 2)
+    np.testing.assert_allclose(wengert.grad(outer)(x), autograd.grad(a_outer)(x), rtol=1e-12)
