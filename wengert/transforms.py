@@ -454,6 +454,8 @@ def vjp(fn, *args, wrt=None, **kwargs):
     value = _value_with_numpy_semantics(fn, args, kwargs)
 
     def pullback(cotangent):
+        cotangent = _checked_like(cotangent, value, lambda path: f"vjp: the cotangent{_path_text(path)} of the "
+                                  f"output of `{_qualname(fn)}`", "output")
         _, *grads = compiled.fn(*values, cotangent)
         return tuple(_dense(g, values[i]) for g, i in zip(grads, transform.wrt))
     pullback.source = compiled.source
@@ -509,31 +511,40 @@ def jvp(fn, primals: tuple, tangents: tuple):
     return out, _dense(out_dot, out)
 
 
-def _tangent_for(fn, i: int, t, p, what: str = "jvp: the tangent of", path: tuple = ()):
-    """Tangent `t` of primal `p` (argument `i` of `fn`) in the primal's dtype, after checking
-    that it has the primal's structure and shape and is no complex tangent of a real primal. An
-    item of a tuple, list or dict may be None (no tangent)."""
-    def where() -> str:   # only for a message: a partial has no __qualname__
-        name = getattr(fn, "__qualname__", type(fn).__name__)
-        return f"{what} argument {i}{''.join(f'[{k!r}]' for k in path)} of `{name}`"
+def _tangent_for(fn, i: int, t, p, what: str = "jvp: the tangent of"):
+    """Tangent `t` of primal `p` (argument `i` of `fn`), checked and in the primal's dtype."""
+    return _checked_like(t, p, lambda path: f"{what} argument {i}{_path_text(path)} of `{_qualname(fn)}`", "primal")
+
+
+def _checked_like(t, p, where, of: str, path: tuple = ()):
+    """A tangent or cotangent `t` of value `p` in p's floating dtype, after checking that it has p's
+    structure and shapes and is not complex where p is real; an item of a tuple, list or dict may be
+    None (zero). `where(path)` names it at `path` in a refusal, `of` names p ("primal", "output")."""
     if is_node(p):
         keys = list(p) if isinstance(p, dict) else range(len(p))
         if not (isinstance(t, dict) and set(t) == set(keys) if isinstance(p, dict) else
                 isinstance(t, (tuple, list)) and len(t) == len(p)):
-            raise WengertError(f"{where()} is {_structure_text(t)}, but the primal is {_structure_text(p)}; a tangent "
-                               "has its primal's structure")
-        items = [None if t[k] is None else _tangent_for(fn, i, t[k], p[k], what, path + (k,)) for k in keys]
+            raise WengertError(f"{where(path)} is {_structure_text(t)}, but the {of} is {_structure_text(p)}; it has "
+                               f"the {of}'s structure")
+        items = [None if t[k] is None else _checked_like(t[k], p[k], where, of, path + (k,)) for k in keys]
         return dict(zip(keys, items)) if isinstance(p, dict) else type(p)(items)
     if isinstance(t, Tensor) or not isinstance(t, (np.ndarray, np.generic, bool, int, float, complex)):
-        raise WengertError(f"{where()} is a {type(t).__qualname__}; pass a NumPy array or a scalar shaped like the "
-                           "primal")
+        raise WengertError(f"{where(path)} is a {type(t).__qualname__}; pass a NumPy array or a scalar shaped like "
+                           f"the {of}")
     if np.shape(t) != np.shape(p):
-        raise WengertError(f"{where()} has shape {np.shape(t)}, but the primal has shape {np.shape(p)}; a tangent "
-                           "has its primal's shape")
+        raise WengertError(f"{where(path)} has shape {np.shape(t)}, but the {of} has shape {np.shape(p)}; it has "
+                           f"the {of}'s shape")
     if np.iscomplexobj(t) and not np.iscomplexobj(p):
-        raise WengertError(f"{where()} is complex, but the primal is real ({np.result_type(p)}); pass a real "
-                           "tangent")
-    return float(t) if isinstance(p, float) else np.asarray(t, dtype=np.result_type(p))
+        raise WengertError(f"{where(path)} is complex, but the {of} is real ({np.result_type(p)}); pass a real one")
+    return float(t) if isinstance(p, float) else np.asarray(t, dtype=float_dtype(p))
+
+
+def _path_text(path: tuple) -> str:
+    return "".join(f"[{k!r}]" for k in path)
+
+
+def _qualname(fn) -> str:
+    return getattr(fn, "__qualname__", type(fn).__name__)   # a partial has none
 
 
 def _structure_text(value) -> str:

@@ -102,7 +102,8 @@ def test_hvp_takes_a_vector_shaped_like_its_primal():
     Hd = wengert.hvp(lambda d: np.sum(d["x"] ** 3) * d["y"])({"x": A, "y": 2.0}, {"x": A, "y": 0.0})
     np.testing.assert_allclose(Hd["x"], 12.0 * A * A, rtol=1e-12)
     assert Hd["y"] == pytest.approx(3.0 * np.sum(A ** 3))
-    with pytest.raises(WengertError, match=r"hvp: the vector v for argument 0\[1\] .* has shape \(2,\)"):
+    with pytest.raises(WengertError, match=r"hvp: the vector v for argument 0\[1\] .* has shape \(2,\), but the "
+                                           r"primal has shape \(2, 2\)"):
         wengert.hvp(scalar_of_pair)((A, B), (A, np.ones(2)))
 
 
@@ -118,7 +119,7 @@ def test_jvp_tangents_have_the_primals_structure():
     np.testing.assert_allclose(da, np.sin(A) * 4.0, rtol=1e-12)
     np.testing.assert_allclose(db, (B @ np.ones((2, 2)) + np.ones((2, 2)) @ B) * A[0], rtol=1e-12)
     with pytest.raises(WengertError, match=r"jvp: the tangent of argument 0 .* is a list of 1, but the primal is "
-                                           "a tuple of 2; a tangent has its primal's structure"):
+                                           "a tuple of 2; it has the primal's structure"):
         wengert.jvp(pair_fn, (p,), ([np.ones(3)],))
 
 
@@ -135,6 +136,17 @@ def test_hessian_of_a_varargs_function(wrt):
     y = np.array([0.4, -0.2, 0.9])
     np.testing.assert_allclose(wengert.hessian(varargs_fn, wrt=wrt)(A, y), autograd.hessian(a_varargs_fn, wrt)(A, y),
                                rtol=1e-12, atol=1e-14)
+
+
+def test_a_cotangent_has_the_outputs_structure_and_shapes():
+    _, pullback = wengert.vjp(pair_fn, (A, B))
+    np.testing.assert_allclose(pullback((np.ones(3), None))[0][0], np.cos(A) * np.sum(B))   # None: zero
+    with pytest.raises(WengertError, match=r"vjp: the cotangent of the output of `pair_fn` is a tuple of 1, but the "
+                                           "output is a tuple of 2"):
+        pullback((np.ones(3),))
+    with pytest.raises(WengertError, match=r"vjp: the cotangent\[1\] of the output of `pair_fn` has shape \(2,\), "
+                                           r"but the output has shape \(2, 2\)"):
+        pullback((np.ones(3), np.ones(2)))
 
 
 def test_vjp_differentiates_a_dict_argument_by_default():
