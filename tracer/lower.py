@@ -1239,8 +1239,8 @@ class Lowerer:
             if callee is np.array:
                 self.aliases.forget(result)   # a copy, where np.asarray may return its argument
             return result
-        if inspect.isfunction(callee) and getattr(callee, "__wengert_transform__", False):
-            return self.transform_object(callee, args, kwargs, node, label)
+        if inspect.isfunction(callee) and hasattr(callee, "__wengert_transform__"):
+            return self.transform_call(callee, args, kwargs, node, label)
         if is_user_function(callee):
             return self.call_user(callee, args, kwargs, node)
         if isinstance(callee, functools.partial):   # its bound arguments are constants
@@ -1262,6 +1262,19 @@ class Lowerer:
             raise self.unsupported(node, f"`{label}()`, which looks into the running function",
                                    "the graph has no Python frame: name the values you need directly")
         return self.pycall(callee, args, kwargs, node, label)
+
+    def transform_call(self, make, args: list, kwargs: dict, node, label: str):
+        """A wengert function that makes a transform, called in traced code. Marked True
+        (`wengert.grad(g, wrt=1)`): the transform, made while tracing. A class (`wengert.jvp(g,
+        primals, tangents)`): a call of the transform it makes of `g`. False: refused."""
+        mark = make.__wengert_transform__
+        if mark is False:
+            raise self.unsupported(node, f"`{label}` inside a function being differentiated",
+                                   "use wengert.grad, wengert.jvp or wengert.jacrev there")
+        if mark is True:
+            return self.transform_object(make, args, kwargs, node, label)
+        function = self.transform_object(mark, args[:1], {}, node, label)
+        return self.call(function.obj, args[1:], kwargs, node, label)
 
     def transform_object(self, make, args: list, kwargs: dict, node, label: str) -> Static:
         """`wengert.grad(g, wrt=1)` in traced code: the transform, made while tracing from the function

@@ -95,7 +95,8 @@ class TransformCalls:
                 raise
             raise self.refusal(op, caller, callee, exc.message, exc.hint) from None
         except WengertError as exc:
-            raise self.refusal(op, caller, callee, str(exc)) from None
+            message, _, hint = str(exc).partition("\n")
+            raise self.refusal(op, caller, callee, message, hint) from None
         return verify(prune(verify(trace_module(function))))
 
     def splice(self, sub: Module) -> str:

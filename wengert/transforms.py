@@ -497,18 +497,61 @@ def jvp(fn, primals: tuple, tangents: tuple):
     """`(f(*primals), J @ tangents)`: forward mode, one pass. `tangents` has one entry per primal
     (None, or anything for a non-float primal, means no tangent)."""
     primals, tangents = tuple(primals), tuple(tangents)
+    transform = _tangent_transform(fn, primals, tangents)
+    compiled, values = transform.compiled(primals, {})
+    out, out_dot = compiled.fn(*values, *[_tangent_for(fn, i, tangents[i], primals[i]) for i in transform.wrt])
+    return out, _dense(out_dot, out)
+
+
+def _tangent_transform(fn, primals: tuple, tangents: tuple) -> _TangentTransform:
+    """The tangent transform of `fn` along the primals that have a tangent (kept: its fast path
+    skips re-binding)."""
     if len(primals) != len(tangents):
         raise WengertError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
     wrt = tuple(i for i, (p, t) in enumerate(zip(primals, tangents)) if t is not None and _is_float(p))
     if not wrt:
         raise WengertError("jvp: no floating-point primal has a tangent")
-    key = (fn, wrt)
-    transform = _TANGENT_TRANSFORMS.hit(key)   # kept: its fast path skips re-binding
+    transform = _TANGENT_TRANSFORMS.hit((fn, wrt))
     if transform is None:
-        transform = _TANGENT_TRANSFORMS.add(key, _TangentTransform(fn, wrt, True, 0))
-    compiled, values = transform.compiled(primals, {})
-    out, out_dot = compiled.fn(*values, *[_tangent_for(fn, i, tangents[i], primals[i]) for i in wrt])
-    return out, _dense(out_dot, out)
+        transform = _TANGENT_TRANSFORMS.add((fn, wrt), _TangentTransform(fn, wrt, True, 0))
+    return transform
+
+
+class JvpCall:
+    """`wengert.jvp(g, primals, tangents)` called in traced code: a transform of `g` whose call
+    takes the primals and the tangents and returns `(g(*primals), tangent)`; its traceable
+    function, written for their types, calls the tangent code (tracer/transform_calls.py)."""
+    title = "jvp"
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, primals, tangents):
+        return jvp(self.fn, primals, tangents)
+
+    def call_signature(self) -> inspect.Signature:
+        return inspect.Signature([inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                                  for name in ("primals", "tangents")])
+
+    def traceable(self, args: tuple, kwargs: dict):
+        primals, tangents = (tuple(a) for a in args)
+        transform = _tangent_transform(self.fn, primals, tangents)
+        transform.require_positional("jvp in traced code")
+        compiled, _ = transform.compiled(primals, {})
+        values = bind_arguments(transform.fn, primals, {})
+        namespace = {"tangent_": compiled.fn}
+        passed = []
+        for i, static in enumerate(static_arguments(values, transform.wrt)):
+            if i >= len(primals):   # a default the primals leave out: a constant
+                namespace[f"default{i}_"] = values[i]
+            elif static:   # its value is not known while tracing, and the code would be compiled for one
+                raise WengertError(f"primal {i} of `{_qualname(self.fn)}` is an int or a bool: jvp in traced code "
+                                   "takes arrays and floats\nfix it in a helper instead, e.g. "
+                                   "`def h(x): return g(x, 3)`, and take jvp of the helper")
+            if not static:
+                passed.append(_part(_name("primals"), i) if i < len(primals) else _name(f"default{i}_"))
+        call = _call(_name("tangent_"), passed + [_part(_name("tangents"), i) for i in transform.wrt])
+        return python_function(f"{transform.traceable_name()}_jvp", ["primals", "tangents"], [], call, namespace)
 
 
 def _tangent_for(fn, i: int, t, p, what: str = "jvp: the tangent of"):
@@ -769,6 +812,9 @@ def hvp(fn, wrt=0):
 
 
 # the functions that make a transform object: called in traced code (`wengert.grad(g)(x)`), they
-# run while tracing, and the call of what they make is traced (tracer/transform_calls.py)
+# run while tracing, and the call of what they make is traced (tracer/transform_calls.py: see
+# tracer/lower.py: Lowerer.transform_object for the other marks)
 for _make in (grad, value_and_grad, jacfwd, jacrev, hessian, hvp):
     _make.__wengert_transform__ = True
+jvp.__wengert_transform__ = JvpCall   # jvp(g, primals, tangents): JvpCall(g)(primals, tangents)
+vjp.__wengert_transform__ = False     # its pullback is a Python closure: refused in traced code

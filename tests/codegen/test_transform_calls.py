@@ -163,3 +163,30 @@ def test_a_bad_call_of_a_transform_is_refused_at_the_call():
     with pytest.raises(WengertError, match=r"test_transform_calls.py:\d+:\d+: in the call of `inner_grad`.*"
                                            "missing a required argument"):
         wengert.grad(f)(W)
+
+
+def test_jvp_inside():
+    def f(w):   # a directional derivative inside the loss: d/dt inner_loss(w + t v, X, Y)
+        value, slope = wengert.jvp(inner_loss, (w, X, Y), (np.ones(3), None, None))
+        return value * slope
+
+    def af(w):
+        return a_inner_loss(w, X, Y) * anp.sum(autograd.grad(a_inner_loss)(w, X, Y))
+    np.testing.assert_allclose(wengert.grad(f)(W), autograd.grad(af)(W), rtol=1e-10)
+    np.testing.assert_allclose(wengert.hessian(f)(W), autograd.hessian(af)(W), rtol=1e-8)
+
+    def g(w):
+        return np.sum(wengert.jvp(power_sum, (w, 3), (w, None))[1])
+    with pytest.raises(WengertError, match=r"(?s)test_transform_calls.py:\d+:\d+: in the call of `wengert.jvp`, "
+                                           r"wengert.jvp of `power_sum`: primal 1 of `power_sum` is an int.*\^.*"
+                                           r"fix it in a helper"):
+        wengert.grad(g)(W)
+
+
+def test_vjp_inside_is_refused_at_its_line():
+    def f(w):
+        _, pullback = wengert.vjp(inner_loss, w, X, Y)
+        return np.sum(pullback(1.0)[0])
+    with pytest.raises(WengertError, match=r"test_transform_calls.py:\d+:\d+: unsupported syntax: `wengert.vjp` "
+                                           "inside a function being differentiated"):
+        wengert.grad(f)(W)
