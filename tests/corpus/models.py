@@ -1,8 +1,6 @@
 """Realistic models: losses, small networks, recurrences and ODE integrators, physics energies."""
 import numpy as np
 
-import wengert
-
 from . import case
 
 
@@ -23,11 +21,6 @@ def pendulum_rhs(state, omega, damping):
 
 def _binary_labels(rng, n):
     return rng.permutation(np.arange(n) % 2).astype(np.float64)
-
-
-def _adaptation_loss(w, X, y):
-    residual = np.tanh(X @ w) - y
-    return np.mean(residual ** 2)
 
 
 # --------------------------------------------------------------------------------------------
@@ -251,16 +244,3 @@ def rbf_kernel_energy(X, Z, lengthscale):
     sq_dists = np.sum((X[:, None, :] - Z[None, :, :]) ** 2, axis=-1)
     K = np.exp(-0.5 * sq_dists / lengthscale ** 2)
     return np.sum(K) - 0.5 * np.sum(K ** 2)
-
-
-# --------------------------------------------------------------------------------------------
-# Meta-learning: a gradient step inside the function
-# --------------------------------------------------------------------------------------------
-
-@case(lambda rng: (rng.normal(size=3) * 0.5, 0.3, rng.normal(size=(5, 3)), rng.normal(size=5) * 0.5,
-                   rng.normal(size=(4, 3)), rng.normal(size=4) * 0.5),
-      wrt=(0, 1), tags=("model", "transform_call", "call", "float_arg", "linalg"))
-def maml_step_loss(w, lr, X_train, y_train, X_test, y_test):
-    """MAML: the loss on the test set after one gradient step on the training set."""
-    adapted = w - lr * wengert.grad(_adaptation_loss)(w, X_train, y_train)
-    return _adaptation_loss(adapted, X_test, y_test)
