@@ -61,7 +61,14 @@ class TransformCalls:
         key = (id(callee), tuple(("literal", repr(x.value)) if isinstance(x, Literal) else t
                                  for x, t in zip(operands, arg_types)))
         if key not in self.traced:
-            self.traced[key] = (callee, self.splice(self.trace(op, caller, callee, examples)))
+            if key in _TRACING:
+                raise self.refusal(op, caller, callee, "the transformed function calls the transform itself",
+                                   "a gradient cannot be part of the function it is the gradient of")
+            _TRACING.add(key)
+            try:
+                self.traced[key] = (callee, self.splice(self.trace(op, caller, callee, examples)))
+            finally:
+                _TRACING.discard(key)
         name = self.traced[key][1]
         self.typed[id(op)] = (op, name, operands)
         return name, arg_types
@@ -135,6 +142,8 @@ class TransformCalls:
                           f"{path}:{op.loc.line}:{op.loc.col}", hint=hint)
 
 
+#: the transform calls being traced (a transform whose function calls it again would never end)
+_TRACING: set = set()
 _UNKNOWN = object()
 _STAR, _POSITIONAL = inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.POSITIONAL_OR_KEYWORD
 

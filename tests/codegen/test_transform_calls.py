@@ -190,3 +190,17 @@ def test_vjp_inside_is_refused_at_its_line():
         return np.sum(pullback(1.0)[0])
     assert_refused(f, r"test_transform_calls.py:\d+:\d+: unsupported syntax: `wengert.vjp` "
                       "inside a function being differentiated")
+
+
+def calls_its_own_gradient(w):
+    return np.sum(own_gradient(w) * w)
+
+
+own_gradient = wengert.grad(calls_its_own_gradient)
+
+
+def test_a_function_calling_its_own_gradient_is_refused():
+    with pytest.raises(WengertError, match=r"test_transform_calls.py:\d+:\d+: in the call of `own_gradient`, "
+                                           "wengert.grad of `calls_its_own_gradient`: the transformed function "
+                                           "calls the transform itself"):
+        own_gradient(W)
