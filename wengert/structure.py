@@ -32,6 +32,12 @@ def at(value, path: tuple):
     return value
 
 
+def kept(probe, path: tuple) -> bool:
+    """Whether a run of generated code (`probe`; None when not run) has a value at `path`, not a
+    None (an item it keeps as zero: the same on every run)."""
+    return probe is None or at(probe, path) is not None
+
+
 def read(expr: ast.expr, path: tuple) -> ast.expr:
     """`expr[k1][k2]...`: the item at `path` of the value `expr` computes."""
     for key in path:

@@ -24,7 +24,7 @@ from .tracer.capture import define
 from .tracer.entry import entry_function, is_static_argument, spread_varargs, static_arguments
 from .runtime import types as T
 from .runtime.names import name_base
-from .structure import at, display, float_dtype, is_node, leaves, read, unit_seeds, zeros_like
+from .structure import display, float_dtype, is_node, kept, leaves, read, unit_seeds, zeros_like
 from .runtime.errors import WengertError
 from .runtime.tensor import Tensor
 
@@ -602,10 +602,10 @@ def _check_leaves(fn, value, transform: str) -> None:
     """Refuse a result whose leaves are not arrays or numbers (a Jacobian has one block per leaf)."""
     for path, leaf in leaves(value):
         if not isinstance(leaf, (float, int, np.ndarray, np.generic)) or isinstance(leaf, np.str_):
-            where = "".join(f"[{k!r}]" for k in path)
             raise WengertError(f"{transform} needs a function returning arrays or numbers (or tuples, lists and "
-                               f"dicts of them), but `{getattr(fn, '__qualname__', fn)}` returns "
-                               f"{'a' if not path else 'an item ' + where + ' that is a'} {type(leaf).__name__}; "
+                               f"dicts of them), but `{_qualname(fn)}` returns "
+                               f"{'a' if not path else 'an item ' + _path_text(path) + ' that is a'} "
+                               f"{type(leaf).__name__}; "
                                "return only the values to differentiate")
 
 
@@ -690,9 +690,8 @@ class JacobianReverse(_Jacobian):
         for (out_path, out_leaf), (_, row_seeds) in zip(leaves(value), seeds):
             rows, start = range(start, start + len(row_seeds)), start + len(row_seeds)
             blocks[out_path] = self.per_argument(args, lambda j, in_path, in_leaf: self.stacked(
-                [read(_name(f"row{k}_"), (j + 1,) + in_path) for k in rows if at(probe, (j + 1,) + in_path) is not
-                 None or probe is None], 0, np.shape(out_leaf) + np.shape(in_leaf), in_leaf, namespace,
-                np.shape(in_leaf)))
+                [read(_name(f"row{k}_"), (j + 1,) + in_path) for k in rows if kept(probe, (j + 1,) + in_path)],
+                0, np.shape(out_leaf) + np.shape(in_leaf), in_leaf, namespace, np.shape(in_leaf)))
         return python_function(self.traceable_name(), self.names, lines, display(value, blocks), namespace)
 
 
@@ -721,8 +720,7 @@ class JacobianForward(_Jacobian):
                           for name, seed in zip(names, column_seeds)]
                 columns[j, in_path] = (names, probe)
         blocks = {out_path: self.per_argument(args, lambda j, in_path, in_leaf: self.stacked(
-            [read(_name(name), out_path) for name in columns[j, in_path][0]
-             if columns[j, in_path][1] is None or at(columns[j, in_path][1], out_path) is not None],
+            [read(_name(name), out_path) for name in columns[j, in_path][0] if kept(columns[j, in_path][1], out_path)],
             -1, np.shape(out_leaf) + np.shape(in_leaf), out_leaf, namespace, np.shape(out_leaf)))
             for out_path, out_leaf in leaves(value)}
         return python_function(self.traceable_name(), self.names, lines, display(value, blocks), namespace)
