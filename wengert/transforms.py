@@ -464,6 +464,8 @@ def vjp(fn, *args, wrt=None, **kwargs):
 
 def _is_float(v) -> bool:
     """Whether `v` is a floating-point value, or a tuple, list or dict holding one."""
+    if type(v) is np.ndarray:
+        return v.dtype.kind in "fc"
     return any(isinstance(leaf, float) or (isinstance(leaf, (np.ndarray, np.generic)) and leaf.dtype.kind in "fc")
                for _, leaf in leaves(v))
 
@@ -563,6 +565,9 @@ def _checked_like(t, p, where, of: str, path: tuple = ()):
     """A tangent or cotangent `t` of value `p` in p's floating dtype, after checking that it has p's
     structure and shapes and is not complex where p is real; an item of a tuple, list or dict may be
     None (zero). `where(path)` names it at `path` in a refusal, `of` names p ("primal", "output")."""
+    if type(t) is np.ndarray and type(p) is np.ndarray and t.shape == p.shape and t.dtype == p.dtype and \
+            p.dtype.kind in "fc":   # the common case, checked at once
+        return t
     if is_node(p):
         keys = list(p) if isinstance(p, dict) else range(len(p))
         if not (isinstance(t, dict) and set(t) == set(keys) if isinstance(p, dict) else
