@@ -204,3 +204,25 @@ def test_a_function_calling_its_own_gradient_is_refused():
                                            "wengert.grad of `calls_its_own_gradient`: the transformed function "
                                            "calls the transform itself"):
         own_gradient(W)
+
+
+def dict_loss(p, X, y):
+    return np.mean((np.tanh(X @ p["W"]) + p["b"] - y) ** 2)
+
+
+def a_dict_loss(p, X, y):
+    return anp.mean((anp.tanh(anp.dot(X, p["W"])) + p["b"] - y) ** 2)
+
+
+def test_a_meta_step_on_a_dict_of_parameters():
+    def meta(p):
+        g = wengert.grad(dict_loss)(p, X, Y)
+        return dict_loss({"W": p["W"] - 0.1 * g["W"], "b": p["b"] - 0.1 * g["b"]}, X_TEST, Y_TEST)
+
+    def a_meta(p):
+        g = autograd.grad(a_dict_loss)(p, X, Y)
+        return a_dict_loss({"W": p["W"] - 0.1 * g["W"], "b": p["b"] - 0.1 * g["b"]}, X_TEST, Y_TEST)
+    params = {"W": W, "b": 0.3}
+    got, want = wengert.grad(meta)(params), autograd.grad(a_meta)(params)
+    np.testing.assert_allclose(got["W"], want["W"], rtol=1e-10)
+    assert got["b"] == pytest.approx(want["b"], rel=1e-10)
