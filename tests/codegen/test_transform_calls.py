@@ -226,3 +226,13 @@ def test_a_meta_step_on_a_dict_of_parameters():
     got, want = wengert.grad(meta)(params), autograd.grad(a_meta)(params)
     np.testing.assert_allclose(got["W"], want["W"], rtol=1e-10)
     assert got["b"] == pytest.approx(want["b"], rel=1e-10)
+
+
+def test_a_transform_called_on_values_of_unknown_shape_is_refused_at_the_call():
+    def f(w):
+        acc = None
+        for _ in range(2):
+            acc = w if acc is None else acc + w
+        return np.sum(inner_grad(acc, X, Y))
+    assert_refused(f, r"test_transform_calls.py:\d+:\d+: a traced value goes through `inner_grad`, a wengert "
+                      "transform called on values whose shapes or dtypes are not known while tracing")
