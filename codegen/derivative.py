@@ -103,9 +103,10 @@ class DerivativePass:
         callee = _global_object(self.fn, op.operands[0])
         if callable(getattr(callee, "traceable", None)):   # a wengert transform
             return (f"{self.where(op)}: a traced value goes through `{op.operands[0].name}`, a wengert transform "
-                    f"called inside the function being differentiated{self.excerpt(op)}\ntransform the transform "
-                    "instead, e.g. wengert.jacfwd(wengert.jacrev(f)) or wengert.grad(wengert.grad(f)), and index "
-                    "its result")
+                    "called on values whose shapes or dtypes are not known while tracing (its code is generated for "
+                    f"them){self.excerpt(op)}\ngive its arguments known shapes on every path (e.g. start an "
+                    "accumulator as np.zeros_like(x)), or transform the transform instead, e.g. "
+                    "wengert.grad(wengert.grad(f))")
         return (f"{self.where(op)}: a traced value goes through `{op.operands[0].name}`, a call wengert cannot look "
                 f"into (no gradient would flow through it){self.excerpt(op)}\nuse NumPy functions wengert knows, "
                 "or give the function a custom gradient")

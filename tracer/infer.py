@@ -34,12 +34,15 @@ class ShapeMismatchError(TraceError):
     """An operation whose operands' shapes (from the example arguments) NumPy rejects."""
 
 
-def specialise(module: Module, arg_types: list) -> Module:
-    """Type every value of `module`, the entry's parameters taking `arg_types`."""
-    inference = _Inference(module)
+def specialise(module: Module, arg_types: list, transform_calls=None) -> Module:
+    """Type every value of `module`, the entry's parameters taking `arg_types`. `transform_calls`
+    (a `tracer/transform_calls.py: TransformCalls`) types the calls of wengert transforms."""
+    inference = _Inference(module, transform_calls)
     inference.specs[(module.entry, tuple(arg_types))] = module.entry
     inference.copies[module.entry] = [module.entry]
     inference.function(module.entry, list(arg_types))
+    if transform_calls is not None:
+        transform_calls.rewrite()
     reached = _reachable(module)
     for name in [n for n in module.functions if n not in reached]:   # typed for a loop's early guesses
         del module.functions[name]
@@ -81,8 +84,9 @@ def _const(x):
 
 
 class _Inference:
-    def __init__(self, module: Module):
+    def __init__(self, module: Module, transform_calls=None):
         self.module = module
+        self.transform_calls = transform_calls
         self.active: set[str] = set()
         self.current: list = []
         self.returns: dict[str, T.Type] = {}   # functions inferred so far, and their return types
@@ -157,6 +161,12 @@ class _Inference:
             self.current.pop()
         return self.returns[name]
 
+    def pycall(self, op: Op, ins: list) -> T.Type:
+        """Python code wengert does not look into gives a value of unknown type; a call of a
+        wengert transform, the type of the function written for its argument types."""
+        target = None if self.transform_calls is None else self.transform_calls.expand(op, self.current[-1], ins)
+        return T.UNKNOWN if target is None else self.function(*target)
+
     def region(self, region: Region) -> list:
         for op in region.ops:
             self.op(op)
@@ -185,7 +195,7 @@ class _Inference:
             env = self.current[-1].env
             out = [T.type_of(env[op.params["name"]]) if op.params["name"] in env else T.UNKNOWN]
         elif op.kind == "pycall":
-            out = [T.UNKNOWN]
+            out = [self.pycall(op, ins)]
         elif any(isinstance(t, T.NeverType) for t in ins[:ITEMS_FROM.get(op.kind, len(ins))]):
             out = [T.NEVER] * len(op.results)   # not reached yet (recursion) or reads undef
         else:

@@ -21,6 +21,7 @@ import gast
 import numpy as np
 
 from ..runtime import primitives as P
+from ..runtime.errors import WengertError
 from .aliases import Aliases
 from .capture import Captured, capture
 from . import index_tricks
@@ -1069,7 +1070,7 @@ class Lowerer:
                 raise self.unsupported(func, "calling a computed value",
                                        "call a function by its name")
             callee = callee_value.obj
-            label = dotted(func)
+            label = dotted(func.func if isinstance(func, gast.Call) else func)   # `wengert.grad(g)(x)`
         args, kwargs = self.call_arguments(node)
         return self.call(callee, args, kwargs, node, label)
 
@@ -1261,6 +1262,8 @@ class Lowerer:
             if callee is np.array:
                 self.aliases.forget(result)   # a copy, where np.asarray may return its argument
             return result
+        if inspect.isfunction(callee) and hasattr(callee, "__wengert_transform__"):
+            return self.transform_call(callee, args, kwargs, node, label)
         if is_user_function(callee):
             return self.call_user(callee, args, kwargs, node)
         if isinstance(callee, functools.partial):   # its bound arguments are constants
@@ -1282,6 +1285,37 @@ class Lowerer:
             raise self.unsupported(node, f"`{label}()`, which looks into the running function",
                                    "the graph has no Python frame: name the values you need directly")
         return self.pycall(callee, args, kwargs, node, label)
+
+    def transform_call(self, make, args: list, kwargs: dict, node, label: str):
+        """A wengert function that makes a transform, called in traced code. Marked True
+        (`wengert.grad(g, wrt=1)`): the transform, made while tracing. A class (`wengert.jvp(g,
+        primals, tangents)`): a call of the transform it makes of `g`. False: refused."""
+        mark = make.__wengert_transform__
+        if mark is False:
+            raise self.unsupported(node, f"`{label}` inside a function being differentiated",
+                                   "use wengert.grad, wengert.jvp or wengert.jacrev there")
+        if mark is True:
+            return self.transform_object(make, args, kwargs, node, label)
+        function = self.transform_object(mark, args[:1], {}, node, label)
+        return self.call(function.obj, args[1:], kwargs, node, label)
+
+    def transform_object(self, make, args: list, kwargs: dict, node, label: str) -> Static:
+        """`wengert.grad(g, wrt=1)` in traced code: the transform, made while tracing from the function
+        and options it is given (known then); its calls are typed by tracer/transform_calls.py."""
+        given = [*args, *kwargs.values()]
+        computed = next((a for a in given if not isinstance(a, (Static, Literal))), None)
+        local = next((a for a in given if isinstance(a, Static) and isinstance(a.obj, LocalFunction)), None)
+        if computed is not None or local is not None:
+            raise self.unsupported(node, f"`{label}` of {'a computed value' if local is None else 'a nested function'}",
+                                   f"`{label}` takes a function known while tracing: define it at module level "
+                                   "and pass it by its name, e.g. `wengert.grad(loss)(w)`")
+
+        def known(a):
+            return a.obj if isinstance(a, Static) else a.value
+        try:
+            return Static(make(*map(known, args), **{k: known(v) for k, v in kwargs.items()}))
+        except WengertError as exc:
+            raise self.error(node, f"`{label}`: {exc}") from None
 
     def formatted_inputs(self, value) -> list:
         """The computed values text `value` was formatted from (f-string, str, repr, format), or []."""

@@ -18,6 +18,7 @@ from .infer import specialise
 from .ir import UNDEF, Literal, Module
 from .lower import trace_module
 from .syntax import own_nodes
+from .transform_calls import TransformCalls
 from .verify import verify
 
 
@@ -56,7 +57,7 @@ def trace(fn, arg_types: list | None = None, constants: dict | None = None) -> M
 def _trace(fn, arg_types: list | None, constants: dict | None) -> Module:
     module = verify(prune(verify(trace_module(fn, constants))))
     if arg_types is not None:
-        verify(specialise(module, arg_types))
+        verify(specialise(module, arg_types, TransformCalls(module)))
     return module
 
 

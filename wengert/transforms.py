@@ -24,6 +24,7 @@ from .tracer.capture import define
 from .tracer.entry import entry_function, is_static_argument, spread_varargs, static_arguments
 from .runtime import types as T
 from .runtime.names import name_base
+from .structure import display, float_dtype, is_node, kept, leaves, read, unit_seeds, zeros_like
 from .runtime.errors import WengertError
 from .runtime.tensor import Tensor
 
@@ -173,10 +174,33 @@ class _Transform:
         """This transform, for the signature of `args`, as a plain Python function with source
         (registered in linecache) that calls the compiled code: what the tracer captures when
         this transform is itself transformed."""
+        if self.varargs and not kwargs:
+            return self.of_spread(args).traceable(args, {})
         self.require_positional()
         compiled, _ = self.compiled(args, kwargs)
         return function_around(compiled, self.traceable_name(), self.names, self.passed(args, kwargs),
                                self.returned(), seed=self.mode == "adjoint")
+
+    def call_signature(self) -> inspect.Signature:
+        """The parameters a call of this transform takes (bound in traced code: tracer/transform_calls.py)."""
+        return inspect.signature(self.fn)
+
+    def of_spread(self, args: tuple) -> _Transform:
+        """This transform of its function with `*args` spread into one parameter per argument of
+        `args` (made once per count): what a transform of a transform traces."""
+        transform = self.spread.hit(("transform", len(args)))
+        if transform is None:
+            spread = spread_varargs(self.spread_source(), len(args))
+            transform = self.spread.add(("transform", len(args)), self.remade(spread, self.wrt_asked))
+        return transform
+
+    def spread_source(self):
+        """The function whose `*args` `of_spread` spreads."""
+        return self.fn
+
+    def remade(self, fn, wrt) -> _Transform:
+        """This transform of another function (`of_spread`)."""
+        return type(self)(fn, wrt, self.optimize, self.verbose)
 
     def require_positional(self, what: str = "transforming a transform") -> None:
         if not self.simple:
@@ -346,9 +370,12 @@ def _not_scalar(t) -> bool:
 
 class GradFunction(_Transform):
     """`grad(f)(*args)`: the gradient of scalar-valued `f` with respect to `wrt`."""
+    title = "grad"
 
     def traceable(self, args: tuple, kwargs: dict):
         """Checked like a call: a gradient of a non-scalar function is refused, not summed."""
+        if self.varargs and not kwargs:
+            return self.of_spread(args).traceable(args, {})
         compiled, values = self.compiled(args, kwargs)
         if _not_scalar(compiled.output_type):
             _check_scalar(compiled, self.fn, None, *self.refusal)
@@ -372,6 +399,7 @@ class GradFunction(_Transform):
 
 class ValueAndGradFunction(GradFunction):
     """`value_and_grad(f)(*args)` -> `(f(*args), gradient)`, from one run of the adjoint."""
+    title = "value_and_grad"
 
     def returned(self):
         return 0, super().returned()
@@ -426,6 +454,8 @@ def vjp(fn, *args, wrt=None, **kwargs):
     value = _value_with_numpy_semantics(fn, args, kwargs)
 
     def pullback(cotangent):
+        cotangent = _checked_like(cotangent, value, lambda path: f"vjp: the cotangent{_path_text(path)} of the "
+                                  f"output of `{_qualname(fn)}`", "output")
         _, *grads = compiled.fn(*values, cotangent)
         return tuple(_dense(g, values[i]) for g, i in zip(grads, transform.wrt))
     pullback.source = compiled.source
@@ -433,9 +463,11 @@ def vjp(fn, *args, wrt=None, **kwargs):
 
 
 def _is_float(v) -> bool:
-    if isinstance(v, float) or (isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind in "fc"):
-        return True
-    return False
+    """Whether `v` is a floating-point value, or a tuple, list or dict holding one."""
+    if type(v) is np.ndarray:
+        return v.dtype.kind in "fc"
+    return any(isinstance(leaf, float) or (isinstance(leaf, (np.ndarray, np.generic)) and leaf.dtype.kind in "fc")
+               for _, leaf in leaves(v))
 
 
 def source(transformed) -> str:
@@ -467,57 +499,119 @@ def jvp(fn, primals: tuple, tangents: tuple):
     """`(f(*primals), J @ tangents)`: forward mode, one pass. `tangents` has one entry per primal
     (None, or anything for a non-float primal, means no tangent)."""
     primals, tangents = tuple(primals), tuple(tangents)
+    transform = _tangent_transform(fn, primals, tangents)
+    compiled, values = transform.compiled(primals, {})
+    out, out_dot = compiled.fn(*values, *[_tangent_for(fn, i, tangents[i], primals[i]) for i in transform.wrt])
+    return out, _dense(out_dot, out)
+
+
+def _tangent_transform(fn, primals: tuple, tangents: tuple) -> _TangentTransform:
+    """The tangent transform of `fn` along the primals that have a tangent (kept: its fast path
+    skips re-binding)."""
     if len(primals) != len(tangents):
         raise WengertError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
     wrt = tuple(i for i, (p, t) in enumerate(zip(primals, tangents)) if t is not None and _is_float(p))
     if not wrt:
         raise WengertError("jvp: no floating-point primal has a tangent")
-    key = (fn, wrt)
-    transform = _TANGENT_TRANSFORMS.hit(key)   # kept: its fast path skips re-binding
+    transform = _TANGENT_TRANSFORMS.hit((fn, wrt))
     if transform is None:
-        transform = _TANGENT_TRANSFORMS.add(key, _TangentTransform(fn, wrt, True, 0))
-    compiled, values = transform.compiled(primals, {})
-    return compiled.fn(*values, *[_tangent_for(fn, i, tangents[i], primals[i]) for i in wrt])
+        transform = _TANGENT_TRANSFORMS.add((fn, wrt), _TangentTransform(fn, wrt, True, 0))
+    return transform
 
 
-def _tangent_for(fn, i: int, t, p):
-    """Tangent `t` of primal `p` (argument `i` of `fn`) in the primal's dtype, after checking
-    that it has the primal's shape and is no complex tangent of a real primal."""
+class JvpCall:
+    """`wengert.jvp(g, primals, tangents)` called in traced code: a transform of `g` whose call
+    takes the primals and the tangents and returns `(g(*primals), tangent)`; its traceable
+    function, written for their types, calls the tangent code (tracer/transform_calls.py)."""
+    title = "jvp"
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, primals, tangents):
+        return jvp(self.fn, primals, tangents)
+
+    def call_signature(self) -> inspect.Signature:
+        return inspect.Signature([inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                                  for name in ("primals", "tangents")])
+
+    def traceable(self, args: tuple, kwargs: dict):
+        primals, tangents = (tuple(a) for a in args)
+        transform = _tangent_transform(self.fn, primals, tangents)
+        transform.require_positional("jvp in traced code")
+        compiled, _ = transform.compiled(primals, {})
+        values = bind_arguments(transform.fn, primals, {})
+        namespace = {"tangent_": compiled.fn}
+        passed = []
+        for i, static in enumerate(static_arguments(values, transform.wrt)):
+            if i >= len(primals):   # a default the primals leave out: a constant
+                namespace[f"default{i}_"] = values[i]
+            elif static:   # its value is not known while tracing, and the code would be compiled for one
+                raise WengertError(f"primal {i} of `{_qualname(self.fn)}` is an int or a bool: jvp in traced code "
+                                   "takes arrays and floats\nfix it in a helper instead, e.g. "
+                                   "`def h(x): return g(x, 3)`, and take jvp of the helper")
+            if not static:
+                passed.append(_part(_name("primals"), i) if i < len(primals) else _name(f"default{i}_"))
+        call = _call(_name("tangent_"), passed + [_part(_name("tangents"), i) for i in transform.wrt])
+        return python_function(f"{transform.traceable_name()}_jvp", ["primals", "tangents"], [], call, namespace)
+
+
+def _tangent_for(fn, i: int, t, p, what: str = "jvp: the tangent of"):
+    """Tangent `t` of primal `p` (argument `i` of `fn`), checked and in the primal's dtype."""
+    return _checked_like(t, p, lambda path: f"{what} argument {i}{_path_text(path)} of `{_qualname(fn)}`", "primal")
+
+
+def _checked_like(t, p, where, of: str, path: tuple = ()):
+    """A tangent or cotangent `t` of value `p` in p's floating dtype, after checking that it has p's
+    structure and shapes and is not complex where p is real; an item of a tuple, list or dict may be
+    None (zero). `where(path)` names it at `path` in a refusal, `of` names p ("primal", "output")."""
+    if type(t) is np.ndarray and type(p) is np.ndarray and t.shape == p.shape and t.dtype == p.dtype and \
+            p.dtype.kind in "fc":   # the common case, checked at once
+        return t
+    if is_node(p):
+        keys = list(p) if isinstance(p, dict) else range(len(p))
+        if not (isinstance(t, dict) and set(t) == set(keys) if isinstance(p, dict) else
+                isinstance(t, (tuple, list)) and len(t) == len(p)):
+            raise WengertError(f"{where(path)} is {_structure_text(t)}, but the {of} is {_structure_text(p)}; it has "
+                               f"the {of}'s structure")
+        items = [None if t[k] is None else _checked_like(t[k], p[k], where, of, path + (k,)) for k in keys]
+        return dict(zip(keys, items)) if isinstance(p, dict) else type(p)(items)
     if isinstance(t, Tensor) or not isinstance(t, (np.ndarray, np.generic, bool, int, float, complex)):
-        raise WengertError(f"jvp: the tangent of argument {i} of `{fn.__qualname__}` is a "
-                           f"{type(t).__qualname__}; pass a NumPy array or a scalar shaped like the primal")
+        raise WengertError(f"{where(path)} is a {type(t).__qualname__}; pass a NumPy array or a scalar shaped like "
+                           f"the {of}")
     if np.shape(t) != np.shape(p):
-        raise WengertError(f"jvp: the tangent of argument {i} of `{fn.__qualname__}` has shape {np.shape(t)}, "
-                           f"but the primal has shape {np.shape(p)}; a tangent has its primal's shape")
+        raise WengertError(f"{where(path)} has shape {np.shape(t)}, but the {of} has shape {np.shape(p)}; it has "
+                           f"the {of}'s shape")
     if np.iscomplexobj(t) and not np.iscomplexobj(p):
-        raise WengertError(f"jvp: the tangent of argument {i} of `{fn.__qualname__}` is complex, but the primal "
-                           f"is real ({np.result_type(p)}); pass a real tangent")
-    return _like(t, p)
+        raise WengertError(f"{where(path)} is complex, but the {of} is real ({np.result_type(p)}); pass a real one")
+    return float(t) if isinstance(p, float) else np.asarray(t, dtype=float_dtype(p))
 
 
-def _like(t, p):
-    """A tangent in the primal's dtype (a Python float stays a float)."""
-    return float(t) if isinstance(p, float) else np.asarray(t, dtype=np.result_type(p))
+def _path_text(path: tuple) -> str:
+    return "".join(f"[{k!r}]" for k in path)
 
 
-def _seeds(x, name: str, namespace: dict) -> list:
-    """Expressions of the unit tangents (or cotangents) of x's entries, in C order: `1.0` for a
-    Python float or a 0-d value, else rows of an identity (a constant of the namespace) in x's
-    floating dtype."""
-    if np.ndim(x) == 0:
-        return [ast.Constant(1.0)]
-    x = np.asarray(x)
-    namespace[name] = np.eye(x.size, dtype=x.dtype if x.dtype.kind in "fc" else np.float64).reshape(
-        (x.size,) + x.shape)
-    return [_part(_name(name), k) for k in range(x.size)]
+def _qualname(fn) -> str:
+    return getattr(fn, "__qualname__", type(fn).__name__)   # a partial has none
 
 
-def _array_output(fn, value, transform: str):
-    if isinstance(value, (tuple, list, dict)) or not isinstance(value, (float, int, np.ndarray, np.generic)):
-        raise WengertError(f"{transform} needs a function returning an array or a number, but "
-                           f"`{getattr(fn, '__qualname__', fn)}` returns a {type(value).__name__}; take the "
-                           "Jacobian of each part separately")
-    return np.shape(value)
+def _structure_text(value) -> str:
+    if isinstance(value, dict):
+        return f"a dict with keys {sorted(map(repr, value))}"
+    if isinstance(value, (tuple, list)):
+        return f"a {type(value).__name__} of {len(value)}"
+    return f"a {type(value).__name__}"
+
+
+def _check_leaves(fn, value, transform: str) -> None:
+    """Refuse a result whose leaves are not arrays or numbers (a Jacobian has one block per leaf)."""
+    for path, leaf in leaves(value):
+        if not isinstance(leaf, (float, int, np.ndarray, np.generic)) or isinstance(leaf, np.str_):
+            raise WengertError(f"{transform} needs a function returning arrays or numbers (or tuples, lists and "
+                               f"dicts of them), but `{_qualname(fn)}` returns "
+                               f"{'a' if not path else 'an item ' + _path_text(path) + ' that is a'} "
+                               f"{type(leaf).__name__}; "
+                               "return only the values to differentiate")
 
 
 class _Jacobian(_Transform):
@@ -532,12 +626,16 @@ class _Jacobian(_Transform):
         self.functions = LRU(SIGNATURES_SIZE)
 
     def __call__(self, *args, **kwargs):
+        if self.varargs and not kwargs:
+            return self.traceable(args, {})(*args)
         self.require_positional(self.title)
         if kwargs or len(args) != len(self.names):   # defaults filled in: the function takes all
             args = tuple(bind_arguments(self.fn, args, kwargs))
         return self.traceable(args, {})(*args)
 
     def traceable(self, args: tuple, kwargs: dict):
+        if self.varargs and not kwargs:   # `f(*xs)`: the Jacobian of f with one parameter per argument
+            return self.of_spread(args).traceable(args, {})
         self.require_positional()
         if kwargs or len(args) != len(self.names):
             args = tuple(bind_arguments(self.fn, args, kwargs))
@@ -555,16 +653,27 @@ class _Jacobian(_Transform):
         gradient of a scalar output, the derivative along one scalar input) is returned as it is."""
         if not parts:
             name = f"empty{len(namespace)}_"
-            namespace[name] = np.zeros(shape, _float_dtype(like))
+            namespace[name] = np.zeros(shape, float_dtype(like))
             return _name(name)
         if len(parts) == 1 and tuple(part_shape) == tuple(shape) != ():
             return parts[0]
         stack = _call(_numpy("stack"), [ast.List(parts, ast.Load())], axis=ast.Constant(axis))
         return _call(_numpy("reshape"), [stack, ast.Constant(tuple(shape))])
 
-    def finish(self, lines: list, results: list, namespace: dict):
-        returns = ast.Tuple(results, ast.Load()) if self.many else results[0]
-        return python_function(self.traceable_name(), self.names, lines, returns, namespace)
+    def remade(self, fn, wrt) -> _Jacobian:
+        return type(self)(fn, wrt)
+
+    def per_argument(self, args: tuple, block) -> ast.expr:
+        """The blocks of one output leaf: `block(j, path, leaf)` for each leaf of each argument in
+        `wrt` (the j-th), shaped like that argument; a tuple of them for a tuple `wrt`."""
+        shaped = [display(args[i], {path: block(j, path, leaf) for path, leaf in leaves(args[i])})
+                  for j, i in enumerate(self.wrt)]
+        return ast.Tuple(shaped, ast.Load()) if self.many else shaped[0]
+
+    @staticmethod
+    def structured(args: tuple, value) -> bool:
+        """Whether an argument or the result is a tuple, list or dict (its items may be None)."""
+        return is_node(value) or any(is_node(a) for a in args)
 
 
 class JacobianReverse(_Jacobian):
@@ -572,17 +681,23 @@ class JacobianReverse(_Jacobian):
     title = "jacrev"
 
     def build(self, args: tuple):
-        compiled, _ = self.compiled(args, {})
+        compiled, values = self.compiled(args, {})
         value = _value_with_numpy_semantics(self.fn, args, {})
-        out_shape = _array_output(self.fn, value, self.title)
+        _check_leaves(self.fn, value, self.title)
         namespace = {"adjoint_": compiled.fn}
-        seeds = _seeds(np.zeros(out_shape, _float_dtype(value)), "out_basis_", namespace)
+        seeds = unit_seeds(value, "out_basis_", namespace)
         passed = [_name(p) for p in self.passed(args, {})]
-        lines = [_assign(f"row{k}_", _call(_name("adjoint_"), passed + [seed])) for k, seed in enumerate(seeds)]
-        results = [self.stacked([_part(_name(f"row{k}_"), j + 1) for k in range(len(seeds))], 0,
-                                out_shape + np.shape(args[i]), args[i], namespace, np.shape(args[i]))
-                   for j, i in enumerate(self.wrt)]
-        return self.finish(lines, results, namespace)
+        lines = [_assign(f"row{k}_", _call(_name("adjoint_"), passed + [seed]))
+                 for k, seed in enumerate(seed for _, row_seeds in seeds for seed in row_seeds)]
+        # which items of the cotangents the code keeps as None (zero): read off one run
+        probe = compiled.fn(*values, zeros_like(value)) if lines and self.structured(args, value) else None
+        blocks, start = {}, 0
+        for (out_path, out_leaf), (_, row_seeds) in zip(leaves(value), seeds):
+            rows, start = range(start, start + len(row_seeds)), start + len(row_seeds)
+            blocks[out_path] = self.per_argument(args, lambda j, in_path, in_leaf: self.stacked(
+                [read(_name(f"row{k}_"), (j + 1,) + in_path) for k in rows if kept(probe, (j + 1,) + in_path)],
+                0, np.shape(out_leaf) + np.shape(in_leaf), in_leaf, namespace, np.shape(in_leaf)))
+        return python_function(self.traceable_name(), self.names, lines, display(value, blocks), namespace)
 
 
 class JacobianForward(_Jacobian):
@@ -595,23 +710,25 @@ class JacobianForward(_Jacobian):
 
     def build(self, args: tuple):
         value = _value_with_numpy_semantics(self.fn, args, {})
-        out_shape = _array_output(self.fn, value, self.title)
-        namespace, lines, results = {}, [], []
+        _check_leaves(self.fn, value, self.title)
+        namespace, lines, columns = {}, [], {}
         passed = [_name(p) for p in self.passed(args, {})]
         for j, i in enumerate(self.wrt):
-            compiled, _ = self.tangents[i].compiled(args, {})
+            compiled, values = self.tangents[i].compiled(args, {})
             namespace[f"tangent{j}_"] = compiled.fn
-            seeds = _seeds(args[i], f"in_basis{j}_", namespace)
-            lines += [_assign(f"column{j}_{k}_", _part(_call(_name(f"tangent{j}_"), passed + [seed]), 1))
-                      for k, seed in enumerate(seeds)]
-            results.append(self.stacked([_name(f"column{j}_{k}_") for k in range(len(seeds))], -1,
-                                        out_shape + np.shape(args[i]), value, namespace, out_shape))
-        return self.finish(lines, results, namespace)
-
-
-def _float_dtype(value):
-    dtype = np.result_type(value)
-    return dtype if dtype.kind in "fc" else np.float64
+            seeds = unit_seeds(args[i], f"in_basis{j}_", namespace)
+            # which items of the tangent the code keeps as None (zero): read off one run
+            probe = compiled.fn(*values, zeros_like(args[i]))[1] if self.structured(args, value) else None
+            for in_path, column_seeds in seeds:
+                names = [f"column{j}_{len(lines) + k}_" for k in range(len(column_seeds))]
+                lines += [_assign(name, _part(_call(_name(f"tangent{j}_"), passed + [seed]), 1))
+                          for name, seed in zip(names, column_seeds)]
+                columns[j, in_path] = (names, probe)
+        blocks = {out_path: self.per_argument(args, lambda j, in_path, in_leaf: self.stacked(
+            [read(_name(name), out_path) for name in columns[j, in_path][0] if kept(columns[j, in_path][1], out_path)],
+            -1, np.shape(out_leaf) + np.shape(in_leaf), out_leaf, namespace, np.shape(out_leaf)))
+            for out_path, out_leaf in leaves(value)}
+        return python_function(self.traceable_name(), self.names, lines, display(value, blocks), namespace)
 
 
 def jacfwd(fn, wrt=0):
@@ -639,8 +756,8 @@ def _one_index(transform: str, wrt):
 def hessian(fn, wrt=0):
     """The Hessian of `fn` with respect to argument `wrt`: forward mode over the reverse-mode
     Jacobian, like JAX. Shape: output shape + input shape + input shape (for a scalar `fn`,
-    the usual square matrix)."""
-    wrt = _one_index("hessian", wrt)
+    the usual square matrix). For a tuple `wrt`, or a tuple, list or dict argument, the nested
+    blocks `H[i][j]` of each pair of them (output shape + shape of i + shape of j)."""
     return jacfwd(jacrev(fn, wrt=wrt), wrt=wrt)
 
 
@@ -648,26 +765,42 @@ class HessianVectorProduct(_Transform):
     """`hvp(f)(*args, v)`: the Hessian of scalar `f` (w.r.t. argument `wrt`) times `v`, by one
     forward pass over the generated gradient code; no Hessian is formed."""
     mode = "tangent"
+    title = "hvp"
 
     def __init__(self, fn, wrt):
         gradient = grad(fn, wrt=_one_index("hvp", wrt))
         gradient.refusal = ("hvp", "for the Hessian of each output use wengert.hessian(f) (output shape + "
                                    "input shape + input shape), or hvp of a scalar function of the output")
         super().__init__(gradient, gradient.wrt[0], True, 0)
+        self.original = fn
         self.vector = "v"
         while self.vector in self.names:
             self.vector += "_"
-        # f's parameters then v, all required (v follows them, so none keeps a default)
+        # f's parameters then v, all required (v follows them, so none keeps a default); f(*xs): its `*xs` takes v
         parameters = [p.replace(default=inspect.Parameter.empty) for p in inspect.signature(fn).parameters.values()]
-        self.__signature__ = inspect.Signature(parameters + [inspect.Parameter(
-            self.vector, inspect.Parameter.POSITIONAL_OR_KEYWORD)])
+        self.__signature__ = inspect.Signature(parameters + ([] if self.varargs else [inspect.Parameter(
+            self.vector, inspect.Parameter.POSITIONAL_OR_KEYWORD)]))
+
+    def spread_source(self):
+        return self.original
+
+    def remade(self, fn, wrt) -> HessianVectorProduct:
+        return type(self)(fn, wrt)
+
+    def call_signature(self) -> inspect.Signature:
+        return self.__signature__
 
     def __call__(self, *args_and_v):
+        if self.varargs:
+            return self.of_spread(args_and_v[:-1])(*args_and_v)
         *args, v = args_and_v
         compiled, values = self.compiled(tuple(args), {})
-        return compiled.fn(*values, _like(v, args[self.wrt[0]]))[1]
+        i = self.wrt[0]
+        return _dense(compiled.fn(*values, _tangent_for(self.fn, i, v, args[i], "hvp: the vector v for"))[1], args[i])
 
     def traceable(self, args: tuple, kwargs: dict):
+        if self.varargs and not kwargs:
+            return self.of_spread(args[:-1]).traceable(args, {})
         self.require_positional()
         *args, _ = args
         compiled, _ = self.compiled(tuple(args), kwargs)
@@ -679,3 +812,12 @@ def hvp(fn, wrt=0):
     """`hvp(f)(*args, v)`: the Hessian of scalar `f` (w.r.t. argument `wrt`) times `v`, by one
     forward pass over the generated gradient code; no Hessian is formed."""
     return HessianVectorProduct(fn, wrt)
+
+
+# the functions that make a transform object: called in traced code (`wengert.grad(g)(x)`), they
+# run while tracing, and the call of what they make is traced (tracer/transform_calls.py: see
+# tracer/lower.py: Lowerer.transform_object for the other marks)
+for _make in (grad, value_and_grad, jacfwd, jacrev, hessian, hvp):
+    _make.__wengert_transform__ = True
+jvp.__wengert_transform__ = JvpCall   # jvp(g, primals, tangents): JvpCall(g)(primals, tangents)
+vjp.__wengert_transform__ = False     # its pullback is a Python closure: refused in traced code

@@ -98,6 +98,8 @@ TAGS = frozenset({
     "ode",
     "rnn",
     "softmax",
+    # meta-learning (meta.py)
+    "transform_call",   # a wengert transform called inside the function (wengert.grad(g)(x))
     # misc (misc.py)
     "docstring",
     "print",
@@ -184,4 +186,4 @@ def get(name):
         raise KeyError(f"no corpus case named {name!r}") from None
 
 
-from . import straight, indexing, control, loops, calls, containers, models, misc, aliasing  # noqa: E402,F401
+from . import straight, indexing, control, loops, calls, containers, models, misc, aliasing, meta  # noqa: E402,F401

@@ -117,6 +117,12 @@ def _is_import_statement(frame):
     return 0 <= offset < len(code) and code[offset] == _IMPORT_NAME
 
 
+#: what a re-executed module's `import wengert` gives: autograd's transforms of the same names
+_AUTOGRAD_TRANSFORMS = types.SimpleNamespace(
+    grad=lambda fn, wrt=0: importlib.import_module("autograd").grad(fn, wrt),
+    value_and_grad=lambda fn, wrt=0: importlib.import_module("autograd").value_and_grad(fn, wrt))
+
+
 def _make_import(autograd_numpy):
     real_import = builtins.__import__
     package = importlib.import_module(_PACKAGE)
@@ -131,6 +137,8 @@ def _make_import(autograd_numpy):
                 return target if fromlist else autograd_numpy
             if (level == 1 and name == "") or (level == 0 and name == _PACKAGE):
                 return proxy
+            if level == 0 and name == "wengert":   # a transform called inside a case: autograd's
+                return _AUTOGRAD_TRANSFORMS
         return real_import(name, globals, locals, fromlist, level)
 
     return corpus_import
