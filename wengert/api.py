@@ -9,6 +9,7 @@ import inspect
 from .runtime import types as T
 from .runtime.errors import WengertError
 from .tracer import capture as _capture
+from .tracer import records as _records
 from .tracer.ir import Module
 from .tracer.parser import parse_module
 from .tracer.pipeline import trace
@@ -27,10 +28,14 @@ def as_type(value) -> T.Type:
     """An example argument's type; it may be a value, a Type, or a `*args` tuple of either."""
     if isinstance(value, T.Type):
         return value
+    if _records.is_object(value) or _records.is_namedtuple(value):
+        return _records.object_type(value, as_type)
     if isinstance(value, tuple):
         return T.TupleType(tuple(as_type(v) for v in value))
     if isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
         return T.record(tuple((k, as_type(v)) for k, v in value.items()))
+    if isinstance(value, list) and _records.is_structure(value):   # its objects keep their classes
+        return T.ListType(T.join_all([as_type(v) for v in value]), len(value))
     return T.type_of(value)
 
 

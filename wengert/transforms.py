@@ -21,6 +21,7 @@ from .api import as_type, bind_arguments
 from .codegen.pipeline import Compiled, compile_adjoint, compile_tangent  # noqa: F401 (see COMPILERS)
 from .lru import LRU
 from .tracer.capture import define
+from .tracer.records import as_record, fields_of, is_data, is_object, restore
 from .tracer.entry import entry_function, is_static_argument, spread_varargs, static_arguments
 from .runtime import types as T
 from .runtime.names import name_base
@@ -125,6 +126,7 @@ class _Transform:
         constant = static_arguments(values, wrt_indices)
         dynamic = [v for v, c in zip(values, constant) if not c]
         types = [as_type(v) for v in dynamic]
+        dynamic = [as_record(v) for v in dynamic]   # objects: their fields now, as records
         constants = {names[i]: v for i, (v, c) in enumerate(zip(values, constant)) if c}
         key = (self.mode, fn, tuple(wrt_indices), self.optimize, tuple(types), tuple(sorted(constants.items())))
         compiled = _COMPILED.hit(key)
@@ -249,9 +251,9 @@ def _dense(g, like):
     tuple or dict as None, zeros shaped like that item of the argument."""
     if isinstance(like, (list, tuple)):
         items = [None] * len(like) if g is None else g
-        return type(like)(_dense(item, part) for item, part in zip(items, like))
+        return restore(like, [_dense(item, part) for item, part in zip(items, like)])
     if isinstance(like, dict):
-        return {k: _dense(None if g is None else g.get(k), v) for k, v in like.items()}
+        return restore(like, {k: _dense(None if g is None else g.get(k), v) for k, v in like.items()})
     if g is not None:
         return g
     if isinstance(like, (float, int)) and not isinstance(like, bool):
@@ -270,6 +272,11 @@ def check_argument(fn, name: str, value, path: str = "") -> None:
     if isinstance(value, dict):
         for key, item in value.items():
             check_argument(fn, name, item, f"{path}[{key!r}]")
+        return
+    if is_object(value):   # passed as the record of its data fields
+        for key, item in fields_of(value).items():
+            if is_data(item):
+                check_argument(fn, name, item, f"{path}.{key}")
         return
     if isinstance(value, Tensor):
         raise WengertError(f"{where} is a wengert.Tensor; grad, vjp and jvp take NumPy arrays and scalars\n"
