@@ -84,6 +84,8 @@ class Tracer:
         # result may share memory with, and its in-place updates of parameters
         self.returns_alias: dict[str, set] = {}
         self.param_mutations: dict[str, list] = {}
+        #: the type of the objects an IR function returns (`return (self.l1, self.l2)`), by name
+        self.returns_object: dict = {}
 
     def unique_name(self, base: str) -> str:
         n = self.counts.get(base, 0) + 1
@@ -307,6 +309,8 @@ class Lowerer:
         end = self.block(body)
         value = end.value if end is not None else Literal(None)
         self.fn.body.yields = [self.operand(value, node)]
+        if self.object_type(value) is not None:
+            self.tracer.returns_object[self.fn.name] = self.object_type(value)
         self.aliases.finish(self.fn.body.yields[0])
         self._name_temps(self.fn.body)
 
@@ -865,7 +869,7 @@ class Lowerer:
         t = self.object_type(value)
         if t is not None or records.is_object(obj):
             kind = t.cls.__qualname__ if t is not None else type(obj).__qualname__
-            return self.unsupported(node, f"{what} of `{dotted(target)}`, a {kind}: wengert does not change "
+            return self.unsupported(node, f"{what} on `{dotted(target)}`, a {kind}: wengert does not change "
                                           "the objects a differentiated function reads",
                                     "return the new value instead, or build a new object from the old one, e.g. "
                                     f"`dataclasses.replace({dotted(target)}, W=new_W)`")
@@ -972,7 +976,8 @@ class Lowerer:
         items = self.sequence_items(node)
         if all(isinstance(x, Literal) for x in items):
             return Literal(tuple(x.value for x in items))
-        return self.apply(P.make_tuple, items, node)
+        return self.tag(self.apply(P.make_tuple, items, node),   # `(self.l1, self.l2)`: objects stay known
+                        T.TupleType(tuple(self.object_type(x) or T.UNKNOWN for x in items)))
 
     def expr_List(self, node):
         return self.apply(P.make_list, self.sequence_items(node), node)
@@ -1157,6 +1162,8 @@ class Lowerer:
             label = dotted(func)
         else:
             callee_value = self.expr(func)
+            if isinstance(self.object_type(callee_value), T.ObjectType):   # `layer(x)`: its `__call__`
+                return self.object_method(callee_value, gast.Attribute(func, "__call__", gast.Load()), node)
             if not isinstance(callee_value, Static):
                 raise self.unsupported(func, "calling a computed value",
                                        "call a function by its name")
@@ -1319,8 +1326,7 @@ class Lowerer:
             return self.apply(P.make_dict, [self.operand(v, node) for v in kwargs.values()], node,
                               {"keys": tuple(kwargs)})
         if (callee is setattr or callee is delattr) and args:
-            raise self.attribute_write(node, node.args[0], f"`{label}()` on `{dotted(node.args[0])}`",
-                                       args[0])
+            raise self.attribute_write(node, node.args[0], f"`{label}()`", args[0])
         binding = P.lookup_callable(callee)
         if binding is not None and any(_opaque_instance(a) for a in [*args, *kwargs.values()]):
             # np.multiply(x, obj): the object's own methods run, which no rule describes
@@ -1417,7 +1423,7 @@ class Lowerer:
         callee = self.tracer.function_for(fn, statics, node, objects=objects)
         self.aliases.check_call(callee.name, operands, node)
         (result,) = self.emit("call", operands, node, {"callee": callee.name})
-        return result
+        return self.tag(result, self.tracer.returns_object.get(callee.name))
 
     def captured_values(self, local: LocalFunction) -> list:
         """The enclosing variables `local` reads that hold traced values (not static objects)."""

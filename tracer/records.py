@@ -159,10 +159,19 @@ def item_type(t, key):
     `value` has type `t`, if it holds objects; else None."""
     if isinstance(t, T.TupleType):
         if key is None:
-            return t.elems[0] if t.elems and all(e == t.elems[0] for e in t.elems) else None
+            return T.join_all(list(t.elems)) if t.elems else None
         return t.elems[key] if isinstance(key, int) and -len(t.elems) <= key < len(t.elems) else None
     if isinstance(t, T.ListType):
         return t.elem if key is None or isinstance(key, int) else None
     if isinstance(t, T.DictType) and key is not None:
         return t.field(key) if t.fields is not None else t.value
     return None
+
+
+def leaves(value) -> list:
+    """The data leaves of a structure: the arrays and numbers in its data fields and items."""
+    if is_object(value):
+        value = [v for v in fields_of(value).values() if is_data(v)]
+    if isinstance(value, (list, tuple, dict)):
+        return [leaf for v in (value.values() if isinstance(value, dict) else value) for leaf in leaves(v)]
+    return [value]

@@ -21,7 +21,7 @@ from .api import as_type, bind_arguments
 from .codegen.pipeline import Compiled, compile_adjoint, compile_tangent  # noqa: F401 (see COMPILERS)
 from .lru import LRU
 from .tracer.capture import define
-from .tracer.records import as_record, fields_of, is_data, is_object, restore
+from .tracer.records import as_record, fields_of, is_data, is_object, is_structure, leaves, restore
 from .tracer.entry import entry_function, is_static_argument, spread_varargs, static_arguments
 from .runtime import types as T
 from .runtime.names import name_base
@@ -71,6 +71,16 @@ def _wrt_indices(fn, wrt) -> tuple[list[int], bool]:
     return out, many
 
 
+def _after_bound(wrt, count: int):
+    """`wrt` (indices of the caller's arguments, or names) as indices of parameters that begin
+    with `count` bound objects; "self" names the (first) object."""
+    if isinstance(wrt, (tuple, list)):
+        return type(wrt)(_after_bound(w, count) for w in wrt)
+    if wrt == "self":   # the object, whatever its method calls its first parameter
+        return 0
+    return wrt + count if isinstance(wrt, int) and not isinstance(wrt, bool) and wrt >= 0 else wrt
+
+
 #: how many compiled programs the shared cache keeps (the least recently used goes first)
 COMPILED_SIZE = 256
 #: how many argument signatures one transform remembers on its fast path
@@ -96,6 +106,12 @@ class _Transform:
         for attribute in ("__name__", "__qualname__"):   # a partial has none: name the function it calls
             if not hasattr(self, attribute):
                 setattr(self, attribute, getattr(self.fn, attribute, type(fn).__name__))
+        #: the object of a method (`grad(model.loss)`), an argument before the caller's (see
+        #: tracer/entry.py: _object_wrapper); `wrt` counts the caller's arguments
+        self.__wengert_bound__ = getattr(self.fn, "__wengert_bound__", ())
+        if self.__wengert_bound__:
+            wrt = _after_bound(wrt, len(self.__wengert_bound__))
+            self.__signature__ = inspect.signature(self.fn)
         self.wrt_asked = wrt
         self.wrt, self.many = _wrt_indices(self.fn, wrt)
         self.optimize = optimize
@@ -369,7 +385,7 @@ class GradFunction(_Transform):
     refusal = ("grad", _USE_VJP)
 
     def __call__(self, *args, **kwargs):
-        compiled, values = self.compiled(args, kwargs)
+        compiled, values = self.compiled(self.__wengert_bound__ + args, kwargs)
         if _not_scalar(compiled.output_type):   # before running: the seed 1.0 fits no container
             _check_scalar(compiled, self.fn, None)
         value, *grads = compiled.fn(*values, 1.0)
@@ -384,7 +400,7 @@ class ValueAndGradFunction(GradFunction):
         return 0, super().returned()
 
     def __call__(self, *args, **kwargs):
-        compiled, values = self.compiled(args, kwargs)
+        compiled, values = self.compiled(self.__wengert_bound__ + args, kwargs)
         if _not_scalar(compiled.output_type):
             _check_scalar(compiled, self.fn, None)
         value, *grads = compiled.fn(*values, 1.0)
@@ -429,7 +445,7 @@ def vjp(fn, *args, wrt=None, **kwargs):
         if not wrt:
             raise WengertError(f"`{fn.__qualname__}` has no floating-point argument to differentiate")
     transform = _Transform(fn, wrt if isinstance(wrt, (tuple, list)) else (wrt,), True, 0)
-    compiled, values = transform.compiled(args, kwargs)
+    compiled, values = transform.compiled(transform.__wengert_bound__ + args, kwargs)
     value = _value_with_numpy_semantics(fn, args, kwargs)
 
     def pullback(cotangent):
@@ -442,7 +458,7 @@ def vjp(fn, *args, wrt=None, **kwargs):
 def _is_float(v) -> bool:
     if isinstance(v, float) or (isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind in "fc"):
         return True
-    return False
+    return is_structure(v) and any(_is_float(leaf) for leaf in leaves(v))
 
 
 def source(transformed) -> str:
@@ -483,13 +499,19 @@ def jvp(fn, primals: tuple, tangents: tuple):
     transform = _TANGENT_TRANSFORMS.hit(key)   # kept: its fast path skips re-binding
     if transform is None:
         transform = _TANGENT_TRANSFORMS.add(key, _TangentTransform(fn, wrt, True, 0))
-    compiled, values = transform.compiled(primals, {})
+    compiled, values = transform.compiled(transform.__wengert_bound__ + primals, {})
     return compiled.fn(*values, *[_tangent_for(fn, i, tangents[i], primals[i]) for i in wrt])
 
 
 def _tangent_for(fn, i: int, t, p):
     """Tangent `t` of primal `p` (argument `i` of `fn`) in the primal's dtype, after checking
-    that it has the primal's shape and is no complex tangent of a real primal."""
+    that it has the primal's shape and is no complex tangent of a real primal. An object's
+    tangent is an object of its class (see tracer/records.py), passed as its record."""
+    if is_structure(p):
+        if as_type(t) != as_type(p):
+            raise WengertError(f"jvp: the tangent of argument {i} of `{fn.__qualname__}` is {as_type(t)}, but the "
+                               f"primal is {as_type(p)}; pass a tangent of the primal's structure, shapes and dtypes")
+        return as_record(t)
     if isinstance(t, Tensor) or not isinstance(t, (np.ndarray, np.generic, bool, int, float, complex)):
         raise WengertError(f"jvp: the tangent of argument {i} of `{fn.__qualname__}` is a "
                            f"{type(t).__qualname__}; pass a NumPy array or a scalar shaped like the primal")
@@ -540,9 +562,10 @@ class _Jacobian(_Transform):
 
     def __call__(self, *args, **kwargs):
         self.require_positional(self.title)
+        args = self.__wengert_bound__ + args
         if kwargs or len(args) != len(self.names):   # defaults filled in: the function takes all
             args = tuple(bind_arguments(self.fn, args, kwargs))
-        return self.traceable(args, {})(*args)
+        return self.traceable(args, {})(*[as_record(a) for a in args])
 
     def traceable(self, args: tuple, kwargs: dict):
         self.require_positional()
@@ -569,6 +592,12 @@ class _Jacobian(_Transform):
         stack = _call(_numpy("stack"), [ast.List(parts, ast.Load())], axis=ast.Constant(axis))
         return _call(_numpy("reshape"), [stack, ast.Constant(tuple(shape))])
 
+    def value(self, args: tuple):
+        """The function's value at `args` (a transform is called without its bound objects)."""
+        if isinstance(self.fn, _Transform):
+            args = args[len(self.__wengert_bound__):]
+        return _value_with_numpy_semantics(self.fn, args, {})
+
     def finish(self, lines: list, results: list, namespace: dict):
         returns = ast.Tuple(results, ast.Load()) if self.many else results[0]
         return python_function(self.traceable_name(), self.names, lines, returns, namespace)
@@ -580,7 +609,7 @@ class JacobianReverse(_Jacobian):
 
     def build(self, args: tuple):
         compiled, _ = self.compiled(args, {})
-        value = _value_with_numpy_semantics(self.fn, args, {})
+        value = self.value(args)
         out_shape = _array_output(self.fn, value, self.title)
         namespace = {"adjoint_": compiled.fn}
         seeds = _seeds(np.zeros(out_shape, _float_dtype(value)), "out_basis_", namespace)
@@ -598,10 +627,11 @@ class JacobianForward(_Jacobian):
 
     def __init__(self, fn, wrt):
         super().__init__(fn, wrt)
-        self.tangents = {i: _TangentTransform(fn, (i,), True, 0) for i in self.wrt}
+        bound = len(self.__wengert_bound__)   # the tangent transforms count the caller's arguments
+        self.tangents = {i: _TangentTransform(fn, (i - bound,), True, 0) for i in self.wrt}
 
     def build(self, args: tuple):
-        value = _value_with_numpy_semantics(self.fn, args, {})
+        value = self.value(args)
         out_shape = _array_output(self.fn, value, self.title)
         namespace, lines, results = {}, [], []
         passed = [_name(p) for p in self.passed(args, {})]
@@ -660,7 +690,7 @@ class HessianVectorProduct(_Transform):
         gradient = grad(fn, wrt=_one_index("hvp", wrt))
         gradient.refusal = ("hvp", "for the Hessian of each output use wengert.hessian(f) (output shape + "
                                    "input shape + input shape), or hvp of a scalar function of the output")
-        super().__init__(gradient, gradient.wrt[0], True, 0)
+        super().__init__(gradient, gradient.wrt[0] - len(gradient.__wengert_bound__), True, 0)
         self.vector = "v"
         while self.vector in self.names:
             self.vector += "_"
@@ -670,7 +700,7 @@ class HessianVectorProduct(_Transform):
             self.vector, inspect.Parameter.POSITIONAL_OR_KEYWORD)])
 
     def __call__(self, *args_and_v):
-        *args, v = args_and_v
+        *args, v = self.__wengert_bound__ + args_and_v
         compiled, values = self.compiled(tuple(args), {})
         return compiled.fn(*values, _like(v, args[self.wrt[0]]))[1]
 
