@@ -451,7 +451,7 @@ class Lowerer:
             new = self.apply(prim, [old, value], s)
             self.update_in_place(target.value, base, self.apply(P.setitem, [base, new, *index], s), s, "setitem")
         elif isinstance(target, gast.Attribute):
-            raise self.attribute_write(target, target.value, f"updating the attribute `.{target.attr}`")
+            raise self.attribute_write(target, target.value, f"augmented assignment to an attribute (`.{target.attr}`)")
         else:
             raise self.unsupported(target, f"augmented assignment to {describe_node(target)}",
                                    "assign to a local variable instead")
