@@ -56,7 +56,7 @@ def is_object(value) -> bool:
         return False
     module = sys.modules.get(cls.__module__)
     path = getattr(module, "__file__", None)
-    return path is None or is_user_path(os.path.realpath(path)) and not path.startswith(_WENGERT_PATH)
+    return cls.__module__.split(".")[0] != "wengert" and (path is None or is_user_path(os.path.realpath(path)))
 
 
 def is_structure(value) -> bool:

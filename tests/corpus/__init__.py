@@ -98,6 +98,8 @@ TAGS = frozenset({
     "ode",
     "rnn",
     "softmax",
+    "object_arg",       # a dataclass, namedtuple or class instance argument read as `p.W`
+    "method",           # a method of an object argument called in traced code
     # misc (misc.py)
     "docstring",
     "print",
