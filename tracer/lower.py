@@ -842,12 +842,15 @@ class Lowerer:
         argument (a static method without it); a fixed field holding a function is called."""
         t = self.object_type(receiver)
         fixed = dict(getattr(t, "fixed", ()))
+        if records.field_key(t, func.attr) is not None:
+            field = self.object_attribute(receiver, func)
+            if not isinstance(self.object_type(field), T.ObjectType):
+                raise self.unsupported(func, f"calling `{dotted(func)}`, a data field of an object",
+                                       "call a function by its name")
+            return self.object_method(field, gast.Attribute(func, "__call__", gast.Load()), node)   # its __call__
         args, kwargs = self.call_arguments(node)
         if func.attr in fixed:
             return self.call(fixed[func.attr].value, args, kwargs, node, dotted(func))
-        if records.field_key(t, func.attr) is not None:
-            raise self.unsupported(func, f"calling `{dotted(func)}`, a data field of an object",
-                                   "call a function by its name")
         attr = self.class_attribute(t, func)
         if isinstance(attr, staticmethod):
             return self.call(attr.__func__, args, kwargs, node, dotted(func))
