@@ -155,7 +155,9 @@ def trace_module(fn, constants: dict | None = None, arg_types: list | None = Non
                               "has rules for (np.sin, np.linalg.det ...), called directly or from your code")
     tracer = Tracer()
     names = [n for n in inspect.signature(fn).parameters if n not in (constants or {})]
-    objects = {n: t for n, t in zip(names, arg_types or ()) if T.has_objects(t)}
+    if arg_types is None:   # a method's object (tracer/entry.py: _object_wrapper) is known all the same
+        arg_types = [records.value_type(v) for v in getattr(fn, "__wengert_bound__", ())]
+    objects = {n: t for n, t in zip(names, arg_types) if T.has_objects(t)}
     entry = tracer.function_for(fn, {k: Literal(v) for k, v in (constants or {}).items()}, objects=objects)
     for mutation in tracer.param_mutations.get(entry.name, ()):
         raise mutation.error   # the caller of the entry function holds its arguments

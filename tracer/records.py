@@ -107,6 +107,21 @@ def object_type(value, as_type) -> T.Type:
     return T.ObjectType(T.join_all([t for _, t in data]), data, type(value), fixed, tuple(fields))
 
 
+def value_type(value, item=None) -> T.Type:
+    """The type of `value`, objects and namedtuples (in tuples, lists and dicts too) with their
+    classes; `item` types the parts (by default, this function)."""
+    item = item or value_type
+    if is_object(value) or is_namedtuple(value):
+        return object_type(value, item)
+    if isinstance(value, tuple):
+        return T.TupleType(tuple(item(v) for v in value))
+    if isinstance(value, list) and is_structure(value):
+        return T.ListType(T.join_all([item(v) for v in value]), len(value))
+    if isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
+        return T.record(tuple((k, item(v)) for k, v in value.items()))
+    return T.type_of(value)
+
+
 def as_record(value):
     """What generated code is passed for `value`: objects (nested too) as `Record`s of their data
     fields, namedtuples as `Items`; anything else as it is."""
