@@ -10,7 +10,7 @@ import pytest
 from tests.corpus import CASES, TAGS, Case, by_tag, get
 from tests.corpus.reference import autograd_fn, numeric_grad
 
-MODULES = ("straight", "indexing", "control", "loops", "calls", "containers", "models", "misc")
+MODULES = ("straight", "indexing", "control", "loops", "calls", "containers", "models", "misc", "objects")
 
 ids = [c.name for c in CASES]
 

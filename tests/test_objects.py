@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import wengert
-from tests.corpus.models import MLP, DenseParams, LinearParams
+from tests.corpus.objects import MLP, DenseParams, LinearParams
 from tests.corpus.reference import numeric_grad, numeric_jacobian
 
 RNG = np.random.default_rng(7)

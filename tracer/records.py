@@ -50,6 +50,8 @@ def is_object(value) -> bool:
     cls = type(value)
     if isinstance(value, type) or cls.__module__ == "builtins" or isinstance(value, (np.ndarray, np.generic)):
         return False
+    if any(hasattr(cls, a) for a in ("__array__", "__array_interface__", "__array_ufunc__")):
+        return False   # an array-like of another library: converted, like an array
     if dataclasses.is_dataclass(value):
         return True
     if not (hasattr(value, "__dict__") or _slot_names(cls)) or callable(getattr(value, "traceable", None)):

@@ -98,8 +98,6 @@ TAGS = frozenset({
     "ode",
     "rnn",
     "softmax",
-    "object_arg",       # a dataclass, namedtuple or class instance argument read as `p.W`
-    "method",           # a method of an object argument called in traced code
     # misc (misc.py)
     "docstring",
     "print",
@@ -108,6 +106,9 @@ TAGS = frozenset({
     "xp_alias",         # numpy under another name, or functions imported from numpy
     "np_constant",      # np.pi, np.e, math.pi, np.newaxis
     "annotations",
+    # objects (objects.py)
+    "object_arg",       # a dataclass, namedtuple or class instance argument read as `p.W`
+    "method",           # a method of an object argument called in traced code
 })
 
 
@@ -186,4 +187,4 @@ def get(name):
         raise KeyError(f"no corpus case named {name!r}") from None
 
 
-from . import straight, indexing, control, loops, calls, containers, models, misc, aliasing  # noqa: E402,F401
+from . import straight, indexing, control, loops, calls, containers, models, misc, aliasing, objects  # noqa: E402,F401
