@@ -9,12 +9,12 @@ from wengert.tracer.ir import structurally_equal, walk
 from wengert.tracer.verify import verify
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def _objects(case) -> bool:
     """Whether the case takes an object: its fields and methods are known from an example only."""
     return "object_arg" in case.tags
 
 
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 @pytest.mark.parametrize("typed", [False, True], ids=["untyped", "typed"])
 def test_round_trip(case, typed):
     args = case.make_args(np.random.default_rng(0)) if typed or _objects(case) else ()
