@@ -1330,6 +1330,9 @@ class Lowerer:
         if callee is dict and not args and kwargs:   # dict(a=a, b=b): a dict display with those keys
             return self.apply(P.make_dict, [self.operand(v, node) for v in kwargs.values()], node,
                               {"keys": tuple(kwargs)})
+        if callee is isinstance and len(args) == 2 and isinstance(args[1], Static) and \
+                isinstance(self.object_type(args[0]), (T.ObjectType, T.NamedTupleType)):   # its class is known
+            return Literal(issubclass(self.object_type(args[0]).cls, args[1].obj))
         if (callee is setattr or callee is delattr) and args:
             raise self.attribute_write(node, node.args[0], f"`{label}()`", args[0])
         binding = P.lookup_callable(callee)

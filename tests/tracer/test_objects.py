@@ -81,6 +81,8 @@ Point = collections.namedtuple("Point", "x y")
 
 def namedtuple_norm(p):
     x, _ = p
+    if not isinstance(p, Point) or isinstance(p, Params):   # the class is known while tracing
+        return 0.0
     return np.sqrt(x ** 2 + p.y ** 2 + p[1] * 0.0)
 
 
