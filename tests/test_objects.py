@@ -228,3 +228,37 @@ def test_structures_mixing_namedtuples_and_objects():
     g = wengert.grad(lambda p: np.sum(p.a(p.b) ** 2))(value)
     assert type(g) is Pair and type(g.a) is Affine
     np.testing.assert_allclose(g.b, numeric_grad(lambda b: np.sum(value.a(b) ** 2), [value.b], 0), rtol=1e-6, atol=1e-9)
+
+
+# a module-level array and a closure variable read by traced code
+WEIGHTS = np.ones(3)
+
+
+def weighted(x):
+    return np.sum(x * WEIGHTS)
+
+
+def test_a_rebound_global_is_read_again():
+    global WEIGHTS
+    g, x = wengert.grad(weighted), np.ones(3)
+    np.testing.assert_allclose(g(x), np.ones(3))
+    saved = WEIGHTS
+    try:
+        WEIGHTS = np.full(3, 5.0)
+        np.testing.assert_allclose(g(x), np.full(3, 5.0))
+        WEIGHTS[:] = 7.0   # changed in place: the graph holds the same array
+        np.testing.assert_allclose(g(x), np.full(3, 7.0))
+    finally:
+        WEIGHTS = saved
+
+
+def test_a_rebound_closure_variable_is_read_again():
+    scale = 2.0
+
+    def f(x):
+        return np.sum(x * scale)
+    g = wengert.grad(f)
+    np.testing.assert_allclose(g(np.ones(2)), [2.0, 2.0])
+    scale = 3.0
+    np.testing.assert_allclose(g(np.ones(2)), [3.0, 3.0])
+    assert scale == 3.0

@@ -86,6 +86,8 @@ class Tracer:
         self.param_mutations: dict[str, list] = {}
         #: the type of the objects an IR function returns (`return (self.l1, self.l2)`), by name
         self.returns_object: dict = {}
+        #: the data read from globals and closure cells, whose change makes the graph stale
+        self.reads = records.Reads()
 
     def unique_name(self, base: str) -> str:
         n = self.counts.get(base, 0) + 1
@@ -109,6 +111,7 @@ class Tracer:
         self.functions[ir_fn.name] = ir_fn
         # a decorated function is traced from the source of the one it wraps, in that one's scope
         lowerer = Lowerer(self, captured, ir_fn, captured.fn.__globals__, _closure_of(captured.fn), statics)
+        lowerer.cells = dict(zip(captured.fn.__code__.co_freevars, captured.fn.__closure__ or ()))
         lowerer.object_params = objects
         lowerer.lower_function()
         return ir_fn
@@ -161,7 +164,9 @@ def trace_module(fn, constants: dict | None = None, arg_types: list | None = Non
     entry = tracer.function_for(fn, {k: Literal(v) for k, v in (constants or {}).items()}, objects=objects)
     for mutation in tracer.param_mutations.get(entry.name, ()):
         raise mutation.error   # the caller of the entry function holds its arguments
-    return Module(tracer.functions, entry.name)
+    module = Module(tracer.functions, entry.name)
+    module.reads = tracer.reads
+    return module
 
 
 # ---------------------------------------------------------------------------------------------
@@ -197,6 +202,7 @@ class Lowerer:
         self.captures: list[str] = []
         self.first_carries: set = set()   # ids of loop carries of names unbound before their loop
         self.aliases = Aliases(self)
+        self.cells: dict = {}           # closure cells by name (`self.closure` holds their contents)
         self.object_params: dict = {}   # parameter name -> the type of the object(s) it holds
         self.objects: dict = {}         # id(value) -> (value, type): traced values holding objects
 
@@ -774,8 +780,10 @@ class Lowerer:
                              f"another name first (`{name}2 = {name}.copy()`) and change the copy"
                              if outside else "")
         if name in self.closure:
+            self.tracer.reads.note(self.cells.get(name), "cell_contents", self.closure[name])
             return self.constant(self.closure[name], node, name)
         if name in self.globals:
+            self.tracer.reads.note(self.globals, name, self.globals[name])
             return self.constant(self.globals[name], node, name)
         if hasattr(builtins, name):
             return self.constant(getattr(builtins, name), node, name)
@@ -1480,6 +1488,7 @@ class Lowerer:
             self.tracer.functions[ir_fn.name] = ir_fn
             inner = Lowerer(self.tracer, None, ir_fn, outer.globals, outer.closure,
                             {k: v for k, v in statics.items() if k in params}, node=fnode, info=outer.info)
+            inner.cells = outer.cells
             for name, static in statics.items():
                 if name not in params:
                     inner.env[name] = static

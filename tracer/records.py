@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+import types
 import sysconfig
 
 import numpy as np
@@ -192,3 +193,26 @@ def leaves(value) -> list:
     if isinstance(value, (list, tuple, dict)):
         return [leaf for v in (value.values() if isinstance(value, dict) else value) for leaf in leaves(v)]
     return [value]
+
+
+class Reads(list):
+    """What a graph read from outside while it was traced: (namespace, name, value) for the data
+    in globals (namespace: the module's dict) and closure cells (the cell, `cell_contents`). The
+    graph holds those values; `stale` says whether a name now holds another object (`W = new`),
+    and the transforms then trace again. Functions, classes and modules are not noted: they are
+    code, resolved once, like JAX's trace-time constants."""
+
+    def note(self, namespace, name: str, value) -> None:
+        if namespace is not None and not (callable(value) or isinstance(value, types.ModuleType)) and \
+                not any(n is namespace and k == name for n, k, _ in self):
+            self.append((namespace, name, value))
+
+    def stale(self) -> bool:
+        for namespace, name, value in self:
+            now = namespace.get(name, _GONE) if isinstance(namespace, dict) else getattr(namespace, name, _GONE)
+            if now is not value:
+                return True
+        return False
+
+
+_GONE = object()

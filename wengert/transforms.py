@@ -132,7 +132,7 @@ class _Transform:
         arguments: a new value compiles new code, so recursion and branching on them unfold."""
         fast = _fast_key(args) if self.simple and not kwargs and len(args) == len(self.names) else None
         hit = self.fast.hit(fast) if fast is not None else None
-        if hit is not None:
+        if hit is not None and not _stale(hit[0]):
             self.last, positions = hit
             return self.last, [args[i] for i in positions]
         fn, wrt_indices, names = self.entry_for(args)
@@ -146,7 +146,7 @@ class _Transform:
         constants = {names[i]: v for i, (v, c) in enumerate(zip(values, constant)) if c}
         key = (self.mode, fn, tuple(wrt_indices), self.optimize, tuple(types), tuple(sorted(constants.items())))
         compiled = _COMPILED.hit(key)
-        if compiled is None:
+        if compiled is None or _stale(compiled):
             wrt = [i - sum(constant[:i]) for i in wrt_indices]
             target = fn.traceable(args, kwargs) if isinstance(fn, _Transform) else fn
             compiled = globals()[COMPILERS[self.mode]](target, types, wrt, self.optimize, constants)
@@ -331,6 +331,14 @@ def check_dicts_not_used_as_arrays(compiled: Compiled, fn) -> None:
                 raise WengertError(f"{where}the argument `{used[0].name}` of `{fn.__qualname__}` is a dict, used as "
                                    f"an array (`{op.kind}`)\npass an array, or read the dict's entries "
                                    f"(`{used[0].name}[\"key\"]`)")
+
+
+def _stale(compiled: Compiled) -> bool:
+    """Whether a global or closure variable the code read while traced now holds another object
+    (`W = np.full(3, 5.0)` after `grad(f)` was called): then the function is traced again, as
+    autograd and PyTorch would read the new value (tracer/records.py: Reads)."""
+    reads = getattr(compiled.module, "reads", None)
+    return bool(reads) and reads.stale()
 
 
 def _fast_key(args: tuple):
