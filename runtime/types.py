@@ -290,7 +290,8 @@ def join(a: Type, b: Type) -> Type:
         return TupleType(tuple(join(x, y) for x, y in zip(a.elems, b.elems)))
     if isinstance(a, ListType) and isinstance(b, ListType):
         return ListType(join(a.elem, b.elem), a.length if a.length == b.length else None)
-    if isinstance(a, ObjectType) and isinstance(b, ObjectType) and (a.cls, a.fixed, a.names) == (b.cls, b.fixed, b.names):
+    if isinstance(a, ObjectType) and isinstance(b, ObjectType) and \
+            (a.cls, a.fixed, a.names) == (b.cls, b.fixed, b.names):
         joined = join(DictType(a.value, a.fields), DictType(b.value, b.fields))   # objects of one kind
         return ObjectType(joined.value, joined.fields, a.cls, a.fixed, a.names) if joined.fields is not None else joined
     if isinstance(a, DictType) and isinstance(b, DictType):

@@ -38,7 +38,8 @@ def test_dataclass_gradient_is_a_dataclass_of_gradients(dense):
     g = wengert.grad(dense_loss)(p, x)
     assert type(g) is DenseParams and g is not p
     for name in ("W", "b", "scale"):
-        np.testing.assert_allclose(getattr(g, name), field_grad(lambda q: dense_loss(q, x), p, name), rtol=1e-6, atol=1e-9)
+        want = field_grad(lambda q: dense_loss(q, x), p, name)
+        np.testing.assert_allclose(getattr(g, name), want, rtol=1e-6, atol=1e-9)
     assert isinstance(g.scale, float) and g.activation == "tanh"   # a fixed field is kept as it was
 
 
@@ -101,7 +102,8 @@ def test_gradient_with_respect_to_the_model():
     g = wengert.grad(model.loss, wrt="self")(X, y)
     assert type(g) is MLP and g.activation is np.tanh
     for name in ("W1", "b1", "w2"):
-        np.testing.assert_allclose(getattr(g, name), field_grad(lambda m: m.loss(X, y), model, name), rtol=1e-6, atol=1e-9)
+        want = field_grad(lambda m: m.loss(X, y), model, name)
+        np.testing.assert_allclose(getattr(g, name), want, rtol=1e-6, atol=1e-9)
     value, (g_model, g_X) = wengert.value_and_grad(model.loss, wrt=("self", 0))(X, y)
     assert value == pytest.approx(model.loss(X, y))
     np.testing.assert_allclose(g_model.W1, g.W1)
@@ -179,7 +181,8 @@ class Network:
 
 
 def test_nested_objects_in_a_tuple():
-    net = Network((Layer(RNG.normal(size=(3, 4)), RNG.normal(size=4)), Layer(RNG.normal(size=(4, 1)), RNG.normal(size=1))), 2)
+    layers = (Layer(RNG.normal(size=(3, 4)), RNG.normal(size=4)), Layer(RNG.normal(size=(4, 1)), RNG.normal(size=1)))
+    net = Network(layers, 2)
     x = RNG.normal(size=(5, 3))
 
     def loss(net, x):

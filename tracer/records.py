@@ -4,15 +4,16 @@ its gradient comes back as a new object of the same class.
 
 Data fields are arrays of numbers, floats, complex numbers and containers or objects holding them;
 every other field (ints, bools, strings, None, functions) is fixed: part of the argument's type,
-so a new value compiles new code (see `runtime/types.py: ObjectType`).
+so a new value compiles new code (see `runtime/types.py: ObjectType`). `Reads` keeps what a graph
+read from globals and closure cells, so that the transforms trace again when a name is rebound.
 """
 from __future__ import annotations
 
 import dataclasses
 import os
 import sys
-import types
 import sysconfig
+import types
 
 import numpy as np
 
@@ -147,9 +148,10 @@ def as_record(value):
 
 
 def restore(like, gradient):
-    """The gradient of an argument passed as `like` (a `Record`, a namedtuple, a list ...), given
-    as the record or the list of items `gradient`: an object of the argument's class holding the gradients in its data fields
-    and its fixed fields as they were (as JAX keeps static fields). No `__init__` runs."""
+    """The gradient of an argument passed as `like` (a `Record`, a namedtuple's `Items`, a list
+    ...), given as the record or the list of items `gradient`: for an object, an object of its
+    class holding the gradients in its data fields and its fixed fields as they were (as JAX
+    keeps static fields), made without running `__init__`."""
     if isinstance(like, Record):
         new = object.__new__(type(like.like))
         for name, value in fields_of(like.like).items():
