@@ -265,3 +265,19 @@ def test_a_rebound_closure_variable_is_read_again():
     scale = 3.0
     np.testing.assert_allclose(g(np.ones(2)), [3.0, 3.0])
     assert scale == 3.0
+
+
+class Node:
+    def __init__(self):
+        self.W = np.ones(2)
+        self.siblings = [self]
+
+    def f(self, x):
+        return np.sum(self.W * x)
+
+
+def test_an_object_holding_itself_is_refused_as_an_argument():
+    node = Node()
+    with pytest.raises(wengert.WengertError, match=r"holds itself \(through `n.siblings\[0\]`\)"):
+        wengert.grad(lambda n, x: n.f(x), wrt=1)(node, np.ones(2))
+    np.testing.assert_allclose(wengert.grad(node.f)(np.ones(2)), node.W)   # its method: a constant, as before

@@ -102,8 +102,8 @@ def _method_of_object(fn):
         return None
     params = list(inspect.signature(function).parameters.values())
     if not records.is_object(obj) or not params or params[0].kind not in (
-            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
-        return None
+            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD) or records.cycle(obj):
+        return None   # an object that holds itself is no tree of fields: a constant of the graph
     return obj, function
 
 

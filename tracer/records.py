@@ -188,6 +188,22 @@ def item_type(t, key):
     return None
 
 
+def cycle(value, path: str = "", active: tuple = ()):
+    """The path (`.parent.child`) by which a structure holds itself again, or None."""
+    if id(value) in active:
+        return path
+    active = active + (id(value),)
+    if is_object(value):
+        parts = [(f".{k}", v) for k, v in fields_of(value).items() if is_data(v)]
+    elif isinstance(value, (list, tuple)):
+        parts = [(f"[{k}]", v) for k, v in enumerate(value)]
+    elif isinstance(value, dict):
+        parts = [(f"[{k!r}]", v) for k, v in value.items()]
+    else:
+        return None
+    return next((found for part, v in parts if (found := cycle(v, path + part, active)) is not None), None)
+
+
 def leaves(value) -> list:
     """The data leaves of a structure: the arrays and numbers in its data fields and items."""
     if is_object(value):

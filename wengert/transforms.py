@@ -21,7 +21,7 @@ from .api import as_type, bind_arguments
 from .codegen.pipeline import Compiled, compile_adjoint, compile_tangent  # noqa: F401 (see COMPILERS)
 from .lru import LRU
 from .tracer.capture import define
-from .tracer.records import as_record, fields_of, is_data, is_object, is_structure, leaves, restore
+from .tracer.records import as_record, cycle, fields_of, is_data, is_object, is_structure, leaves, restore
 from .tracer.entry import entry_function, is_static_argument, spread_varargs, static_arguments
 from .runtime import types as T
 from .runtime.names import name_base
@@ -281,6 +281,9 @@ def check_argument(fn, name: str, value, path: str = "") -> None:
     """Refuse, naming the parameter and the type, an argument the generated code cannot take:
     wengert works on NumPy arrays and Python/NumPy scalars (and tuples, lists and dicts of them)."""
     where = f"the argument `{name}{path}` of `{fn.__qualname__}`"
+    if not path and is_structure(value) and cycle(value) is not None:
+        raise WengertError(f"{where} holds itself (through `{name}{cycle(value)}`); wengert passes an object as the "
+                           "tree of its fields\npass an object whose fields do not lead back to it")
     if isinstance(value, (tuple, list)):
         for k, item in enumerate(value):
             check_argument(fn, name, item, f"{path}[{k}]")
