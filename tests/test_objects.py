@@ -281,3 +281,10 @@ def test_an_object_holding_itself_is_refused_as_an_argument():
     with pytest.raises(wengert.WengertError, match=r"holds itself \(through `n.siblings\[0\]`\)"):
         wengert.grad(lambda n, x: n.f(x), wrt=1)(node, np.ones(2))
     np.testing.assert_allclose(wengert.grad(node.f)(np.ones(2)), node.W)   # its method: a constant, as before
+
+
+def test_a_tensor_field_is_refused_by_its_path(dense):
+    p, x = dense
+    held = DenseParams(wengert.tensor(p.W), p.b, 0.7)
+    with pytest.raises(wengert.WengertError, match=r"the argument `p.W` of `dense_loss` is a wengert.Tensor"):
+        wengert.grad(dense_loss)(held, x)

@@ -18,6 +18,7 @@ import types
 import numpy as np
 
 from ..runtime import types as T
+from ..runtime.tensor import Tensor
 
 _LIBRARY_PATHS = tuple({os.path.realpath(p) for p in (sysconfig.get_paths()["stdlib"],
                                                       sysconfig.get_paths()["purelib"],
@@ -95,7 +96,7 @@ def is_data(value) -> bool:
     numbers, and containers holding some data besides ints and bools."""
     if isinstance(value, (np.ndarray, np.generic)):
         return value.dtype.kind in "biufc" and (value.ndim > 0 or value.dtype.kind in "fc")
-    if isinstance(value, (float, complex)) or is_object(value):
+    if isinstance(value, (float, complex, Tensor)) or is_object(value):   # a Tensor: refused as data
         return True
     items = list(value.values()) if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
     return any(is_data(v) for v in items) and all(is_data(v) or isinstance(v, (int, bool)) for v in items)
