@@ -59,6 +59,7 @@ def _compile_deep(fn, arg_types, wrt, optimize, constants, transform, suffix) ->
     files = source_files(module)
     entry = inline_calls(module)
     flat = Module({entry.name: entry}, entry.name)
+    flat.reads = getattr(module, "reads", ())   # what makes the code stale (tracer/records.py: Reads)
     _verify(flat, "inlining")
     for i in wrt:
         t = entry.params[i].type

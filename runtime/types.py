@@ -134,6 +134,79 @@ def record(fields: tuple) -> DictType:
     return DictType(join_all([t for _, t in fields]), tuple(fields))
 
 
+class Fixed:
+    """A field of an object argument that is no data (an int, a flag, a name, a function): part of
+    the argument's type, so that a new value compiles new code. Equal by value when hashable,
+    else by identity."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def _key(self):
+        try:
+            hash(self.value)
+        except TypeError:
+            return ("id", id(self.value))
+        return (type(self.value), self.value)
+
+    def __eq__(self, other):
+        return isinstance(other, Fixed) and (self.value is other.value or self._key() == other._key())
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        return f"Fixed({self.value!r})"
+
+
+@dataclasses.dataclass(frozen=True)
+class ObjectType(DictType):
+    """An object (a dataclass, an instance of a user class) passed as the record of its data
+    fields (`fields`, as a `DictType`); `fixed` holds its other fields ((name, Fixed), ...),
+    `names` every field in the object's order. The tracer reads `p.W` from it; the IR itself
+    only ever holds the plain record (see `plain`)."""
+    cls: type = object
+    fixed: tuple = ()
+    names: tuple = ()
+
+    def text(self) -> str:
+        return f"{self.cls.__qualname__}{super().text().removeprefix('dict')}"
+
+
+@dataclasses.dataclass(frozen=True)
+class NamedTupleType(TupleType):
+    """A namedtuple: a tuple whose items also have names (`p.W` is `p[0]`)."""
+    cls: type = tuple
+
+    def text(self) -> str:
+        return f"{self.cls.__qualname__}{super().text().removeprefix('tuple')}"
+
+
+def plain(t: Type) -> Type:
+    """`t` with every object and namedtuple type replaced by the record or tuple it is passed as."""
+    if isinstance(t, DictType):
+        if t.fields is None:
+            return DictType(plain(t.value))
+        return record(tuple((k, plain(v)) for k, v in t.fields))
+    if isinstance(t, TupleType):
+        return TupleType(tuple(plain(e) for e in t.elems))
+    if isinstance(t, ListType):
+        return ListType(plain(t.elem), t.length)
+    return t
+
+
+def has_objects(t: Type) -> bool:
+    """Whether `t` holds an object or a namedtuple type anywhere."""
+    if isinstance(t, (ObjectType, NamedTupleType)):
+        return True
+    if isinstance(t, DictType):
+        return any(has_objects(v) for _, v in t.fields or ()) or has_objects(t.value)
+    if isinstance(t, TupleType):
+        return any(has_objects(e) for e in t.elems)
+    return isinstance(t, ListType) and has_objects(t.elem)
+
+
 @dataclasses.dataclass(frozen=True)
 class OpaqueType(Type):
     """A value of a Python kind the IR does not look into: range, slice, iterator, dtype ..."""
@@ -217,6 +290,10 @@ def join(a: Type, b: Type) -> Type:
         return TupleType(tuple(join(x, y) for x, y in zip(a.elems, b.elems)))
     if isinstance(a, ListType) and isinstance(b, ListType):
         return ListType(join(a.elem, b.elem), a.length if a.length == b.length else None)
+    if isinstance(a, ObjectType) and isinstance(b, ObjectType) and \
+            (a.cls, a.fixed, a.names) == (b.cls, b.fixed, b.names):
+        joined = join(DictType(a.value, a.fields), DictType(b.value, b.fields))   # objects of one kind
+        return ObjectType(joined.value, joined.fields, a.cls, a.fixed, a.names) if joined.fields is not None else joined
     if isinstance(a, DictType) and isinstance(b, DictType):
         if a.fields is not None and b.fields is not None and [k for k, _ in a.fields] == [k for k, _ in b.fields]:
             return record(tuple((k, join(x, y)) for (k, x), (_, y) in zip(a.fields, b.fields)))

@@ -1,6 +1,7 @@
 """Sanity checks of the corpus itself (tests/corpus): every case runs under plain NumPy, is
 deterministic and well-tagged, and where HIPS autograd can differentiate it, autograd's gradient
 matches central finite differences."""
+import copy
 import sys
 
 import numpy as np
@@ -9,7 +10,7 @@ import pytest
 from tests.corpus import CASES, TAGS, Case, by_tag, get
 from tests.corpus.reference import autograd_fn, numeric_grad
 
-MODULES = ("straight", "indexing", "control", "loops", "calls", "containers", "models", "misc", "meta")
+MODULES = ("straight", "indexing", "control", "loops", "calls", "containers", "models", "misc", "meta", "objects")
 
 ids = [c.name for c in CASES]
 
@@ -29,7 +30,13 @@ def _same(a, b):
     if isinstance(a, dict):
         return (isinstance(b, dict) and a.keys() == b.keys()
                 and all(_same(a[k], b[k]) for k in a))
+    if _is_model(a):   # an object holding parameters: its fields
+        return type(a) is type(b) and _same(vars(a), vars(b))
     return type(a) is type(b) and a == b
+
+
+def _is_model(value) -> bool:
+    return type(value).__module__.startswith("tests.") and hasattr(value, "__dict__")
 
 
 def _leaves(value):
@@ -47,7 +54,12 @@ def _copy(value):
     if isinstance(value, np.ndarray):
         return value.copy()
     if isinstance(value, (tuple, list)):
-        return type(value)(_copy(v) for v in value)
+        items = [_copy(v) for v in value]
+        return type(value)._make(items) if hasattr(type(value), "_make") else type(value)(items)
+    if _is_model(value):
+        copied = copy.copy(value)
+        vars(copied).update({k: _copy(v) for k, v in vars(value).items()})
+        return copied
     return value
 
 

@@ -1,9 +1,10 @@
 """Any callable a transform is handed, as a plain Python function with source for the tracer.
 
 A `def` or `lambda` is itself; a `functools.partial`, a bound method, an object with `__call__` and
-a NumPy function wengert has a rule for become a small generated function that calls it (bound
-arguments are constants of the graph, `wrt` indexes the remaining parameters, as in JAX and
-autograd). `*args` is spread into one parameter per position for a given call. Anything else is
+a NumPy function wengert has a rule for become a small generated function that calls it (a
+partial's bound arguments are constants of the graph; the object of a method is its first
+parameter, given by the transforms at every call; `wrt` indexes the remaining parameters, as in
+JAX and autograd). `*args` is spread into one parameter per position for a given call. Anything else is
 refused with a `TraceError` that says what is accepted.
 """
 from __future__ import annotations
@@ -16,6 +17,7 @@ import keyword
 
 from ..runtime import primitives as P
 from .capture import capture, define
+from . import records
 from .errors import TraceError
 
 _COUNTER = itertools.count()
@@ -49,6 +51,9 @@ def entry_function(fn):
         return _primitive_wrapper(fn, binding)
     if inspect.isfunction(inspect.unwrap(fn)):   # decorated with functools.wraps: traced unwrapped
         return fn
+    method = _method_of_object(fn)
+    if method is not None:
+        return _object_wrapper(fn, *method)
     target, bound, label = _unbind(fn)
     try:
         signature = inspect.signature(fn)
@@ -84,6 +89,33 @@ def _unbind(fn) -> tuple:
         capture(fn)   # raises SourceNotFoundError, saying why there is no source and what to do
         raise TraceError(f"cannot differentiate {_name(fn)}: it is not a Python function")
     return fn, bound, label or getattr(fn, "__qualname__", None) or type(fn).__name__
+
+
+def _method_of_object(fn):
+    """(the object, the Python function) of a bound method, or of an object with `__call__`,
+    whose object is passed as an argument (see tracer/records.py); else None."""
+    if inspect.ismethod(fn) and inspect.isfunction(fn.__func__):
+        obj, function = fn.__self__, fn.__func__
+    elif not isinstance(fn, type) and inspect.isfunction(getattr(type(fn), "__call__", None)):
+        obj, function = fn, type(fn).__call__
+    else:
+        return None
+    params = list(inspect.signature(function).parameters.values())
+    if not records.is_object(obj) or not params or params[0].kind not in (
+            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD) or records.cycle(obj):
+        return None   # an object that holds itself is no tree of fields: a constant of the graph
+    return obj, function
+
+
+def _object_wrapper(fn, obj, function):
+    """`def loss(self, x): return __target(self, x)` for `model.loss`: the object is the first
+    argument, read at every call (so a changed `model.W` is seen), passed by the transforms
+    from the wrapper's `__wengert_bound__`."""
+    params = list(inspect.signature(function).parameters.values())
+    label = getattr(fn, "__qualname__", None) or f"{type(fn).__qualname__}.__call__"
+    wrapper = _generate(function.__name__, label, params, [], {"__target": function})
+    wrapper.__wengert_bound__ = (obj,)
+    return wrapper
 
 
 def _name(fn) -> str:

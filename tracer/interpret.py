@@ -6,6 +6,7 @@ applies each primitive's NumPy implementation; it is not how generated code runs
 from __future__ import annotations
 
 from ..runtime import primitives as P
+from .records import as_record
 from .ir import UNDEF, Literal, Module, Region
 
 
@@ -14,9 +15,10 @@ class UndefinedValueError(NameError):
 
 
 def run(module: Module, *args, function: str | None = None, observe=None):
-    """Evaluate `module`'s entry (or `function`) on `args`, given in IR parameter order.
+    """Evaluate `module`'s entry (or `function`) on `args`, given in IR parameter order (an
+    object as the record of its data fields, tracer/records.py: as_record, which is applied to them).
     `observe(value, result)`, if given, sees every op result as it is computed."""
-    return _Interpreter(module, observe).call(function or module.entry, list(args))
+    return _Interpreter(module, observe).call(function or module.entry, [as_record(a) for a in args])
 
 
 class _Interpreter:

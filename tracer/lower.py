@@ -14,7 +14,6 @@ import functools
 import inspect
 import operator
 import os
-import sysconfig
 import types
 
 import gast
@@ -22,6 +21,7 @@ import numpy as np
 
 from ..runtime import primitives as P
 from ..runtime.errors import WengertError
+from ..runtime import types as T
 from .aliases import Aliases
 from .capture import Captured, capture
 from . import index_tricks
@@ -31,6 +31,8 @@ from .errors import SourceInfo, TraceError, UnsupportedSyntaxError, error_at
 from .fold import NOT_STATIC, is_literal, static_value
 from .ir import UNDEF, Function, Literal, Loc, Module, Op, Region, Value, body_args_before_carries
 from .names import Namer
+from . import records
+from .records import is_user_path
 from .syntax import (assigned_in, assigned_names, comprehension_targets, describe_node, dotted, first_store,
                      free_names, own_nodes, source_text, target_names, updated_in_place)
 
@@ -57,11 +59,6 @@ class LocalFunction:
 # The module being built
 # ---------------------------------------------------------------------------------------------
 
-_LIBRARY_PATHS = tuple({os.path.realpath(p) for p in (sysconfig.get_paths()["stdlib"],
-                                                      sysconfig.get_paths()["purelib"],
-                                                      sysconfig.get_paths()["platlib"])})
-_WENGERT_PATH = os.path.realpath(os.path.join(os.path.dirname(__file__), os.pardir))
-
 
 def is_user_function(fn) -> bool:
     """Python functions wengert traces into: not the standard library's or an installed
@@ -74,7 +71,7 @@ def is_user_function(fn) -> bool:
     module = getattr(fn, "__module__", "") or ""
     if module.split(".")[0] in ("numpy", "scipy", "autograd", "torch", "jax"):
         return False
-    return not path.startswith(_LIBRARY_PATHS) or path.startswith(_WENGERT_PATH)
+    return is_user_path(path)
 
 
 class Tracer:
@@ -88,15 +85,21 @@ class Tracer:
         # result may share memory with, and its in-place updates of parameters
         self.returns_alias: dict[str, set] = {}
         self.param_mutations: dict[str, list] = {}
+        #: the type of the objects an IR function returns (`return (self.l1, self.l2)`), by name
+        self.returns_object: dict = {}
+        #: the data read from globals and closure cells, whose change makes the graph stale
+        self.reads = records.Reads()
 
     def unique_name(self, base: str) -> str:
         n = self.counts.get(base, 0) + 1
         self.counts[base] = n
         return base if n == 1 else f"{base}.{n}"
 
-    def function_for(self, fn, statics: dict, site=None) -> Function:
-        """The IR function for user function `fn` with some parameters bound to static objects."""
-        key = (fn, _static_key(statics))
+    def function_for(self, fn, statics: dict, site=None, objects: dict | None = None) -> Function:
+        """The IR function for user function `fn` with some parameters bound to static objects,
+        and some (`objects`: name -> type) holding objects or namedtuples."""
+        objects = objects or {}
+        key = (fn, _static_key(statics), tuple(sorted(objects.items())))
         if key in self.cache:
             return self.cache[key]
         if self.counts.get(fn.__qualname__, 0) >= MAX_SPECIALISATIONS:
@@ -108,7 +111,10 @@ class Tracer:
         self.cache[key] = ir_fn
         self.functions[ir_fn.name] = ir_fn
         # a decorated function is traced from the source of the one it wraps, in that one's scope
-        Lowerer(self, captured, ir_fn, captured.fn.__globals__, _closure_of(captured.fn), statics).lower_function()
+        lowerer = Lowerer(self, captured, ir_fn, captured.fn.__globals__, _closure_of(captured.fn), statics)
+        lowerer.cells = dict(zip(captured.fn.__code__.co_freevars, captured.fn.__closure__ or ()))
+        lowerer.object_params = objects
+        lowerer.lower_function()
         return ir_fn
 
 
@@ -139,10 +145,11 @@ def _source_label(captured: Captured) -> str:
     return f"{captured.info.filename}:{line}"
 
 
-def trace_module(fn, constants: dict | None = None) -> Module:
+def trace_module(fn, constants: dict | None = None, arg_types: list | None = None) -> Module:
     """Capture `fn` and every user function it calls into a `Module` whose entry is `fn`.
     `constants` maps parameter names to values the graph is specialised on (they are not
-    parameters of the entry function then)."""
+    parameters of the entry function then); `arg_types`, the types of the others, tell which
+    parameters are objects (their attributes and methods are resolved while lowering)."""
     fn = entry_function(fn)
     if not is_user_function(inspect.unwrap(fn)):
         module = getattr(fn, "__module__", "") or ""
@@ -151,10 +158,16 @@ def trace_module(fn, constants: dict | None = None) -> Module:
                          hint="differentiate your own function; wengert differentiates the NumPy functions it "
                               "has rules for (np.sin, np.linalg.det ...), called directly or from your code")
     tracer = Tracer()
-    entry = tracer.function_for(fn, {k: Literal(v) for k, v in (constants or {}).items()})
+    names = [n for n in inspect.signature(fn).parameters if n not in (constants or {})]
+    if arg_types is None:   # a method's object (tracer/entry.py: _object_wrapper) is known all the same
+        arg_types = [records.value_type(v) for v in getattr(fn, "__wengert_bound__", ())]
+    objects = {n: t for n, t in zip(names, arg_types) if T.has_objects(t)}
+    entry = tracer.function_for(fn, {k: Literal(v) for k, v in (constants or {}).items()}, objects=objects)
     for mutation in tracer.param_mutations.get(entry.name, ()):
         raise mutation.error   # the caller of the entry function holds its arguments
-    return Module(tracer.functions, entry.name)
+    module = Module(tracer.functions, entry.name)
+    module.reads = tracer.reads
+    return module
 
 
 # ---------------------------------------------------------------------------------------------
@@ -190,6 +203,9 @@ class Lowerer:
         self.captures: list[str] = []
         self.first_carries: set = set()   # ids of loop carries of names unbound before their loop
         self.aliases = Aliases(self)
+        self.cells: dict = {}           # closure cells by name (`self.closure` holds their contents)
+        self.object_params: dict = {}   # parameter name -> the type of the object(s) it holds
+        self.objects: dict = {}         # id(value) -> (value, type): traced values holding objects
 
     # -- errors ---------------------------------------------------------------------------------
     def unsupported(self, node, what: str, hint: str = ""):
@@ -290,7 +306,7 @@ class Lowerer:
             if name in self.statics:
                 self.env[name] = self.statics[name]
             else:
-                self.fn.body.args.append(self._param(name))
+                self.fn.body.args.append(self.tag(self._param(name), self.object_params.get(name)))
         for name, static in self.statics.items():
             self.env.setdefault(name, static)
         self.check_whole_function()
@@ -302,6 +318,8 @@ class Lowerer:
         end = self.block(body)
         value = end.value if end is not None else Literal(None)
         self.fn.body.yields = [self.operand(value, node)]
+        if self.object_type(value) is not None:
+            self.tracer.returns_object[self.fn.name] = self.object_type(value)
         self.aliases.finish(self.fn.body.yields[0])
         self._name_temps(self.fn.body)
 
@@ -441,6 +459,8 @@ class Lowerer:
             self.aliases.before_item_update(base, s, source_text(target), "augassign", old)
             new = self.apply(prim, [old, value], s)
             self.update_in_place(target.value, base, self.apply(P.setitem, [base, new, *index], s), s, "setitem")
+        elif isinstance(target, gast.Attribute):
+            raise self.attribute_write(target, target.value, f"augmented assignment to an attribute (`.{target.attr}`)")
         else:
             raise self.unsupported(target, f"augmented assignment to {describe_node(target)}",
                                    "assign to a local variable instead")
@@ -466,8 +486,7 @@ class Lowerer:
             new = self.apply(P.setitem, [base, self.operand(value, stmt), *index], target)
             self.update_in_place(target.value, base, new, target, "setitem")
         elif isinstance(target, gast.Attribute):
-            raise self.unsupported(target, f"assigning to the attribute `.{target.attr}`",
-                                   "keep the value in a local variable or return it")
+            raise self.attribute_write(target, target.value, f"assigning to the attribute `.{target.attr}`")
         else:
             raise self.unsupported(target, f"assignment to {describe_node(target)}")
 
@@ -513,6 +532,8 @@ class Lowerer:
                 raise self.error(node, f"cannot unpack {len(items)} values into {n} names")
             return items
         results = self.emit("unpack", [value], node, {"n": n}, n)
+        for k, item in enumerate(results):
+            self.tag(item, records.item_type(self.object_type(value), k))
         return results
 
     def known_items(self, value):
@@ -642,6 +663,7 @@ class Lowerer:
                 hint = s.target.id if isinstance(s.target, gast.Name) else None
                 region.args.append(self.new_value(hint))
                 self.aliases.loop_item(region.args[0], iterable, s)
+                self.tag(region.args[0], records.item_type(self.object_type(iterable), None))
             for name, init in zip(carried, inits):
                 arg = Value(self.namer.fresh(name))
                 region.args.append(arg)
@@ -759,8 +781,10 @@ class Lowerer:
                              f"another name first (`{name}2 = {name}.copy()`) and change the copy"
                              if outside else "")
         if name in self.closure:
+            self.tracer.reads.note(self.cells.get(name), "cell_contents", self.closure[name])
             return self.constant(self.closure[name], node, name)
         if name in self.globals:
+            self.tracer.reads.note(self.globals, name, self.globals[name])
             return self.constant(self.globals[name], node, name)
         if hasattr(builtins, name):
             return self.constant(getattr(builtins, name), node, name)
@@ -768,6 +792,8 @@ class Lowerer:
 
     def expr_Attribute(self, node):
         base = self.expr(node.value)
+        if isinstance(self.object_type(base), (T.ObjectType, T.NamedTupleType)):
+            return self.object_attribute(base, node)
         if isinstance(base, Static):
             try:
                 obj = getattr(base.obj, node.attr)
@@ -782,6 +808,86 @@ class Lowerer:
             raise self.unsupported(node, f"the attribute `.{node.attr}` of a traced value",
                                    "wengert knows the array attributes " + ", ".join(sorted(P.PROPERTIES)))
         return self.apply(prim, [base], node)
+
+    # -- objects passed as arguments (tracer/records.py) ---------------------------------------
+    def object_type(self, value):
+        """The type of a traced value that holds objects or namedtuples, where known (else None)."""
+        entry = self.objects.get(id(value))
+        return entry[1] if entry is not None and entry[0] is value else None
+
+    def tag(self, value, t):
+        """Remember that `value` holds objects of type `t` (a no-op for other types)."""
+        if isinstance(value, Value) and t is not None and T.has_objects(t):
+            self.objects[id(value)] = (value, t)
+        return value
+
+    def object_attribute(self, base: Value, node):
+        """`p.W` on an object argument: its data field (an item of its record), a fixed field (a
+        constant), a property (its getter, inlined) or a class attribute (a constant)."""
+        t, name = self.object_type(base), node.attr
+        key = records.field_key(t, name)
+        if key is not None:
+            return self.tag(self.apply(P.getitem, [base, Literal(key)], node), records.item_type(t, key))
+        fixed = dict(getattr(t, "fixed", ()))
+        if name in fixed:
+            return self.constant(fixed[name].value, node, dotted(node))
+        attr = self.class_attribute(t, node)
+        if isinstance(attr, property) and is_user_function(attr.fget):
+            return self.call_user(attr.fget, [base], {}, node)
+        if inspect.isfunction(attr):
+            raise self.unsupported(node, f"the method `.{name}` of `{dotted(node.value)}` used as a value",
+                                   f"call it: `{dotted(node)}(...)`")
+        return self.constant(getattr(t.cls, name), node, dotted(node))
+
+    def class_attribute(self, t, node):
+        """The attribute `node.attr` of the class of objects of type `t`, as the class holds it."""
+        missing = object()
+        attr = inspect.getattr_static(t.cls, node.attr, missing)
+        if attr is missing:
+            raise self.error(node, f"`{dotted(node.value)}` (a {t.cls.__qualname__}) has no attribute "
+                                   f"`{node.attr}`")
+        return attr
+
+    def object_method(self, receiver: Value, func, node):
+        """`p.predict(x)` on an object argument: the method traced with the object as its first
+        argument (a static method without it); a fixed field holding a function is called."""
+        t = self.object_type(receiver)
+        fixed = dict(getattr(t, "fixed", ()))
+        if records.field_key(t, func.attr) is not None:
+            field = self.object_attribute(receiver, func)
+            if not isinstance(self.object_type(field), T.ObjectType):
+                raise self.unsupported(func, f"calling `{dotted(func)}`, a data field of an object",
+                                       "call a function by its name")
+            return self.object_method(field, gast.Attribute(func, "__call__", gast.Load()), node)   # its __call__
+        args, kwargs = self.call_arguments(node)
+        if func.attr in fixed:
+            return self.call(fixed[func.attr].value, args, kwargs, node, dotted(func))
+        attr = self.class_attribute(t, func)
+        if isinstance(attr, staticmethod):
+            return self.call(attr.__func__, args, kwargs, node, dotted(func))
+        if isinstance(attr, classmethod):
+            return self.call(attr.__func__, [Static(t.cls), *args], kwargs, node, dotted(func))
+        if is_user_function(attr):
+            return self.call_user(attr, [receiver, *args], kwargs, node)
+        raise self.unsupported(func, f"the method `.{func.attr}()` of `{dotted(func.value)}`, a "
+                                     f"{t.cls.__qualname__}, which is not a function of your code",
+                               "compute what it gives from the object's fields in your function")
+
+    def attribute_write(self, node, target, what: str, value=None):
+        """The error for changing an object's attribute (`what`) in traced code."""
+        if value is None and isinstance(target, gast.Name) and target.id not in self.env:
+            value = Static(self.closure.get(target.id, self.globals.get(target.id)))   # `model.W = ...`
+        if value is None:
+            value = self.expr(target)
+        obj = value.obj if isinstance(value, Static) else None
+        t = self.object_type(value)
+        if t is not None or records.is_object(obj):
+            kind = t.cls.__qualname__ if t is not None else type(obj).__qualname__
+            return self.unsupported(node, f"{what} on `{dotted(target)}`, a {kind}: wengert does not change "
+                                          "the objects a differentiated function reads",
+                                    "return the new value instead, or build a new object from the old one, e.g. "
+                                    f"`dataclasses.replace({dotted(target)}, W=new_W)`")
+        return self.unsupported(node, what, "keep the value in a local variable or return it")
 
     def expr_BinOp(self, node):
         left, right = self.expr(node.left), self.expr(node.right)
@@ -884,7 +990,8 @@ class Lowerer:
         items = self.sequence_items(node)
         if all(isinstance(x, Literal) for x in items):
             return Literal(tuple(x.value for x in items))
-        return self.apply(P.make_tuple, items, node)
+        return self.tag(self.apply(P.make_tuple, items, node),   # `(self.l1, self.l2)`: objects stay known
+                        T.TupleType(tuple(self.object_type(x) or T.UNKNOWN for x in items)))
 
     def expr_List(self, node):
         return self.apply(P.make_list, self.sequence_items(node), node)
@@ -932,7 +1039,10 @@ class Lowerer:
         if len(index) == 1 and isinstance(index[0], Literal) and isinstance(index[0].value, tuple) \
                 and index[0].value:   # `x[i]` with a constant tuple `i`: its components
             index = [Literal(v) for v in index[0].value]
-        return self.apply(P.getitem, [self.operand(base, node), *index], node)
+        item = self.apply(P.getitem, [self.operand(base, node), *index], node)
+        if len(index) == 1 and isinstance(index[0], Literal):   # `params[0].W`: the item's class is known
+            self.tag(item, records.item_type(self.object_type(base), index[0].value))
+        return item
 
     def subscript_static(self, obj, index: list, node):
         """An object known while tracing indexed with computed values: NumPy's index tricks are
@@ -1066,6 +1176,8 @@ class Lowerer:
             label = dotted(func)
         else:
             callee_value = self.expr(func)
+            if isinstance(self.object_type(callee_value), T.ObjectType):   # `layer(x)`: its `__call__`
+                return self.object_method(callee_value, gast.Attribute(func, "__call__", gast.Load()), node)
             if not isinstance(callee_value, Static):
                 raise self.unsupported(func, "calling a computed value",
                                        "call a function by its name")
@@ -1116,6 +1228,8 @@ class Lowerer:
 
     def method_call(self, receiver, func, node):
         name = func.attr
+        if isinstance(self.object_type(receiver), (T.ObjectType, T.NamedTupleType)):
+            return self.object_method(receiver, func, node)
         args, kwargs = self.call_arguments(node)
         if name in P.MUTATING_METHODS:
             binding = P.MUTATING_METHODS[name]
@@ -1245,6 +1359,11 @@ class Lowerer:
         if callee is dict and not args and kwargs:   # dict(a=a, b=b): a dict display with those keys
             return self.apply(P.make_dict, [self.operand(v, node) for v in kwargs.values()], node,
                               {"keys": tuple(kwargs)})
+        if callee is isinstance and len(args) == 2 and isinstance(args[1], Static) and \
+                isinstance(self.object_type(args[0]), (T.ObjectType, T.NamedTupleType)):   # its class is known
+            return Literal(issubclass(self.object_type(args[0]).cls, args[1].obj))
+        if (callee is setattr or callee is delattr) and args:
+            raise self.attribute_write(node, node.args[0], f"`{label}()`", args[0])
         binding = P.lookup_callable(callee)
         if binding is not None and any(_opaque_instance(a) for a in [*args, *kwargs.values()]):
             # np.multiply(x, obj): the object's own methods run, which no rule describes
@@ -1346,7 +1465,7 @@ class Lowerer:
             raise self.error(node, f"bad call of `{fn.__qualname__}`: {exc}",
                              f"it is defined as `{fn.__qualname__}{inspect.signature(fn)}`") from None
         bound.apply_defaults()
-        statics, operands = {}, []
+        statics, operands, objects = {}, [], {}
         for name, value in bound.arguments.items():
             kind = inspect.signature(fn).parameters[name].kind
             if kind is inspect.Parameter.VAR_POSITIONAL:
@@ -1372,10 +1491,12 @@ class Lowerer:
                 statics[name] = value   # constants such as axis=-1 or a recursion depth fold away
             else:
                 operands.append(value)
-        callee = self.tracer.function_for(fn, statics, node)
+                if self.object_type(value) is not None:
+                    objects[name] = self.object_type(value)
+        callee = self.tracer.function_for(fn, statics, node, objects=objects)
         self.aliases.check_call(callee.name, operands, node)
         (result,) = self.emit("call", operands, node, {"callee": callee.name})
-        return result
+        return self.tag(result, self.tracer.returns_object.get(callee.name))
 
     def captured_values(self, local: LocalFunction) -> list:
         """The enclosing variables `local` reads that hold traced values (not static objects)."""
@@ -1424,6 +1545,7 @@ class Lowerer:
             self.tracer.functions[ir_fn.name] = ir_fn
             inner = Lowerer(self.tracer, None, ir_fn, outer.globals, outer.closure,
                             {k: v for k, v in statics.items() if k in params}, node=fnode, info=outer.info)
+            inner.cells = outer.cells
             for name, static in statics.items():
                 if name not in params:
                     inner.env[name] = static

@@ -11,6 +11,7 @@ import threading
 
 import gast
 
+from ..runtime import types as T
 from .capture import capture
 from .cleanup import prune
 from .errors import TraceError, error_at
@@ -55,9 +56,9 @@ def trace(fn, arg_types: list | None = None, constants: dict | None = None) -> M
 
 
 def _trace(fn, arg_types: list | None, constants: dict | None) -> Module:
-    module = verify(prune(verify(trace_module(fn, constants))))
-    if arg_types is not None:
-        verify(specialise(module, arg_types, TransformCalls(module)))
+    module = verify(prune(verify(trace_module(fn, constants, arg_types))))
+    if arg_types is not None:   # objects are records in the IR: their classes served the lowering
+        verify(specialise(module, [T.plain(t) for t in arg_types], TransformCalls(module)))
     return module
 
 

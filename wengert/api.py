@@ -9,6 +9,8 @@ import inspect
 from .runtime import types as T
 from .runtime.errors import WengertError
 from .tracer import capture as _capture
+from .tracer import records as _records
+from .tracer.entry import entry_function
 from .tracer.ir import Module
 from .tracer.parser import parse_module
 from .tracer.pipeline import trace
@@ -20,18 +22,14 @@ def ir(fn, *example_args) -> Module:
     `wengert.types` such as `ArrayType("f64", (3,))`), every value carries its dtype and shape."""
     if not example_args:
         return trace(fn)
+    fn = entry_function(fn)   # a method's object is its first argument
+    example_args = getattr(fn, "__wengert_bound__", ()) + tuple(example_args)
     return trace(fn, [as_type(v) for v in bind_arguments(fn, example_args, {})])
 
 
 def as_type(value) -> T.Type:
     """An example argument's type; it may be a value, a Type, or a `*args` tuple of either."""
-    if isinstance(value, T.Type):
-        return value
-    if isinstance(value, tuple):
-        return T.TupleType(tuple(as_type(v) for v in value))
-    if isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
-        return T.record(tuple((k, as_type(v)) for k, v in value.items()))
-    return T.type_of(value)
+    return value if isinstance(value, T.Type) else _records.value_type(value, as_type)
 
 
 def bind_arguments(fn, args: tuple, kwargs: dict) -> list:

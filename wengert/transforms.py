@@ -21,6 +21,8 @@ from .api import as_type, bind_arguments
 from .codegen.pipeline import Compiled, compile_adjoint, compile_tangent  # noqa: F401 (see COMPILERS)
 from .lru import LRU
 from .tracer.capture import define
+from .tracer.records import as_record, cycle, fields_of, is_data, is_object, is_structure, restore
+from .tracer.records import leaves as record_leaves
 from .tracer.entry import entry_function, is_static_argument, spread_varargs, static_arguments
 from .runtime import types as T
 from .runtime.names import name_base
@@ -71,6 +73,16 @@ def _wrt_indices(fn, wrt) -> tuple[list[int], bool]:
     return out, many
 
 
+def _after_bound(wrt, count: int):
+    """`wrt` (indices of the caller's arguments, or names) as indices of parameters that begin
+    with `count` bound objects; "self" names the (first) object."""
+    if isinstance(wrt, (tuple, list)):
+        return type(wrt)(_after_bound(w, count) for w in wrt)
+    if wrt == "self":   # the object, whatever its method calls its first parameter
+        return 0
+    return wrt + count if isinstance(wrt, int) and not isinstance(wrt, bool) and wrt >= 0 else wrt
+
+
 #: how many compiled programs the shared cache keeps (the least recently used goes first)
 COMPILED_SIZE = 256
 #: how many argument signatures one transform remembers on its fast path
@@ -96,6 +108,12 @@ class _Transform:
         for attribute in ("__name__", "__qualname__"):   # a partial has none: name the function it calls
             if not hasattr(self, attribute):
                 setattr(self, attribute, getattr(self.fn, attribute, type(fn).__name__))
+        #: the object of a method (`grad(model.loss)`), an argument before the caller's (see
+        #: tracer/entry.py: _object_wrapper); `wrt` counts the caller's arguments
+        self.__wengert_bound__ = getattr(self.fn, "__wengert_bound__", ())
+        if self.__wengert_bound__:
+            wrt = _after_bound(wrt, len(self.__wengert_bound__))
+            self.__signature__ = inspect.signature(self.fn)
         self.wrt_asked = wrt
         self.wrt, self.many = _wrt_indices(self.fn, wrt)
         self.optimize = optimize
@@ -116,7 +134,7 @@ class _Transform:
         arguments: a new value compiles new code, so recursion and branching on them unfold."""
         fast = _fast_key(args) if self.simple and not kwargs and len(args) == len(self.names) else None
         hit = self.fast.hit(fast) if fast is not None else None
-        if hit is not None:
+        if hit is not None and not _stale(hit[0]):
             self.last, positions = hit
             return self.last, [args[i] for i in positions]
         fn, wrt_indices, names = self.entry_for(args)
@@ -126,10 +144,11 @@ class _Transform:
         constant = static_arguments(values, wrt_indices)
         dynamic = [v for v, c in zip(values, constant) if not c]
         types = [as_type(v) for v in dynamic]
+        dynamic = [as_record(v) for v in dynamic]   # objects: their fields now, as records
         constants = {names[i]: v for i, (v, c) in enumerate(zip(values, constant)) if c}
         key = (self.mode, fn, tuple(wrt_indices), self.optimize, tuple(types), tuple(sorted(constants.items())))
         compiled = _COMPILED.hit(key)
-        if compiled is None:
+        if compiled is None or _stale(compiled):
             wrt = [i - sum(constant[:i]) for i in wrt_indices]
             target = fn.traceable(args, kwargs) if isinstance(fn, _Transform) else fn
             compiled = globals()[COMPILERS[self.mode]](target, types, wrt, self.optimize, constants)
@@ -273,9 +292,9 @@ def _dense(g, like):
     tuple or dict as None, zeros shaped like that item of the argument."""
     if isinstance(like, (list, tuple)):
         items = [None] * len(like) if g is None else g
-        return type(like)(_dense(item, part) for item, part in zip(items, like))
+        return restore(like, [_dense(item, part) for item, part in zip(items, like)])
     if isinstance(like, dict):
-        return {k: _dense(None if g is None else g.get(k), v) for k, v in like.items()}
+        return restore(like, {k: _dense(None if g is None else g.get(k), v) for k, v in like.items()})
     if g is not None:
         return g
     if isinstance(like, (float, int)) and not isinstance(like, bool):
@@ -287,6 +306,9 @@ def check_argument(fn, name: str, value, path: str = "") -> None:
     """Refuse, naming the parameter and the type, an argument the generated code cannot take:
     wengert works on NumPy arrays and Python/NumPy scalars (and tuples, lists and dicts of them)."""
     where = f"the argument `{name}{path}` of `{fn.__qualname__}`"
+    if not path and is_structure(value) and cycle(value) is not None:
+        raise WengertError(f"{where} holds itself (through `{name}{cycle(value)}`); wengert passes an object as the "
+                           "tree of its fields\npass an object whose fields do not lead back to it")
     if isinstance(value, (tuple, list)):
         for k, item in enumerate(value):
             check_argument(fn, name, item, f"{path}[{k}]")
@@ -294,6 +316,11 @@ def check_argument(fn, name: str, value, path: str = "") -> None:
     if isinstance(value, dict):
         for key, item in value.items():
             check_argument(fn, name, item, f"{path}[{key!r}]")
+        return
+    if is_object(value):   # passed as the record of its data fields
+        for key, item in fields_of(value).items():
+            if is_data(item):
+                check_argument(fn, name, item, f"{path}.{key}")
         return
     if isinstance(value, Tensor):
         raise WengertError(f"{where} is a wengert.Tensor; grad, vjp and jvp take NumPy arrays and scalars\n"
@@ -332,6 +359,14 @@ def check_dicts_not_used_as_arrays(compiled: Compiled, fn) -> None:
                 raise WengertError(f"{where}the argument `{used[0].name}` of `{fn.__qualname__}` is a dict, used as "
                                    f"an array (`{op.kind}`)\npass an array, or read the dict's entries "
                                    f"(`{used[0].name}[\"key\"]`)")
+
+
+def _stale(compiled: Compiled) -> bool:
+    """Whether a global or closure variable the code read while traced now holds another object
+    (`W = np.full(3, 5.0)` after `grad(f)` was called): then the function is traced again, as
+    autograd and PyTorch would read the new value (tracer/records.py: Reads)."""
+    reads = getattr(compiled.module, "reads", None)
+    return bool(reads) and reads.stale()
 
 
 def _fast_key(args: tuple):
@@ -389,7 +424,7 @@ class GradFunction(_Transform):
     refusal = ("grad", _USE_VJP)
 
     def __call__(self, *args, **kwargs):
-        compiled, values = self.compiled(args, kwargs)
+        compiled, values = self.compiled(self.__wengert_bound__ + args, kwargs)
         if _not_scalar(compiled.output_type):   # before running: the seed 1.0 fits no container
             _check_scalar(compiled, self.fn, None)
         value, *grads = compiled.fn(*values, 1.0)
@@ -405,7 +440,7 @@ class ValueAndGradFunction(GradFunction):
         return 0, super().returned()
 
     def __call__(self, *args, **kwargs):
-        compiled, values = self.compiled(args, kwargs)
+        compiled, values = self.compiled(self.__wengert_bound__ + args, kwargs)
         if _not_scalar(compiled.output_type):
             _check_scalar(compiled, self.fn, None)
         value, *grads = compiled.fn(*values, 1.0)
@@ -450,7 +485,7 @@ def vjp(fn, *args, wrt=None, **kwargs):
         if not wrt:
             raise WengertError(f"`{fn.__qualname__}` has no floating-point argument to differentiate")
     transform = _Transform(fn, wrt if isinstance(wrt, (tuple, list)) else (wrt,), True, 0)
-    compiled, values = transform.compiled(args, kwargs)
+    compiled, values = transform.compiled(transform.__wengert_bound__ + args, kwargs)
     value = _value_with_numpy_semantics(fn, args, kwargs)
 
     def pullback(cotangent):
@@ -463,9 +498,11 @@ def vjp(fn, *args, wrt=None, **kwargs):
 
 
 def _is_float(v) -> bool:
-    """Whether `v` is a floating-point value, or a tuple, list or dict holding one."""
+    """Whether `v` is a floating-point value, or a structure (tuple, list, dict, object) holding one."""
     if type(v) is np.ndarray:
         return v.dtype.kind in "fc"
+    if is_structure(v):
+        return any(_is_float(leaf) for leaf in record_leaves(v))
     return any(isinstance(leaf, float) or (isinstance(leaf, (np.ndarray, np.generic)) and leaf.dtype.kind in "fc")
                for _, leaf in leaves(v))
 
@@ -500,7 +537,7 @@ def jvp(fn, primals: tuple, tangents: tuple):
     (None, or anything for a non-float primal, means no tangent)."""
     primals, tangents = tuple(primals), tuple(tangents)
     transform = _tangent_transform(fn, primals, tangents)
-    compiled, values = transform.compiled(primals, {})
+    compiled, values = transform.compiled(transform.__wengert_bound__ + primals, {})
     out, out_dot = compiled.fn(*values, *[_tangent_for(fn, i, tangents[i], primals[i]) for i in transform.wrt])
     return out, _dense(out_dot, out)
 
@@ -557,7 +594,13 @@ class JvpCall:
 
 
 def _tangent_for(fn, i: int, t, p, what: str = "jvp: the tangent of"):
-    """Tangent `t` of primal `p` (argument `i` of `fn`), checked and in the primal's dtype."""
+    """Tangent `t` of primal `p` (argument `i` of `fn`), checked and in the primal's dtype. An
+    object's tangent is an object of its class (see tracer/records.py), passed as its record."""
+    if is_structure(p):
+        if as_type(t) != as_type(p):
+            raise WengertError(f"{what} argument {i} of `{_qualname(fn)}` is {as_type(t)}, but the primal is "
+                               f"{as_type(p)}; pass a tangent of the primal's structure, shapes and dtypes")
+        return as_record(t)
     return _checked_like(t, p, lambda path: f"{what} argument {i}{_path_text(path)} of `{_qualname(fn)}`", "primal")
 
 
@@ -629,9 +672,10 @@ class _Jacobian(_Transform):
         if self.varargs and not kwargs:
             return self.traceable(args, {})(*args)
         self.require_positional(self.title)
+        args = self.__wengert_bound__ + args
         if kwargs or len(args) != len(self.names):   # defaults filled in: the function takes all
             args = tuple(bind_arguments(self.fn, args, kwargs))
-        return self.traceable(args, {})(*args)
+        return self.traceable(args, {})(*[as_record(a) for a in args])
 
     def traceable(self, args: tuple, kwargs: dict):
         if self.varargs and not kwargs:   # `f(*xs)`: the Jacobian of f with one parameter per argument
@@ -675,6 +719,12 @@ class _Jacobian(_Transform):
         """Whether an argument or the result is a tuple, list or dict (its items may be None)."""
         return is_node(value) or any(is_node(a) for a in args)
 
+    def value(self, args: tuple):
+        """The function's value at `args` (a transform is called without its bound objects)."""
+        if isinstance(self.fn, _Transform):
+            args = args[len(self.__wengert_bound__):]
+        return _value_with_numpy_semantics(self.fn, args, {})
+
 
 class JacobianReverse(_Jacobian):
     """`jacrev(f)(*args)`: one adjoint pass per output entry (rows of the Jacobian)."""
@@ -682,7 +732,7 @@ class JacobianReverse(_Jacobian):
 
     def build(self, args: tuple):
         compiled, values = self.compiled(args, {})
-        value = _value_with_numpy_semantics(self.fn, args, {})
+        value = self.value(args)
         _check_leaves(self.fn, value, self.title)
         namespace = {"adjoint_": compiled.fn}
         seeds = unit_seeds(value, "out_basis_", namespace)
@@ -706,10 +756,11 @@ class JacobianForward(_Jacobian):
 
     def __init__(self, fn, wrt):
         super().__init__(fn, wrt)
-        self.tangents = {i: _TangentTransform(fn, (i,), True, 0) for i in self.wrt}
+        bound = len(self.__wengert_bound__)   # the tangent transforms count the caller's arguments
+        self.tangents = {i: _TangentTransform(fn, (i - bound,), True, 0) for i in self.wrt}
 
     def build(self, args: tuple):
-        value = _value_with_numpy_semantics(self.fn, args, {})
+        value = self.value(args)
         _check_leaves(self.fn, value, self.title)
         namespace, lines, columns = {}, [], {}
         passed = [_name(p) for p in self.passed(args, {})]
@@ -771,7 +822,7 @@ class HessianVectorProduct(_Transform):
         gradient = grad(fn, wrt=_one_index("hvp", wrt))
         gradient.refusal = ("hvp", "for the Hessian of each output use wengert.hessian(f) (output shape + "
                                    "input shape + input shape), or hvp of a scalar function of the output")
-        super().__init__(gradient, gradient.wrt[0], True, 0)
+        super().__init__(gradient, gradient.wrt[0] - len(gradient.__wengert_bound__), True, 0)
         self.original = fn
         self.vector = "v"
         while self.vector in self.names:
@@ -793,7 +844,7 @@ class HessianVectorProduct(_Transform):
     def __call__(self, *args_and_v):
         if self.varargs:
             return self.of_spread(args_and_v[:-1])(*args_and_v)
-        *args, v = args_and_v
+        *args, v = self.__wengert_bound__ + args_and_v
         compiled, values = self.compiled(tuple(args), {})
         i = self.wrt[0]
         return _dense(compiled.fn(*values, _tangent_for(self.fn, i, v, args[i], "hvp: the vector v for"))[1], args[i])

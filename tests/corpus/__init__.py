@@ -108,6 +108,9 @@ TAGS = frozenset({
     "xp_alias",         # numpy under another name, or functions imported from numpy
     "np_constant",      # np.pi, np.e, math.pi, np.newaxis
     "annotations",
+    # objects (objects.py)
+    "object_arg",       # a dataclass, namedtuple or class instance argument read as `p.W`
+    "method",           # a method of an object argument called in traced code
 })
 
 
@@ -186,4 +189,4 @@ def get(name):
         raise KeyError(f"no corpus case named {name!r}") from None
 
 
-from . import straight, indexing, control, loops, calls, containers, models, misc, aliasing, meta  # noqa: E402,F401
+from . import straight, indexing, control, loops, calls, containers, models, misc, aliasing, meta, objects  # noqa: E402,F401

@@ -133,6 +133,10 @@ def check(fn, args) -> str:
             got = run(modules[-1], *bind_arguments(fn, args, {}))
     except _Timeout:
         raise AssertionError(f"Python returned, the graph ran over {GRAPH_SECONDS} s\n{modules[-1]}") from None
+    except wengert.WengertError as err:   # refused when it runs (an update in place of an argument)
+        assert_clean(err, inspect.getsource(fn))
+        assert ".py:" in str(err), str(err)   # located
+        return "refused when run"
     assert same_value(got, want), f"graph gave {got!r}, Python {want!r}\n{modules[-1]}"
     return "traced"
 
