@@ -9,7 +9,7 @@ from . import types as T
 from .registry import ops
 
 __all__ = ["ops", "shape", "unbroadcast", "ndim_of", "axes_of", "expand", "select", "add_tangents",
-           "broadcast_like", "is_container", "maybe_container", "zero_tangent", "is_complex", "like_kind"]
+           "broadcast_like", "is_container", "maybe_container", "zero_tangent", "is_complex", "like_kind", "conj_of", "real_of"]
 
 
 def shape(x):
@@ -121,3 +121,14 @@ def like_kind(d, x):
     if x_complex is None or d_complex is None:
         return d if x_complex is None and d_complex is False else ops.complex_like(d, x)
     return ops.real(d) if d_complex else ops.add(d, 0j)
+
+
+def conj_of(x):
+    """conj(x), or x itself where the types say it is real (no operation in real code)."""
+    return x if is_complex(x) is False else ops.conj(x)
+
+
+def real_of(x):
+    """The real part of x, or x itself where the types say it is real: the tangent of a real
+    function of complex values (|x|, a variance) is real."""
+    return x if is_complex(x) is False else ops.real(x)

@@ -12,7 +12,7 @@ import numpy as np
 from .. import scalar
 from .. import shape_rules as S
 from .. import types as T
-from ..calculus import expand, is_complex, is_container, maybe_container, ndim_of, ops, select, unbroadcast
+from ..calculus import expand, is_complex, is_container, maybe_container, ndim_of, ops, real_of, select, unbroadcast
 from ..tensor_names import data_of, is_tensor
 from ..registry import (METHODS, NOTHING, NOVALUE, Binding, Eager, Sequences, primitive, signature as _signature,
                         stands_for, unbind_callable)
@@ -493,12 +493,8 @@ stands_for(nan_to_num, [np.nan_to_num], "x, *, nan=0.0, posinf=None, neginf=None
 
 # Complex numbers: the parts are linear over the reals, not holomorphic, so their cotangents and
 # tangents differ (HIPS autograd's convention: the gradient of a real f is df/dRe - i df/dIm).
-def _real_part(t):
-    return t if is_complex(t) is False else ops.real(t)
-
-
 real = _unary("real", np.real, view_of_first=True, linear=True, doc="the real part",
-              vjp=(lambda g, out, x: g,), jvp=(lambda t, out, x: _real_part(t),))
+              vjp=(lambda g, out, x: g,), jvp=(lambda t, out, x: real_of(t),))
 imag = _unary("imag", np.imag, view_of_first=True, linear=True, doc="the imaginary part",
               vjp=(lambda g, out, x: ops.neg(ops.mul(g, 1j)),), jvp=(lambda t, out, x: ops.imag(t),))
 conj = _unary("conj", np.conjugate, [np.conj], method="conj", linear=True, doc="the complex conjugate",

@@ -340,6 +340,8 @@ def _cofactor(x):
     before = np.concatenate([ones, np.cumprod(s[..., :-1], axis=-1)], axis=-1)
     after = np.concatenate([np.cumprod(s[..., :0:-1], axis=-1)[..., ::-1], ones], axis=-1)
     sign = np.linalg.det(u) * np.linalg.det(vh)
+    if np.iscomplexobj(x):   # x^-T = conj(u) diag(1/s) conj(vh) for a complex x = u diag(s) vh
+        u, vh = np.conj(u), np.conj(vh)
     return sign[..., None, None] * ((u * (before * after)[..., None, :]) @ vh)
 
 
@@ -478,8 +480,7 @@ def _sum_of(*terms):
 
 def _slogdet_rule(types, consts, params):
     (x,) = types
-    t = T.ArrayType(S.float_dtype(x), x.shape[:-2])
-    return [t, t]
+    return [T.ArrayType(S.float_dtype(x), x.shape[:-2]), T.ArrayType(S.real_float_dtype(x), x.shape[:-2])]
 
 
 def _slogdet_vjp(g, out, x):
