@@ -9,7 +9,8 @@ from . import types as T
 from .registry import ops
 
 __all__ = ["ops", "shape", "unbroadcast", "ndim_of", "axes_of", "expand", "select", "add_tangents",
-           "broadcast_like", "is_container", "maybe_container", "zero_tangent", "is_complex", "like_kind", "conj_of", "real_of"]
+           "broadcast_like", "is_container", "maybe_container", "zero_tangent", "is_complex", "like_kind", "conj_of",
+           "real_of"]
 
 
 def shape(x):

@@ -147,11 +147,13 @@ irfft2 = _transform("irfft2", "c2r", "rfft2", "the real 2-d inverse of a half sp
 irfftn = _transform("irfftn", "c2r", "rfftn", "the real n-d inverse of a half spectrum (s: the result's lengths)")
 
 # the shifts move entries: each one's cotangent is the other applied to g
-fftshift = declare("fftshift", np.fft.fftshift, params={"axes": None}, linear=True, linear_in=(0,),
-                   shape_rule=S.same_as(0), doc="the zero frequency moved to the centre along `axes` (None: all)",
-                   vjp=(lambda g, out, x, axes=None: ops.ifftshift(g, axes=axes),), eager=Eager(saves={0: ()}, quiet=True),
-                   callables=[np.fft.fftshift], spec="x, axes=None", operands="x", params_spec="axes")
-ifftshift = declare("ifftshift", np.fft.ifftshift, params={"axes": None}, linear=True, linear_in=(0,),
-                    shape_rule=S.same_as(0), doc="fftshift undone along `axes` (None: all)",
-                    vjp=(lambda g, out, x, axes=None: ops.fftshift(g, axes=axes),), eager=Eager(saves={0: ()}, quiet=True),
-                    callables=[np.fft.ifftshift], spec="x, axes=None", operands="x", params_spec="axes")
+def _shift(name: str, fn, undone_by: str, doc: str):
+    return declare(name, fn, params={"axes": None}, linear=True, linear_in=(0,), shape_rule=S.same_as(0), doc=doc,
+                   vjp=(lambda g, out, x, axes=None: getattr(ops, undone_by)(g, axes=axes),),
+                   eager=Eager(saves={0: ()}, quiet=True),
+                   callables=[fn], spec="x, axes=None", operands="x", params_spec="axes")
+
+
+fftshift = _shift("fftshift", np.fft.fftshift, "ifftshift", "the zero frequency moved to the centre along `axes` "
+                  "(None: all)")
+ifftshift = _shift("ifftshift", np.fft.ifftshift, "fftshift", "fftshift undone along `axes` (None: all)")

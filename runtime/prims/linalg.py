@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import shape_rules as S
 from .. import types as T
-from ..calculus import broadcast_like, ndim_of, ops, shape, unbroadcast
+from ..calculus import broadcast_like, ndim_of, ops, real_of, shape, unbroadcast
 from ..registry import Eager, declare, primitive, stands_for
 from .arithmetic import matmul
 
@@ -492,7 +492,7 @@ def _slogdet_vjp(g, out, x):
 
 def _slogdet_jvp(t, out, x):
     """d log|det x| = tr(x^-1 dx), each matrix's trace a sum of products."""
-    return ops.zeros_like(out[0]), ops.sum(ops.mul(_mT(ops.inv(x)), t), axis=(-2, -1))
+    return ops.zeros_like(out[0]), real_of(ops.sum(ops.mul(_mT(ops.inv(x)), t), axis=(-2, -1)))
 
 
 slogdet = declare("slogdet", _results(np.linalg.slogdet), results=2, shape_rule=_slogdet_rule,
