@@ -110,17 +110,19 @@ def is_complex(x) -> bool | None:
     return x is not None and bool(np.iscomplexobj(getattr(x, "_data", x)))
 
 
-def like_kind(d, x):
+def like_kind(d, x, *context):
     """A cotangent (tangent) `d` of `x` given x's kind: the real part where x is real (a real
     input's gradient through complex intermediates is real, HIPS autograd's convention), complex
-    where x is complex. Decided here when the types tell, else at run time (`complex_like`)."""
+    where x is complex. Decided here when the types tell; else at run time (`complex_like`) where
+    a value of the operation (x, d, the `context`: its result and operands) is known complex, so
+    that real code whose types are not all known gets no cast."""
     if d is None or is_container(d) or is_container(x):
         return d
     d_complex, x_complex = is_complex(d), is_complex(x)
-    if d_complex is False and x_complex is False or d_complex and x_complex:
+    if d_complex is not None and d_complex == x_complex:
         return d
-    if x_complex is None or d_complex is None:
-        return d if x_complex is None and d_complex is False else ops.complex_like(d, x)
+    if d_complex is None or x_complex is None:
+        return ops.complex_like(d, x) if any(is_complex(v) for v in (d, x, *context)) else d
     return ops.real(d) if d_complex else ops.add(d, 0j)
 
 

@@ -48,7 +48,7 @@ def _of_operand_kind(rule: Callable, i: int) -> Callable:
     """The cotangent of a real operand is real, of a complex one complex (see calculus.like_kind):
     a complex result of real operands (`x * 1j`) gives them the real part of its cotangent."""
     def of_operand_kind(g, out, *operands, **params):
-        return like_kind(rule(g, out, *operands, **params), operands[i])
+        return like_kind(rule(g, out, *operands, **params), operands[i], out, *operands)
     return of_operand_kind
 
 
@@ -157,7 +157,7 @@ def jvp_rule(name: str):
 def _of_result_kind(rule: Callable) -> Callable:
     """The tangent of a real result is real (x.astype(float) of a complex x), of a complex one complex."""
     def of_result_kind(tangents, out, *operands, **params):
-        return like_kind(rule(tangents, out, *operands, **params), out)
+        return like_kind(rule(tangents, out, *operands, **params), out, *operands)
     return of_result_kind
 
 

@@ -12,7 +12,8 @@ import numpy as np
 from .. import scalar
 from .. import shape_rules as S
 from .. import types as T
-from ..calculus import expand, is_complex, is_container, maybe_container, ndim_of, ops, real_of, select, unbroadcast
+from ..calculus import (expand, is_complex, is_container, like_kind, maybe_container, ndim_of, ops, real_of, select,
+                        unbroadcast)
 from ..tensor_names import data_of, is_tensor
 from ..registry import (METHODS, NOTHING, NOVALUE, Binding, Eager, Sequences, primitive, signature as _signature,
                         stands_for, unbind_callable)
@@ -493,10 +494,15 @@ stands_for(nan_to_num, [np.nan_to_num], "x, *, nan=0.0, posinf=None, neginf=None
 
 # Complex numbers: the parts are linear over the reals, not holomorphic, so their cotangents and
 # tangents differ (HIPS autograd's convention: the gradient of a real f is df/dRe - i df/dIm).
+def _of_kind(d, x):
+    """A cotangent of x that its rule made complex, as x's kind: by x's type, else when it runs."""
+    return ops.complex_like(d, x) if is_complex(x) is None else like_kind(d, x)
+
+
 real = _unary("real", np.real, view_of_first=True, linear=True, doc="the real part",
               vjp=(lambda g, out, x: g,), jvp=(lambda t, out, x: real_of(t),))
 imag = _unary("imag", np.imag, view_of_first=True, linear=True, doc="the imaginary part",
-              vjp=(lambda g, out, x: ops.neg(ops.mul(g, 1j)),), jvp=(lambda t, out, x: ops.imag(t),))
+              vjp=(lambda g, out, x: _of_kind(ops.neg(ops.mul(g, 1j)), x),), jvp=(lambda t, out, x: ops.imag(t),))
 conj = _unary("conj", np.conjugate, [np.conj], method="conj", linear=True, doc="the complex conjugate",
               partials=(lambda g, out, x: ops.conj(g),))
 METHODS["conjugate"] = METHODS["conj"]
@@ -513,8 +519,8 @@ def _angle_scale(v, deg):
 # d angle = Im(conj(x) dx) / |x|^2; 0 at x == 0, as PyTorch has it
 angle = primitive("angle", _angle, params={"deg": False}, shape_rule=S.elementwise_rule(_angle),
                   doc="the argument of a complex x (in degrees with deg=True)",
-                  vjp=(lambda g, out, x, deg=False: _angle_scale(
-                      _over_modulus(ops.neg(ops.mul(g, ops.mul(ops.conj(x), 1j))), ops.square(ops.abs(x))), deg),),
+                  vjp=(lambda g, out, x, deg=False: _of_kind(_angle_scale(
+                      _over_modulus(ops.neg(ops.mul(g, ops.mul(ops.conj(x), 1j))), ops.square(ops.abs(x))), deg), x),),
                   jvp=(lambda t, out, x, deg=False: _angle_scale(
                       _over_modulus(ops.imag(ops.mul(ops.conj(x), t)), ops.square(ops.abs(x))), deg),),
                   eager=Eager("AngleBackward0", _READS_X))
@@ -528,19 +534,30 @@ def _real_if_close(a, tol=100):
 # the result's dtype depends on the values: its tangent takes the result's kind when it runs
 real_if_close = primitive("real_if_close", _real_if_close, params={"tol": 100}, doc="x's real part where its "
                           "imaginary part is within tol machine epsilons of 0, else x",
-                          vjp=(lambda g, out, x, tol=100: g,),
+                          vjp=(lambda g, out, x, tol=100: ops.complex_like(g, x),),
                           jvp=(lambda t, out, x, tol=100: ops.complex_like(t, out),))
 stands_for(real_if_close, [np.real_if_close], "a, tol=100", "a", "tol")
 
 
 def _complex_like(d, x):
-    """d as x's kind: its real part where x is real and d complex, d + 0j where x is complex and d real."""
+    """d as x's kind: its real part where x is real and d complex, d + 0j where x is complex and d real
+    (a container, whose type the tracer did not know, as it is)."""
+    if d is None or isinstance(d, (list, tuple, dict)) or isinstance(x, (list, tuple, dict)):
+        return d
     if np.iscomplexobj(x):
         return d if np.iscomplexobj(d) else np.add(d, 0j)
     return np.real(d)
 
 
-complex_like = primitive("complex_like", _complex_like, arity=2, shape_rule=S.elementwise_rule(_complex_like),
+def _complex_like_rule(types, consts, params):
+    """x's type (d is x's cotangent or tangent: x's shape, and a dtype of x's kind)."""
+    d, x = types
+    if isinstance(d, T.ArrayType) and isinstance(x, T.ArrayType):
+        return S.elementwise_rule(_complex_like)(types, consts, params)
+    return x if isinstance(x, T.ArrayType) else T.UNKNOWN
+
+
+complex_like = primitive("complex_like", _complex_like, arity=2, shape_rule=_complex_like_rule,
                          doc="a cotangent as its operand's kind (real or complex), where the types do not tell",
                          vjp=(lambda g, out, d, x: g, None), jvp=(lambda t, out, d, x: ops.complex_like(t, x), None))
 round_ = primitive("round", np.round, params={"decimals": 0}, differentiable=False,
