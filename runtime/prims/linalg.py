@@ -382,8 +382,10 @@ def _in_svd_frame(x, *directions):
     """x = u diag(s) vh, each direction as u^T d vh^T, and det(u) det(vh): the derivatives of det
     at x are those at diag(s) in these coordinates (det(u (diag(s) + e) vh) = det(u) det(vh) det(diag(s) + e))."""
     u, s, vh = np.linalg.svd(x)
-    ut, v = np.swapaxes(u, -1, -2), np.swapaxes(vh, -1, -2)
     sign = np.linalg.det(u) * np.linalg.det(vh)
+    if np.iscomplexobj(x):   # the frame is u^H d vh^H, and a cofactor matrix maps back as conj(u) c conj(vh)
+        u, vh = np.conj(u), np.conj(vh)
+    ut, v = np.swapaxes(u, -1, -2), np.swapaxes(vh, -1, -2)
     return u, s, vh, [ut @ np.asarray(d) @ v for d in directions], sign[..., None, None]
 
 

@@ -227,8 +227,6 @@ def test_forward_with_complex_tangents(name, fn, z):
 
 @pytest.mark.parametrize("name,fn,z", CASES, ids=IDS)
 def test_second_order_on_complex_inputs(name, fn, z):
-    if name == "det":
-        pytest.skip("the second derivative of det is the derivative of its cofactor matrix, real matrices only")
     check_second(name, fn, z)
 
 
