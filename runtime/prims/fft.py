@@ -1,5 +1,5 @@
 """np.fft: the discrete Fourier transforms (fft, ifft, rfft, irfft and their 2-d and n-d forms,
-with `n`/`s`, `axis`/`axes` and `norm`) and fftshift/ifftshift, each declared once with rules
+hfft, ihfft, with `n`/`s`, `axis`/`axes` and `norm`) and fftshift/ifftshift, each declared once with rules
 written with `ops`, in HIPS autograd's convention (the cotangent of a linear map is its transpose
 applied to g; a real input takes the real part), so that second order works through them."""
 from __future__ import annotations
@@ -113,7 +113,23 @@ def _complex_to_real(forward: str):
     return vjp
 
 
-_RULES = {"c2c": _complex_to_complex, "r2c": _real_to_complex, "c2r": _complex_to_real}
+def _hermitian(partner: str):
+    """hfft: irfft of conj(a) with the dual norm, so a's cotangent is the conjugate of irfft's."""
+    def vjp(g, out, a, **params):
+        dual = {**params, "norm": _DUAL_NORM[params.get("norm")]}
+        return ops.conj(_complex_to_real(partner)(g, out, a, **dual))
+    return vjp
+
+
+def _inverse_hermitian(partner: str):
+    """ihfft: conj of rfft(a) with the dual norm, so a's cotangent is rfft's of conj(g)."""
+    def vjp(g, out, a, **params):
+        return _real_to_complex(partner)(ops.conj(g), out, a, **{**params, "norm": _DUAL_NORM[params.get("norm")]})
+    return vjp
+
+
+_RULES = {"c2c": _complex_to_complex, "r2c": _real_to_complex, "c2r": _complex_to_real, "hermitian": _hermitian,
+          "inverse hermitian": _inverse_hermitian}
 
 
 def _transform(name: str, kind: str, partner: str, doc: str):
@@ -145,6 +161,11 @@ irfft = _transform("irfft", "c2r", "rfft", "the real inverse of a half spectrum 
                    "length, 2 (m - 1) by default)")
 irfft2 = _transform("irfft2", "c2r", "rfft2", "the real 2-d inverse of a half spectrum (s: the result's lengths)")
 irfftn = _transform("irfftn", "c2r", "rfftn", "the real n-d inverse of a half spectrum (s: the result's lengths)")
+
+hfft = _transform("hfft", "hermitian", "rfft", "the real transform of a Hermitian-symmetric signal given by its "
+                  "first half along `axis` (n: the result's length)")
+ihfft = _transform("ihfft", "inverse hermitian", "fft", f"the inverse of hfft: the first half of the inverse "
+                   f"transform of a real x {_ALONG}")
 
 # the shifts move entries: each one's cotangent is the other applied to g
 def _shift(name: str, fn, undone_by: str, doc: str):
