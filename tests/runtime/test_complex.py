@@ -114,6 +114,9 @@ CASES = [(name, fn, z) for name, fn in ON_VECTORS.items() for z in (PLAIN, STACK
          if not (name in ("outer", "dot") and z.ndim > 1)]
 CASES += [(name, fn, z) for name, fn in LINALG.items() for z in (SQUARE, SQUARES)]
 IDS = [f"{name}-{z.ndim}d" for name, _, z in CASES]
+#: second order on the stacked inputs runs with --runslow (the plain ones by default)
+SECOND = [pytest.param(*case, id=i, marks=(pytest.mark.slow,) if case[2].ndim > 2 else ())
+          for case, i in zip(CASES, IDS)]
 
 #: real transforms and what they are checked on: a real input
 REAL_INPUT = {
@@ -229,7 +232,7 @@ def test_forward_with_complex_tangents(name, fn, z):
     check_forward(name, fn, z)
 
 
-@pytest.mark.parametrize("name,fn,z", CASES, ids=IDS)
+@pytest.mark.parametrize("name,fn,z", SECOND)
 def test_second_order_on_complex_inputs(name, fn, z):
     check_second(name, fn, z)
 
