@@ -42,7 +42,7 @@ def _numpy_names() -> dict:
         if binding.prim.name in out or name is None or binding.fixed or not _operands_lead(binding):
             # (np.vsplit fixes a param of split; np.average takes `weights` after `axis`)
             continue
-        for prefix, module in (("np.", np), ("np.linalg.", np.linalg)):
+        for prefix, module in (("np.", np), ("np.linalg.", np.linalg), ("np.fft.", np.fft)):
             if getattr(module, name, None) is fn:
                 out[binding.prim.name] = prefix + name
                 break

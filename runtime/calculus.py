@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import types as T
 from .registry import ops
 
 __all__ = ["ops", "shape", "unbroadcast", "ndim_of", "axes_of", "expand", "select", "add_tangents",
-           "broadcast_like", "is_container", "maybe_container", "zero_tangent"]
+           "broadcast_like", "is_container", "maybe_container", "zero_tangent", "is_complex", "like_kind", "conj_of",
+           "real_of"]
 
 
 def shape(x):
@@ -95,3 +97,41 @@ def zero_tangent(x):
     if isinstance(x, (int, float, complex)) and not isinstance(x, bool):
         return 0.0
     return ops.zero_cotangent(x)
+
+
+def is_complex(x) -> bool | None:
+    """Whether x has a complex dtype: by its value, or for an IR value by its type (None where the
+    type does not tell). Rules ask it while they generate code, so the real path costs nothing."""
+    kind = getattr(x, "type", None)
+    if isinstance(kind, T.Type):
+        if isinstance(kind, T.ArrayType):
+            return kind.dtype.startswith("c")
+        return kind.kind == "complex" if isinstance(kind, T.ScalarType) else None
+    return x is not None and bool(np.iscomplexobj(getattr(x, "_data", x)))
+
+
+def like_kind(d, x, *context):
+    """A cotangent (tangent) `d` of `x` given x's kind: the real part where x is real (a real
+    input's gradient through complex intermediates is real, HIPS autograd's convention), complex
+    where x is complex. Decided here when the types tell; else at run time (`complex_like`) where
+    a value of the operation (x, d, the `context`: its result and operands) is known complex, so
+    that real code whose types are not all known gets no cast."""
+    if d is None or is_container(d) or is_container(x):
+        return d
+    d_complex, x_complex = is_complex(d), is_complex(x)
+    if d_complex is not None and d_complex == x_complex:
+        return d
+    if d_complex is None or x_complex is None:
+        return ops.complex_like(d, x) if any(is_complex(v) for v in (d, x, *context)) else d
+    return ops.real(d) if d_complex else ops.add(d, 0j)
+
+
+def conj_of(x):
+    """conj(x), or x itself where the types say it is real (no operation in real code)."""
+    return x if is_complex(x) is False else ops.conj(x)
+
+
+def real_of(x):
+    """The real part of x, or x itself where the types say it is real: the tangent of a real
+    function of complex values (|x|, a variance) is real."""
+    return x if is_complex(x) is False else ops.real(x)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import operator
 
 from . import calculus
-from .prims import arithmetic, arrays, checks, cotangents, linalg, python, reductions
+from .prims import arithmetic, arrays, checks, cotangents, fft, linalg, python, reductions
 from .prims.arrays import _index, _sum_to  # noqa: F401  (the tracer folds constant indexing with _index)
 from .registry import (METHODS, MUTATING_METHODS, NOVALUE, OPERATORS, PRIMITIVES, PROPERTIES,  # noqa: F401
                        bound_callables,
@@ -18,7 +18,7 @@ from .shape_rules import dummy as _dummy, evaluating as _evaluating  # noqa: F40
 from .shape_rules import item_type as _item_type, same_as as _same_as  # noqa: F401
 
 #: the declaration modules, in the order their primitives are listed (docs, tables)
-GROUPS = (arithmetic, reductions, linalg, arrays, python, checks, cotangents)
+GROUPS = (arithmetic, reductions, linalg, fft, arrays, python, checks, cotangents)
 
 for _module in GROUPS:
     globals().update({_name: _value for _name, _value in vars(_module).items() if isinstance(_value, Primitive)})

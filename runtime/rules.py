@@ -15,7 +15,8 @@ import sys
 from typing import Callable
 
 from . import primitives as P
-from .calculus import add_tangents, broadcast_like, is_container, maybe_container, ops, unbroadcast, zero_tangent
+from .calculus import (add_tangents, broadcast_like, is_container, like_kind, maybe_container, ops, unbroadcast,
+                       zero_tangent)
 
 
 def declared_vjp(prim: P.Primitive, i: int) -> Callable | None:
@@ -40,7 +41,15 @@ def _derive_vjp(prim: P.Primitive, i: int) -> Callable | None:
     if prim.sequences is not None:
         return _sequence_vjp(prim, i)
     rule = declared_vjp(prim, i)
-    return rule if rule is None or _reads_containers(prim) else _structured(rule, i)
+    return rule if rule is None or _reads_containers(prim) else _structured(_of_operand_kind(rule, i), i)
+
+
+def _of_operand_kind(rule: Callable, i: int) -> Callable:
+    """The cotangent of a real operand is real, of a complex one complex (see calculus.like_kind):
+    a complex result of real operands (`x * 1j`) gives them the real part of its cotangent."""
+    def of_operand_kind(g, out, *operands, **params):
+        return like_kind(rule(g, out, *operands, **params), operands[i], out, *operands)
+    return of_operand_kind
 
 
 def _reads_containers(prim: P.Primitive) -> bool:
@@ -77,7 +86,7 @@ def _sequence_vjp(prim: P.Primitive, i: int) -> Callable:
     """`+` / `*` of lists (tuples) joins / repeats them: where the operands' types say so, the
     declared sequence rules replace the elementwise ones (`list + array` stays NumPy's sum)."""
     elementwise = declared_vjp(prim, i)
-    elementwise = None if elementwise is None else _structured(elementwise, i)
+    elementwise = None if elementwise is None else _structured(_of_operand_kind(elementwise, i), i)
     joins, sequence_rule = prim.sequences.joins, prim.sequences.vjp[i]
 
     def rule(g, out, *operands):
@@ -145,7 +154,14 @@ def jvp_rule(name: str):
         return _sequence_jvp(prim, rule)
     if prim.joins_pieces:
         return _dense_pieces(rule)
-    return rule if _reads_containers(prim) else _reading_arrays(rule)
+    return rule if _reads_containers(prim) else _reading_arrays(_of_result_kind(rule))
+
+
+def _of_result_kind(rule: Callable) -> Callable:
+    """The tangent of a real result is real (x.astype(float) of a complex x), of a complex one complex."""
+    def of_result_kind(tangents, out, *operands, **params):
+        return like_kind(rule(tangents, out, *operands, **params), out, *operands)
+    return of_result_kind
 
 
 def _elementwise_jvp(partials):

@@ -104,6 +104,11 @@ def float_dtype(t: T.ArrayType) -> str:
     return t.dtype if t.dtype in ("f64", "f32", "f16", "c128", "c64") else "f64"
 
 
+def real_float_dtype(t: T.ArrayType) -> str:
+    """The dtype of a real result of t (a variance, a norm): float, the real part's for complex t."""
+    return {"c128": "f64", "c64": "f32"}.get(t.dtype) or float_dtype(t)
+
+
 def matmul_rule(types, consts, params):
     a, b = types
     if not (isinstance(a, T.ArrayType) and isinstance(b, T.ArrayType)) or a.shape is None or b.shape is None:

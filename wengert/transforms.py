@@ -396,6 +396,17 @@ def _check_scalar(compiled: Compiled, fn, value, what: str = "grad", instead: st
         shown = compiled.output_type.text() if not isinstance(compiled.output_type, T.UnknownType) else \
             f"a value of shape {np.shape(value)}"
         raise WengertError(f"{what} needs a scalar output, but `{fn.__qualname__}` returns {shown}; {instead}")
+    if np.iscomplexobj(value) or _complex(compiled.output_type):
+        # HIPS autograd's refusal: a complex function has no gradient (in its convention) unless holomorphic
+        code = getattr(fn, "__code__", None)
+        where = f" (defined at {code.co_filename}:{code.co_firstlineno})" if code is not None else ""
+        raise WengertError(f"{what} needs a real scalar output, but `{fn.__qualname__}`{where} returns a complex "
+                           f"value; differentiate a real function of it (np.real(f(z)), np.abs(f(z)) ** 2), or "
+                           f"{instead} (a complex cotangent)")
+
+
+def _complex(t) -> bool:
+    return isinstance(t, T.ArrayType) and t.dtype.startswith("c") or isinstance(t, T.ScalarType) and t.kind == "complex"
 
 
 def _not_scalar(t) -> bool:

@@ -12,7 +12,8 @@ import numpy as np
 from .. import scalar
 from .. import shape_rules as S
 from .. import types as T
-from ..calculus import expand, is_container, maybe_container, ndim_of, ops, select, unbroadcast
+from ..calculus import (expand, is_complex, is_container, like_kind, maybe_container, ndim_of, ops, real_of, select,
+                        unbroadcast)
 from ..tensor_names import data_of, is_tensor
 from ..registry import (METHODS, NOTHING, NOVALUE, Binding, Eager, Sequences, primitive, signature as _signature,
                         stands_for, unbind_callable)
@@ -248,8 +249,24 @@ def _abs_partial(g, out, x):
     return ops.mul(g, ops.sign(x))
 
 
+def _over_modulus(v, modulus):
+    """v / |x| (with |x| given), 0 where x == 0: the subgradient PyTorch and autograd take there."""
+    flat = ops.eq(modulus, 0)
+    return select(flat, 0.0, ops.div(v, select(flat, 1.0, modulus)))
+
+
+def _abs_vjp(g, out, x):
+    """g * conj(x) / |x|: the conjugate of a complex x's direction (autograd's convention)."""
+    return _abs_partial(g, out, x) if is_complex(x) is False else _over_modulus(ops.mul(g, ops.conj(x)), out)
+
+
+def _abs_jvp(t, out, x):
+    """Re(conj(x) t) / |x|: the tangent's component along x."""
+    return _abs_partial(t, out, x) if is_complex(x) is False else _over_modulus(ops.real(ops.mul(ops.conj(x), t)), out)
+
+
 absolute = _unary("abs", np.absolute, [builtins.abs, operator.abs, np.abs], doc="|x|",
-                  spelling="abs({args})", partials=(_abs_partial,),
+                  spelling="abs({args})", vjp=(_abs_vjp,), jvp=(_abs_jvp,),
                   eager=Eager("AbsBackward0", _READS_X, quiet=True, methods=("__abs__", "abs", "absolute"),
                               inplace=("abs_",), functions=("abs", "absolute")))
 # |x| as a float whatever x's dtype (math.fabs: a Python float); PyTorch has no fabs (abs is its spelling)
@@ -473,9 +490,76 @@ nan_to_num = primitive("nan_to_num", _nan_to_num, params={"nan": 0.0, "posinf": 
                                  ops.where(ops.isfinite(x), g, 0.0),),
                        eager=Eager("NanToNumBackward0", _READS_X))   # np.nan_to_num(tensor, nan=...) records it
 stands_for(nan_to_num, [np.nan_to_num], "x, *, nan=0.0, posinf=None, neginf=None", "x", "nan posinf neginf")
-real = _unary("real", np.real, view_of_first=True, linear=True, doc="the real part", partials=(lambda g, out, x: g,))
+
+
+# Complex numbers: the parts are linear over the reals, not holomorphic, so their cotangents and
+# tangents differ (HIPS autograd's convention: the gradient of a real f is df/dRe - i df/dIm).
+def _of_kind(d, x):
+    """A cotangent of x that its rule made complex, as x's kind: by x's type, else when it runs."""
+    return ops.complex_like(d, x) if is_complex(x) is None else like_kind(d, x)
+
+
+real = _unary("real", np.real, view_of_first=True, linear=True, doc="the real part",
+              vjp=(lambda g, out, x: g,), jvp=(lambda t, out, x: real_of(t),))
+imag = _unary("imag", np.imag, view_of_first=True, linear=True, doc="the imaginary part",
+              vjp=(lambda g, out, x: _of_kind(ops.neg(ops.mul(g, 1j)), x),), jvp=(lambda t, out, x: ops.imag(t),))
 conj = _unary("conj", np.conjugate, [np.conj], method="conj", linear=True, doc="the complex conjugate",
               partials=(lambda g, out, x: ops.conj(g),))
+METHODS["conjugate"] = METHODS["conj"]
+
+
+def _angle(z, deg=False):
+    return np.angle(z, deg=deg)
+
+
+def _angle_scale(v, deg):
+    return ops.mul(v, 180.0 / math.pi) if deg else v
+
+
+# d angle = Im(conj(x) dx) / |x|^2; 0 at x == 0, as PyTorch has it
+angle = primitive("angle", _angle, params={"deg": False}, shape_rule=S.elementwise_rule(_angle),
+                  doc="the argument of a complex x (in degrees with deg=True)",
+                  vjp=(lambda g, out, x, deg=False: _of_kind(_angle_scale(
+                      _over_modulus(ops.neg(ops.mul(g, ops.mul(ops.conj(x), 1j))), ops.square(ops.abs(x))), deg), x),),
+                  jvp=(lambda t, out, x, deg=False: _angle_scale(
+                      _over_modulus(ops.imag(ops.mul(ops.conj(x), t)), ops.square(ops.abs(x))), deg),),
+                  eager=Eager("AngleBackward0", _READS_X))
+stands_for(angle, [np.angle], "z, deg=False", "z", "deg")
+
+
+def _real_if_close(a, tol=100):
+    return np.real_if_close(a, tol=tol)
+
+
+# the result's dtype depends on the values: its tangent takes the result's kind when it runs
+real_if_close = primitive("real_if_close", _real_if_close, params={"tol": 100}, doc="x's real part where its "
+                          "imaginary part is within tol machine epsilons of 0, else x",
+                          vjp=(lambda g, out, x, tol=100: ops.complex_like(g, x),),
+                          jvp=(lambda t, out, x, tol=100: ops.complex_like(t, out),))
+stands_for(real_if_close, [np.real_if_close], "a, tol=100", "a", "tol")
+
+
+def _complex_like(d, x):
+    """d as x's kind: its real part where x is real and d complex, d + 0j where x is complex and d real
+    (a container, whose type the tracer did not know, as it is)."""
+    if d is None or isinstance(d, (list, tuple, dict)) or isinstance(x, (list, tuple, dict)):
+        return d
+    if np.iscomplexobj(x):
+        return d if np.iscomplexobj(d) else np.add(d, 0j)
+    return np.real(d)
+
+
+def _complex_like_rule(types, consts, params):
+    """x's type (d is x's cotangent or tangent: x's shape, and a dtype of x's kind)."""
+    d, x = types
+    if isinstance(d, T.ArrayType) and isinstance(x, T.ArrayType):
+        return S.elementwise_rule(_complex_like)(types, consts, params)
+    return x if isinstance(x, T.ArrayType) else T.UNKNOWN
+
+
+complex_like = primitive("complex_like", _complex_like, arity=2, shape_rule=_complex_like_rule,
+                         doc="a cotangent as its operand's kind (real or complex), where the types do not tell",
+                         vjp=(lambda g, out, d, x: g, None), jvp=(lambda t, out, d, x: ops.complex_like(t, x), None))
 round_ = primitive("round", np.round, params={"decimals": 0}, differentiable=False,
                    shape_rule=S.elementwise_rule(np.round), doc="x rounded to `decimals` decimals",
                    eager=_step("RoundBackward0"))

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import shape_rules as S
 from .. import types as T
-from .arithmetic import real
+from .arithmetic import imag, real
 from typing import Any
 from ..calculus import is_container, ndim_of, ops, unbroadcast
 from ..calculus import shape as _shape
@@ -783,4 +783,4 @@ stands_for(size, [np.size], "x, /", "x")
 dtype_of = primitive("dtype", lambda x: np.asarray(x).dtype, differentiable=False,
                      shape_rule=S.fixed(T.OpaqueType("dtype")), doc="x.dtype")
 PROPERTIES.update({"T": transpose, "shape": shape, "ndim": ndim, "size": size, "dtype": dtype_of,
-                   "real": real})
+                   "real": real, "imag": imag})

@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import shape_rules as S
 from .. import types as T
-from ..calculus import broadcast_like, ndim_of, ops, shape, unbroadcast
+from ..calculus import broadcast_like, ndim_of, ops, real_of, shape, unbroadcast
 from ..registry import Eager, declare, primitive, stands_for
 from ..tensor_names import data_of
 from .arithmetic import matmul
@@ -399,6 +399,8 @@ def _cofactor(x):
     before = np.concatenate([ones, np.cumprod(s[..., :-1], axis=-1)], axis=-1)
     after = np.concatenate([np.cumprod(s[..., :0:-1], axis=-1)[..., ::-1], ones], axis=-1)
     sign = np.linalg.det(u) * np.linalg.det(vh)
+    if np.iscomplexobj(x):   # x^-T = conj(u) diag(1/s) conj(vh) for a complex x = u diag(s) vh
+        u, vh = np.conj(u), np.conj(vh)
     return sign[..., None, None] * ((u * (before * after)[..., None, :]) @ vh)
 
 
@@ -439,8 +441,10 @@ def _in_svd_frame(x, *directions):
     """x = u diag(s) vh, each direction as u^T d vh^T, and det(u) det(vh): the derivatives of det
     at x are those at diag(s) in these coordinates (det(u (diag(s) + e) vh) = det(u) det(vh) det(diag(s) + e))."""
     u, s, vh = np.linalg.svd(x)
-    ut, v = np.swapaxes(u, -1, -2), np.swapaxes(vh, -1, -2)
     sign = np.linalg.det(u) * np.linalg.det(vh)
+    if np.iscomplexobj(x):   # the frame is u^H d vh^H, and a cofactor matrix maps back as conj(u) c conj(vh)
+        u, vh = np.conj(u), np.conj(vh)
+    ut, v = np.swapaxes(u, -1, -2), np.swapaxes(vh, -1, -2)
     return u, s, vh, [ut @ np.asarray(d) @ v for d in directions], sign[..., None, None]
 
 
@@ -537,8 +541,7 @@ def _sum_of(*terms):
 
 def _slogdet_rule(types, consts, params):
     (x,) = types
-    t = T.ArrayType(S.float_dtype(x), x.shape[:-2])
-    return [t, t]
+    return [T.ArrayType(S.float_dtype(x), x.shape[:-2]), T.ArrayType(S.real_float_dtype(x), x.shape[:-2])]
 
 
 def _slogdet_vjp(g, out, x):
@@ -550,7 +553,7 @@ def _slogdet_vjp(g, out, x):
 
 def _slogdet_jvp(t, out, x):
     """d log|det x| = tr(x^-1 dx), each matrix's trace a sum of products."""
-    return ops.zeros_like(out[0]), ops.sum(ops.mul(_mT(ops.inv(x)), t), axis=(-2, -1))
+    return ops.zeros_like(out[0]), real_of(ops.sum(ops.mul(_mT(ops.inv(x)), t), axis=(-2, -1)))
 
 
 slogdet = declare("slogdet", _results(np.linalg.slogdet), results=2, shape_rule=_slogdet_rule,

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import shape_rules as S
 from .. import types as T
-from ..calculus import add_tangents, axes_of, expand, ndim_of, ops, shape
+from ..calculus import add_tangents, axes_of, conj_of, expand, ndim_of, ops, real_of, shape
 from ..registry import NOTHING, Eager, declare, primitive, stands_for
 from .arrays import item_cotangent
 
@@ -110,17 +110,17 @@ def _size_ratio(x, out):
 def _var_grad(g, out, x, axis=None, ddof=0, keepdims=False):
     centered = ops.sub(x, ops.mean(x, axis=axis, keepdims=True))
     scale = ops.div(2.0, ops.sub(_size_ratio(x, out), ddof))
-    return ops.mul(expand(g, x, axis, keepdims), ops.mul(scale, centered))
+    return ops.mul(expand(g, x, axis, keepdims), ops.mul(scale, conj_of(centered)))
 
 
 def _var_jvp(t, out, x, axis=None, ddof=0, keepdims=False):
     centered = ops.sub(x, ops.mean(x, axis=axis, keepdims=True))
     count = ops.sub(_size_ratio(x, out), ddof)
-    return ops.div(ops.mul(2.0, ops.sum(ops.mul(centered, t), axis=axis, keepdims=keepdims)), count)
+    return ops.div(ops.mul(2.0, real_of(ops.sum(ops.mul(conj_of(centered), t), axis=axis, keepdims=keepdims))), count)
 
 
 var = primitive("var", _var, params={"axis": None, "ddof": 0, "keepdims": False},
-                shape_rule=S.reduction_rule(S.float_dtype), doc="variance over `axis`",
+                shape_rule=S.reduction_rule(S.real_float_dtype), doc="variance over `axis`",
                 vjp=(_var_grad,), jvp=(_var_jvp,),
                 eager=Eager(node="VarBackward0", saves={0: (0,)}, promote="float"))
 stands_for(var, [np.var], "x, axis=None, ddof=0, keepdims=False", "x", "axis ddof keepdims", method="var")
@@ -142,7 +142,7 @@ def _over_twice_std(g, out):
 
 
 std = primitive("std", _std, params={"axis": None, "ddof": 0, "keepdims": False},
-                shape_rule=S.reduction_rule(S.float_dtype), doc="standard deviation over `axis`",
+                shape_rule=S.reduction_rule(S.real_float_dtype), doc="standard deviation over `axis`",
                 vjp=(lambda g, out, x, axis=None, ddof=0, keepdims=False:
                      _var_grad(_over_twice_std(g, out), ops.square(out), x, axis, ddof, keepdims),),
                 jvp=(lambda t, out, x, axis=None, ddof=0, keepdims=False:
@@ -216,30 +216,30 @@ def _line_sums(x, out, axes, kind, keepdims):
 def _norm_grad(g, out, x, ord=None, axis=None, keepdims=False):
     kind, axes = _norm_kind(x, ord, axis)
     if kind == "euclidean":
-        return ops.mul(expand(_over_norm(g, out), x, axes, keepdims), x)
+        return ops.mul(expand(_over_norm(g, out), x, axes, keepdims), conj_of(x))
     if kind == "absolute":
-        return ops.mul(expand(g, x, axes, keepdims), ops.sign(x))
+        return ops.mul(expand(g, x, axes, keepdims), conj_of(ops.sign(x)))
     if kind == "extreme":   # the largest (smallest) |x|, split evenly at ties
-        return ops.mul(_extreme(g, out, ops.abs(x), axes, keepdims), ops.sign(x))
+        return ops.mul(_extreme(g, out, ops.abs(x), axes, keepdims), conj_of(ops.sign(x)))
     if kind == "singular":
         return ops.mul(expand(g, x, axes, keepdims), ops.singular_factor(x, ord=ord, axes=axes))
     hit, count = _line_sums(x, out, axes, kind, keepdims)
-    return ops.mul(ops.div(ops.mul(_keep(g, x, axes, keepdims), hit), count), ops.sign(x))
+    return ops.mul(ops.div(ops.mul(_keep(g, x, axes, keepdims), hit), count), conj_of(ops.sign(x)))
 
 
 def _norm_jvp(t, out, x, ord=None, axis=None, keepdims=False):
     kind, axes = _norm_kind(x, ord, axis)
     if kind == "euclidean":
-        return _over_norm(ops.sum(ops.mul(x, t), axis=axes, keepdims=keepdims), out)
+        return _over_norm(real_of(ops.sum(ops.mul(conj_of(x), t), axis=axes, keepdims=keepdims)), out)
     if kind == "absolute":
-        return ops.sum(ops.mul(t, ops.sign(x)), axis=axes, keepdims=keepdims)
+        return ops.sum(real_of(ops.mul(t, conj_of(ops.sign(x)))), axis=axes, keepdims=keepdims)
     if kind == "extreme":
-        return _extreme_jvp(ops.mul(t, ops.sign(x)), out, ops.abs(x), axes, keepdims)
+        return _extreme_jvp(real_of(ops.mul(t, conj_of(ops.sign(x)))), out, ops.abs(x), axes, keepdims)
     if kind == "singular":
         return ops.sum(ops.mul(t, ops.singular_factor(x, ord=ord, axes=axes)), axis=axes, keepdims=keepdims)
     hit, count = _line_sums(x, out, axes, kind, keepdims)
     over = axes[0] if kind == "columns" else axes[1]
-    sums = ops.sum(ops.mul(t, ops.sign(x)), axis=over, keepdims=True)
+    sums = ops.sum(real_of(ops.mul(t, conj_of(ops.sign(x)))), axis=over, keepdims=True)
     return ops.sum(ops.div(ops.mul(sums, hit), count), axis=axes, keepdims=keepdims)
 
 

@@ -674,7 +674,7 @@ def torch_hessian(case: Case, point: tuple) -> list | None:
 
 # The cases of primitives added group by group live in tests/runtime/_edges_<group>.py: each module
 # defines CASES and CHOICES (and, where needed, NOT_ON_TENSOR / NUMPY_VALUES_IN_EAGER), joined here.
-for _group in ("elementwise", "arrays", "reductions", "products"):
+for _group in ("elementwise", "arrays", "reductions", "products", "fft"):
     _module = importlib.import_module(f"tests.runtime._edges_{_group}")
     CASES += _module.CASES
     CHOICES.update(_module.CHOICES)

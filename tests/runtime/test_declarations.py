@@ -53,7 +53,8 @@ def _declaring(fact: str) -> set:
 
 
 def test_the_views_are_the_primitives_declaring_view_of_first():
-    assert _declaring("view_of_first") == {
+    assert "imag" in _declaring("view_of_first")   # np.imag of a complex array is a view (of a real one, zeros)
+    assert _declaring("view_of_first") - {"imag"} == {
         "transpose", "swapaxes", "moveaxis", "reshape", "ravel", "expand_dims", "squeeze", "broadcast_to", "flip",
         "diag", "real", "asarray", "stop_gradient", "rot90", "diagonal", "atleast_1d", "atleast_2d", "atleast_3d",
         "rollaxis"}
