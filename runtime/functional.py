@@ -14,7 +14,8 @@ import numpy as np
 
 from . import dtypes as D
 from . import primitives as P
-from .tensor import Tensor, _as_operand, leaf as _leaf, _dim, _shape_args, record, tensor_from
+from .tensor import (Tensor, _as_operand, leaf as _leaf, _dim, _shape_args, record, tensor_from, torch_call,
+                     torch_signatures)
 
 
 def _tensor(x) -> Tensor:
@@ -304,10 +305,21 @@ def _function(name: str):
 FUNCTIONS = {name: _function(name) for name in METHOD_FUNCTIONS}
 
 
+def _declared_function(prim, name: str):
+    """torch.<name> in PyTorch's spelling of `prim` (`Eager.args`: `torch.polygamma(n, input)`)."""
+    spec = torch_signatures(prim)[0]
+
+    def function(*args, **kwargs):
+        return torch_call(prim, spec, args, kwargs, name)
+    function.__name__ = function.__qualname__ = name
+    function.__signature__ = spec
+    return function
+
+
 def _add_declared_functions(prim) -> None:
     for name in prim.eager.functions:
         if name not in globals():   # a function written out above (torch.allclose ...) is PyTorch's own
-            FUNCTIONS.setdefault(name, _function(name))
+            FUNCTIONS.setdefault(name, _function(name) if prim.eager.args is None else _declared_function(prim, name))
 
 
 P.on_declare(_add_declared_functions)

@@ -40,6 +40,10 @@ class Eager:
     - `methods`: Tensor methods that apply the primitive to the tensor and the other arguments
       (dunders included); `reflected`: the same with the operands swapped (`__rsub__`);
       `inplace`: in-place methods (`mul_`); `functions`: `torch.<name>` functions calling the method.
+    - `args`: PyTorch's parameters of the function, a signature text in which `input` is the tensor (the
+      method's `self`: `"input, dim, *, dtype=None"`); None: the methods take the operands only. Its
+      parameters without a default are operands; those named as a param (or through `rename`, PyTorch's
+      name -> the param's: `{"dim": "axis"}`) are params; any other must be left at its default.
     """
     node: str | Callable | None = None
     saves: dict | None = None
@@ -57,6 +61,8 @@ class Eager:
     reflected: tuple = ()
     inplace: tuple = ()
     functions: tuple = ()
+    args: str | None = None
+    rename: dict | None = None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -9,6 +9,7 @@ rebase the graph (through `CopySlices` when the tensor is a view of another).
 from __future__ import annotations
 
 import builtins
+import inspect
 import numbers
 import warnings
 import weakref
@@ -20,6 +21,7 @@ from . import dtypes as D
 from . import grad_mode
 from . import primitives as P
 from . import tensor_names as N
+from .registry import signature
 from .rules import vjp_rule
 
 # ---------------------------------------------------------------------------------------------
@@ -500,8 +502,52 @@ class _ReturnTypes(tuple):
         return f"torch.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
 
 
+def torch_signatures(prim) -> tuple:
+    """(function, method) signatures of PyTorch's spelling of `prim` (`Eager.args`): the method's
+    is the function's with `input` first, as `self`."""
+    if "signatures" not in prim.derived:
+        spec = signature(prim.eager.args)
+        first = spec.parameters["input"].replace(kind=inspect.Parameter.POSITIONAL_ONLY)
+        rest = [p for p in spec.parameters.values() if p.name != "input"]
+        prim.derived["signatures"] = (spec, spec.replace(parameters=[first, *rest]))
+    return prim.derived["signatures"]
+
+
+def _param_value(v):
+    """A PyTorch argument as the primitive's param: lists (dims) as tuples, tensors as numbers."""
+    if isinstance(v, Tensor):
+        v = v._data.tolist()
+    return tuple(_param_value(e) for e in v) if isinstance(v, (list, tuple)) else v
+
+
+def torch_call(prim, spec, args: tuple, kwargs: dict, name: str):
+    """Apply `prim` to a call in PyTorch's spelling `spec` (see `Eager.args`)."""
+    bound = spec.bind(*args, **kwargs)
+    bound.apply_defaults()
+    rename = prim.eager.rename or {}
+    operands, params = [], {}
+    for key, parameter in spec.parameters.items():
+        value, target = bound.arguments[key], rename.get(key, key)
+        if target in prim.params:
+            params[target] = _param_value(value)
+        elif key == "input" or parameter.default is inspect.Parameter.empty:
+            operands.append(value if type(value) is Tensor else _as_operand(value))
+        elif value is not parameter.default and value != parameter.default:
+            raise TypeError(f"{name}(): wengert does not support the argument {key}={value!r}")
+    return record(prim, tuple(operands), params)
+
+
 def _method(prim, name: str | None = None, reverse: bool = False):
-    """A Tensor method applying a primitive to the tensor and the other operands."""
+    """A Tensor method applying a primitive to the tensor and the other operands (with PyTorch's
+    parameters where the declaration gives them: `Eager.args`)."""
+    if prim.eager.args is not None:
+        spec = torch_signatures(prim)[1]
+
+        def method(self, *args, **kwargs):
+            return torch_call(prim, spec, (self, *args), kwargs, prim.name)
+        method.__name__ = prim.name
+        return method
+
     def method(self, *others):
         for o in others:
             if o is None:

@@ -5,7 +5,7 @@ re-export of wengert.runtime (tensor.py, functional.py, dtypes.py, grad_mode.py 
 """
 import sys
 
-from . import autograd
+from . import autograd, special
 from .runtime import primitives as _primitives
 from .runtime import dtypes as _dtypes
 from .runtime import functional as _functional
@@ -26,7 +26,7 @@ _METHOD_FUNCTIONS = dict(_functional.FUNCTIONS)
 globals().update(_METHOD_FUNCTIONS)
 
 __all__ = [
-    "Tensor", "Size", "device", "dtype", "Generator", "default_generator", "autograd",
+    "Tensor", "Size", "device", "dtype", "Generator", "default_generator", "autograd", "special",
     "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
     "empty_like", "full_like", "arange", "linspace", "eye", "rand", "randn", "randint", "randperm",
     "rand_like", "randn_like", "normal", "manual_seed", "seed", "initial_seed",
