@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from tests.runtime._edges import GENERIC, INF, M_NAN, MATRIX_POINTS, NAN, SCIPY, Case, _binary, _unary, _vec, unary_points
+from tests.runtime._edges import (GENERIC, INF, M_NAN, MATRIX_POINTS, NAN, SCIPY, Case, _binary, _unary, _vec,
+                                  unary_points)
 from tests.runtime._edges_elementwise import _first_order_at
 
 #: a pole (0), the negative axis between poles, nan and inf
