@@ -307,12 +307,10 @@ FUNCTIONS = {name: _function(name) for name in METHOD_FUNCTIONS}
 
 def _declared_function(prim, name: str):
     """torch.<name> in PyTorch's spelling of `prim` (`Eager.args`: `torch.polygamma(n, input)`)."""
-    spec = torch_signatures(prim)[0]
-
     def function(*args, **kwargs):
-        return torch_call(prim, spec, args, kwargs, name)
+        return torch_call(prim, name, False, args, kwargs)
     function.__name__ = function.__qualname__ = name
-    function.__signature__ = spec
+    function.__signature__ = torch_signatures(prim, name)[0]
     return function
 
 

@@ -40,10 +40,11 @@ class Eager:
     - `methods`: Tensor methods that apply the primitive to the tensor and the other arguments
       (dunders included); `reflected`: the same with the operands swapped (`__rsub__`);
       `inplace`: in-place methods (`mul_`); `functions`: `torch.<name>` functions calling the method.
-    - `args`: PyTorch's parameters of the function, a signature text in which `input` is the tensor (the
-      method's `self`: `"input, dim, *, dtype=None"`); None: the methods take the operands only. Its
-      parameters without a default are operands; those named as a param (or through `rename`, PyTorch's
-      name -> the param's: `{"dim": "axis"}`) are params; any other must be left at its default.
+    - `args`: PyTorch's parameters of the functions, a signature text in which `input` (else the first
+      parameter) is the tensor, the methods' `self`: `"input, dim, *, dtype=None"`; or a dict of them by
+      method or function name (`"*"`: the others); None: the methods take the operands only. Parameters
+      without a default are operands; those named as a param (or through `rename`, PyTorch's name -> the
+      param's: `{"dim": "axis"}`) are params; any other must be left at its default.
     """
     node: str | Callable | None = None
     saves: dict | None = None
@@ -61,7 +62,7 @@ class Eager:
     reflected: tuple = ()
     inplace: tuple = ()
     functions: tuple = ()
-    args: str | None = None
+    args: str | dict | None = None
     rename: dict | None = None
 
 

@@ -502,15 +502,18 @@ class _ReturnTypes(tuple):
         return f"torch.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
 
 
-def torch_signatures(prim) -> tuple:
-    """(function, method) signatures of PyTorch's spelling of `prim` (`Eager.args`): the method's
-    is the function's with `input` first, as `self`."""
-    if "signatures" not in prim.derived:
-        spec = signature(prim.eager.args)
-        first = spec.parameters["input"].replace(kind=inspect.Parameter.POSITIONAL_ONLY)
-        rest = [p for p in spec.parameters.values() if p.name != "input"]
-        prim.derived["signatures"] = (spec, spec.replace(parameters=[first, *rest]))
-    return prim.derived["signatures"]
+def torch_signatures(prim, name: str) -> tuple:
+    """(function, method) signatures of PyTorch's spelling `name` of `prim` (`Eager.args`): the method's
+    is the function's with the tensor (`input`, else the first parameter) first, as `self`."""
+    key = ("signatures", name)
+    if key not in prim.derived:
+        text = prim.eager.args
+        spec = signature(text if isinstance(text, str) else text.get(name, text.get("*")))
+        tensor = "input" if "input" in spec.parameters else next(iter(spec.parameters))
+        first = spec.parameters[tensor].replace(kind=inspect.Parameter.POSITIONAL_ONLY)
+        rest = [p for p in spec.parameters.values() if p.name != tensor]
+        prim.derived[key] = (spec, spec.replace(parameters=[first, *rest]), tensor)
+    return prim.derived[key]
 
 
 def _param_value(v):
@@ -520,32 +523,32 @@ def _param_value(v):
     return tuple(_param_value(e) for e in v) if isinstance(v, (list, tuple)) else v
 
 
-def torch_call(prim, spec, args: tuple, kwargs: dict, name: str):
-    """Apply `prim` to a call in PyTorch's spelling `spec` (see `Eager.args`)."""
+def torch_call(prim, name: str, method: bool, args: tuple, kwargs: dict):
+    """Apply `prim` to a call of its PyTorch spelling `name` (see `Eager.args`), a method or a function."""
+    function_spec, method_spec, tensor = torch_signatures(prim, name)
+    spec = method_spec if method else function_spec
     bound = spec.bind(*args, **kwargs)
     bound.apply_defaults()
     rename = prim.eager.rename or {}
     operands, params = [], {}
-    for key, parameter in spec.parameters.items():
+    for key, parameter in function_spec.parameters.items():
         value, target = bound.arguments[key], rename.get(key, key)
         if target in prim.params:
             params[target] = _param_value(value)
-        elif key == "input" or parameter.default is inspect.Parameter.empty:
+        elif key == tensor or parameter.default is inspect.Parameter.empty:
             operands.append(value if type(value) is Tensor else _as_operand(value))
         elif value is not parameter.default and value != parameter.default:
             raise TypeError(f"{name}(): wengert does not support the argument {key}={value!r}")
     return record(prim, tuple(operands), params)
 
 
-def _method(prim, name: str | None = None, reverse: bool = False):
+def _method(prim, name: str | None = None, reverse: bool = False, spelling: str = ""):
     """A Tensor method applying a primitive to the tensor and the other operands (with PyTorch's
     parameters where the declaration gives them: `Eager.args`)."""
-    if prim.eager.args is not None:
-        spec = torch_signatures(prim)[1]
-
+    if prim.eager.args is not None and spelling:
         def method(self, *args, **kwargs):
-            return torch_call(prim, spec, (self, *args), kwargs, prim.name)
-        method.__name__ = prim.name
+            return torch_call(prim, spelling, True, (self, *args), kwargs)
+        method.__name__ = spelling
         return method
 
     def method(self, *others):
@@ -1348,12 +1351,13 @@ def _install_declared_methods(prim) -> None:
     """The Tensor methods `prim`'s declaration names (`Eager.methods`, `reflected`, `inplace`): one
     generic method per name, applying the primitive to the tensor and the other arguments."""
     eager = prim.eager
-    for names, make in ((eager.methods, _method), (eager.reflected, lambda p: _method(p, reverse=True)),
-                        (eager.inplace, _inplace_method)):
+    for names, make in ((eager.methods, lambda p, n: _method(p, spelling=n)),
+                        (eager.reflected, lambda p, n: _method(p, reverse=True)),
+                        (eager.inplace, lambda p, n: _inplace_method(p))):
         for name in names:
             if name in Tensor.__dict__ and not getattr(Tensor.__dict__[name], "declared", False):
                 continue   # (while declarations take over) a method written out in the class
-            method = make(prim)
+            method = make(prim, name)
             method.declared = True
             setattr(Tensor, name, method)
 

@@ -99,7 +99,5 @@ CHOICES: dict = {
 }
 
 #: primitives with a PyTorch spelling (a reference) that the eager Tensor lacks, and why
-NOT_ON_TENSOR = {p: "the eager Tensor has no method or torch function of it (one with parameters is written "
-                    "out in runtime/tensor.py)"
-                 for p in ("rot90", "repeat", "tile", "diagonal", "atleast_1d", "atleast_2d", "atleast_3d", "take",
-                           "take_along_axis", "split", "pad")}
+NOT_ON_TENSOR = {"split": "torch.tensor_split and hsplit/vsplit/dsplit return tuples: the Tensor has none of them",
+                 "pad": "torch.nn.functional.pad takes PyTorch's pad widths (last axis first): the Tensor has none"}
