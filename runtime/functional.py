@@ -314,9 +314,16 @@ def _declared_function(prim, name: str):
     return function
 
 
+#: the functions of torch's namespaces (`linalg`: torch.linalg.cholesky ...), by namespace and name
+NAMESPACES: dict = {}
+
+
 def _add_declared_functions(prim) -> None:
     for name in prim.eager.functions:
-        if name not in globals():   # a function written out above (torch.allclose ...) is PyTorch's own
+        space, _, short = name.rpartition(".")
+        if space:
+            NAMESPACES.setdefault(space, {}).setdefault(short, _declared_function(prim, name))
+        elif name not in globals():   # a function written out above (torch.allclose ...) is PyTorch's own
             FUNCTIONS.setdefault(name, _function(name) if prim.eager.args is None else _declared_function(prim, name))
 
 

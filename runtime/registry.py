@@ -44,7 +44,10 @@ class Eager:
       parameter) is the tensor, the methods' `self`: `"input, dim, *, dtype=None"`; or a dict of them by
       method or function name (`"*"`: the others); None: the methods take the operands only. Parameters
       without a default are operands; those named as a param (or through `rename`, PyTorch's name -> the
-      param's: `{"dim": "axis"}`) are params; any other must be left at its default.
+      param's: `{"dim": "axis"}`) are params; any other must be left at its default. A function
+      `space.name` is `torch.space.name` (`linalg.cholesky`).
+    - `fields`: PyTorch's names of the results of a primitive of several (torch.return_types: a named
+      tuple, `eigenvalues, eigenvectors`).
     """
     node: str | Callable | None = None
     saves: dict | None = None
@@ -64,6 +67,7 @@ class Eager:
     functions: tuple = ()
     args: str | dict | None = None
     rename: dict | None = None
+    fields: tuple = ()
 
 
 @dataclasses.dataclass(frozen=True)

@@ -9,6 +9,7 @@ rebase the graph (through `CopySlices` when the tensor is a view of another).
 from __future__ import annotations
 
 import builtins
+import collections
 import inspect
 import numbers
 import warnings
@@ -167,7 +168,10 @@ def record(prim, operands: tuple, params: dict | None = None, name: str | None =
     if _is_identity(prim, operands):
         return operands[0]
     arrays = [o._data if type(o) is Tensor else _unwrap(o) for o in operands]
-    out = _wrap_result(_compute(prim, arrays, full))
+    out = _compute(prim, arrays, full)
+    if prim.results is not None and prim.results > 1:   # one Tensor per result (a matrix's are NumPy scalars)
+        out = [np.asarray(r) for r in out]
+    out = _wrap_result(out)
     if not isinstance(out, (Tensor, TensorList)):
         return out
     if prim.eager.view and isinstance(operands[0], Tensor):
@@ -539,7 +543,16 @@ def torch_call(prim, name: str, method: bool, args: tuple, kwargs: dict):
             operands.append(value if type(value) is Tensor else _as_operand(value))
         elif value is not parameter.default and value != parameter.default:
             raise TypeError(f"{name}(): wengert does not support the argument {key}={value!r}")
-    return record(prim, tuple(operands), params)
+    out = record(prim, tuple(operands), params)
+    return _named_results(prim, name)(*out) if prim.eager.fields else out
+
+
+def _named_results(prim, name: str):
+    """PyTorch's named tuple of the results of `name` (torch.return_types.linalg_eigh ...)."""
+    key = ("fields", name)
+    if key not in prim.derived:
+        prim.derived[key] = collections.namedtuple(name.replace(".", "_"), prim.eager.fields)
+    return prim.derived[key]
 
 
 def _method(prim, name: str | None = None, reverse: bool = False, spelling: str = ""):

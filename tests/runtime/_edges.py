@@ -345,7 +345,7 @@ BODIES = {
 NUMPY_VALUES_IN_EAGER = {"sign": "sign(nan) is nan as np.sign (PyTorch: 0); the Tensor computes with NumPy"}
 
 #: primitives with a PyTorch spelling (a reference) that the eager Tensor lacks, and why
-NOT_ON_TENSOR = {"solve": "the Tensor has no torch.linalg namespace (torch.linalg.solve)"}
+NOT_ON_TENSOR: dict = {}
 
 #: primitives a user never calls by NumPy: only the eager Tensor records them
 EAGER_ONLY = {"relu", "sigmoid", "rsqrt", "softmax", "log_softmax", "logsumexp"}

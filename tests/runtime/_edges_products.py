@@ -85,14 +85,3 @@ CHOICES: dict = {
     "cross": ("torch", "an operand broadcast into the result gets the sum over the broadcast axes "
                        "(autograd does not sum: wrong shape)"),
 }
-#: primitives with a PyTorch spelling (a reference) that the eager Tensor lacks, and why
-NOT_ON_TENSOR = {
-    "cross": "the Tensor has no torch.linalg namespace (torch.linalg.cross)",
-    "tensordot": "torch.tensordot takes `dims`, which the Tensor's generated methods do not",
-    "slogdet": "the Tensor has no torch.linalg namespace, nor primitives of several results",
-    "cholesky": "the Tensor has no torch.linalg namespace (torch.linalg.cholesky)",
-    "eigh": "the Tensor has no torch.linalg namespace, nor primitives of several results",
-    "pinv": "the Tensor has no torch.linalg namespace (torch.linalg.pinv)",
-    "qr": "the Tensor has no torch.linalg namespace, nor primitives of several results",
-    "svd": "the Tensor has no torch.linalg namespace, nor primitives of several results",
-}
