@@ -555,6 +555,10 @@ def _named_results(prim, name: str):
     return prim.derived[key]
 
 
+#: torch.return_types.sort
+_SORTED = collections.namedtuple("sort", "values indices")
+
+
 def _method(prim, name: str | None = None, reverse: bool = False, spelling: str = ""):
     """A Tensor method applying a primitive to the tensor and the other operands (with PyTorch's
     parameters where the declaration gives them: `Eager.args`)."""
@@ -1284,6 +1288,21 @@ class Tensor:
 
     def roll(self, shifts, dims=None) -> "Tensor":
         return record(P.roll, (self,), {"shift": shifts, "axis": dims})
+
+    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False):
+        """(values, indices) along `dim`, nan last (first when descending): the values are the sort
+        primitive's (SortBackward0; flipped when descending), the indices NumPy's stable argsort."""
+        dim = _dim(dim, self.ndim)
+        if not self.ndim:   # one entry: (NumPy sorts along an axis)
+            return _SORTED(record(P.sort, (self.reshape(1),), {"axis": 0}).reshape(()),
+                           Tensor._wrap(np.zeros((), np.int64)))
+        values = record(P.sort, (self,), {"axis": dim})
+        if not descending:
+            return _SORTED(values, Tensor._wrap(np.argsort(self._data, axis=dim, kind="stable")))
+        # equal entries keep their order: the stable order of the reversed entries, reversed
+        reversed_order = np.argsort(np.flip(self._data, dim), axis=dim, kind="stable")
+        indices = np.flip(self._data.shape[dim] - 1 - reversed_order, dim)
+        return _SORTED(values.flip([dim]), Tensor._wrap(np.ascontiguousarray(indices)))
 
     def tril(self, diagonal: int = 0) -> "Tensor":
         return record(P.tril, (self,), {"k": diagonal})

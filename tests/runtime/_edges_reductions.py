@@ -107,7 +107,6 @@ CHOICES: dict = {
 NOT_ON_TENSOR = {"average": "PyTorch has no average: its reference is sum(x * w) / sum(w)",
                  "median": "PyTorch's median is the lower middle entry: its reference is quantile(x, 0.5)",
                  "percentile": "PyTorch has no percentile: its reference is quantile",
-                 "sort": "torch.sort returns (values, indices); the Tensor has no sort",
                  "partition": "PyTorch has no partition: its reference is sort, the same for kth (0, 2) of 3",
                  "ptp": "PyTorch has no ptp: its reference is amax - amin",
                  "nanmax": "PyTorch has no nanmax: its reference is amax with nan as -inf",
