@@ -499,7 +499,8 @@ def _slogdet_jvp(t, out, x):
 
 
 slogdet = declare("slogdet", _results(np.linalg.slogdet), results=2, shape_rule=_slogdet_rule,
-                  vjp=(_slogdet_vjp,), jvp=(_slogdet_jvp,), eager=Eager(node="LinalgSlogdetBackward0", functions=("linalg.slogdet",), args="A",
+                  vjp=(_slogdet_vjp,), jvp=(_slogdet_jvp,),
+                  eager=Eager(node="LinalgSlogdetBackward0", functions=("linalg.slogdet",), args="A",
                               fields=("sign", "logabsdet")),
                   doc="np.linalg.slogdet: the sign and log|det| of each matrix",
                   callables=[np.linalg.slogdet], spec="x, /", operands="x")
@@ -535,7 +536,8 @@ def _cholesky_jvp(t, out, x):
 
 cholesky = declare("cholesky", np.linalg.cholesky, shape_rule=lambda ts, cs, ps: T.ArrayType(S.float_dtype(ts[0]),
                                                                                              ts[0].shape),
-                   vjp=(_cholesky_vjp,), jvp=(_cholesky_jvp,), eager=Eager(node="LinalgCholeskyExBackward0", functions=("linalg.cholesky",),
+                   vjp=(_cholesky_vjp,), jvp=(_cholesky_jvp,),
+                   eager=Eager(node="LinalgCholeskyExBackward0", functions=("linalg.cholesky",),
                                args="A, *, upper=False"),
                    doc="np.linalg.cholesky: L, lower triangular, with L L^T = x (x's lower triangle read)",
                    callables=[np.linalg.cholesky], spec="x, /", operands="x")

@@ -623,8 +623,8 @@ def _percentile(x, q, axis=None, method="linear", keepdims=False):
 
 
 _QUANTILE_SPEC = "x, q, axis=None, *, method='linear', keepdims=False"
-_TORCH_QUANTILE = dict(methods=("quantile",), functions=("quantile",), rename={**_DIM_KEEPDIM, "interpolation": "method"},
-                       args="input, q, dim=None, keepdim=False, *, interpolation='linear'")
+_TORCH_QUANTILE = dict(methods=("quantile",), functions=("quantile",), args="input, q, dim=None, keepdim=False, *, "
+                       "interpolation='linear'", rename={**_DIM_KEEPDIM, "interpolation": "method"})
 for _name, _impl, _fn, _scale in (("quantile", _quantile, np.quantile, 1.0),
                                   ("percentile", _percentile, np.percentile, 100.0)):
     _p = primitive(_name, _impl, params={"q": 0.5, "axis": None, "method": "linear", "keepdims": False},
