@@ -273,7 +273,10 @@ singular_factor = primitive("singular_factor", _singular_factor, params={"ord": 
 
 norm = primitive("norm", _norm, params={"ord": None, "axis": None, "keepdims": False},
                  shape_rule=S.evaluating(_norm), doc="np.linalg.norm", vjp=(_norm_grad,), jvp=(_norm_jvp,),
-                 eager=Eager(node="LinalgVectorNormBackward0", saves={0: (0, "out")}, promote="float"))
+                 eager=Eager(node="LinalgVectorNormBackward0", saves={0: (0, "out")}, promote="float",
+                             functions=("linalg.norm", "linalg.matrix_norm"), rename=_DIM_KEEPDIM,
+                             args={"linalg.norm": "A, ord=None, dim=None, keepdim=False, *, dtype=None",
+                                   "linalg.matrix_norm": "A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None"}))
 stands_for(norm, [np.linalg.norm], "x, ord=None, axis=None, keepdims=False", "x", "ord axis keepdims")
 
 # ---------------------------------------------------------------------------------------------

@@ -26,6 +26,9 @@ X = np.array([[0.5, -1.0, 2.0, 0.25], [3.0, 0.0, -2.5, 1.5], [1.0, 1.0, -0.5, 2.
     "torch.nan_to_num(x / 0.0, nan=1.0, posinf=2.0)", "torch.atleast_3d(x[0])",
     "torch.tensordot(x, x, dims=([0], [0]))", "torch.linalg.cross(x[:, :3], x[:, 1:], dim=1)",
     "torch.logit(x / 4.0 + 0.5)", "torch.polygamma(1, x + 3.0)",
+    "torch.linalg.norm(x)", "torch.linalg.norm(x, 1, dim=1)", "torch.linalg.norm(x, 'nuc')",
+    "torch.linalg.norm(x, float('inf'), keepdim=True)", "torch.linalg.matrix_norm(x)",
+    "torch.linalg.matrix_norm(x[None], -1, keepdim=True)",
 ])
 def test_calls_with_pytorchs_parameters_match_pytorch(expr):
     if "logit" in expr or "polygamma" in expr:
