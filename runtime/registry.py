@@ -42,7 +42,8 @@ class Eager:
       `inplace`: in-place methods (`mul_`); `functions`: `torch.<name>` functions calling the method.
     - `args`: PyTorch's parameters of the functions, a signature text in which `input` (else the first
       parameter) is the tensor, the methods' `self`: `"input, dim, *, dtype=None"`; or a dict of them by
-      method or function name (`"*"`: the others); None: the methods take the operands only. Parameters
+      method or function name (`"*"`: the others), each a text or (text, params the spelling fixes:
+      `{"mode": "hsplit"}`); None: the methods take the operands only. Parameters
       without a default are operands; those named as a param (or through `rename`, PyTorch's name -> the
       param's: `{"dim": "axis"}`) are params; any other must be left at its default. A function
       `space.name` is `torch.space.name` (`linalg.cholesky`).

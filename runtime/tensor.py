@@ -512,11 +512,13 @@ def torch_signatures(prim, name: str) -> tuple:
     key = ("signatures", name)
     if key not in prim.derived:
         text = prim.eager.args
-        spec = signature(text if isinstance(text, str) else text.get(name, text.get("*")))
+        text = text if isinstance(text, str) else text.get(name, text.get("*"))
+        text, fixed = (text, {}) if isinstance(text, str) else text
+        spec = signature(text)
         tensor = "input" if "input" in spec.parameters else next(iter(spec.parameters))
         first = spec.parameters[tensor].replace(kind=inspect.Parameter.POSITIONAL_ONLY)
         rest = [p for p in spec.parameters.values() if p.name != tensor]
-        prim.derived[key] = (spec, spec.replace(parameters=[first, *rest]), tensor)
+        prim.derived[key] = (spec, spec.replace(parameters=[first, *rest]), tensor, fixed)
     return prim.derived[key]
 
 
@@ -529,12 +531,12 @@ def _param_value(v):
 
 def torch_call(prim, name: str, method: bool, args: tuple, kwargs: dict):
     """Apply `prim` to a call of its PyTorch spelling `name` (see `Eager.args`), a method or a function."""
-    function_spec, method_spec, tensor = torch_signatures(prim, name)
+    function_spec, method_spec, tensor, fixed = torch_signatures(prim, name)
     spec = method_spec if method else function_spec
     bound = spec.bind(*args, **kwargs)
     bound.apply_defaults()
     rename = prim.eager.rename or {}
-    operands, params = [], {}
+    operands, params = [], dict(fixed)
     for key, parameter in function_spec.parameters.items():
         value, target = bound.arguments[key], rename.get(key, key)
         if target in prim.params:
@@ -544,7 +546,9 @@ def torch_call(prim, name: str, method: bool, args: tuple, kwargs: dict):
         elif value is not parameter.default and value != parameter.default:
             raise TypeError(f"{name}(): wengert does not support the argument {key}={value!r}")
     out = record(prim, tuple(operands), params)
-    return _named_results(prim, name)(*out) if prim.eager.fields else out
+    if prim.eager.fields:
+        return _named_results(prim, name)(*out)
+    return tuple(out) if isinstance(out, TensorList) else out   # pieces (torch.tensor_split): a tuple
 
 
 def _named_results(prim, name: str):

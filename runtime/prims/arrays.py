@@ -500,11 +500,17 @@ def _pieces_joined(g, out, x, sections, axis=0, mode="array_split"):
     return ops.concatenate(pieces, axis={"vsplit": 0, "dsplit": 2}.get(mode, axis))
 
 
+#: PyTorch's splits into pieces: tensor_split is np.array_split
+_TORCH_SPLITS = ("tensor_split", "hsplit", "vsplit", "dsplit")
 split = declare("split", _split, params={"axis": 0, "mode": "array_split"}, arity=2, linear=True,
                 shape_rule=S.evaluating(_split), shape_checked=True,
                 doc="a list of pieces of x along an axis (np.split, array_split, hsplit, vsplit, dsplit)",
                 linear_in=(0,), vjp=(_pieces_joined,),
-                eager=Eager(node="SplitWithSizesBackward0", saves=NOTHING, quiet=True))
+                eager=Eager(node="SplitWithSizesBackward0", saves=NOTHING, quiet=True, methods=_TORCH_SPLITS,
+                            functions=_TORCH_SPLITS, rename={"dim": "axis"},
+                            args={"tensor_split": "input, indices_or_sections, dim=0",
+                                  **{f"{m}split": ("input, indices_or_sections", {"mode": f"{m}split"})
+                                     for m in "hvd"}}))
 for _mode in ("split", "array_split"):
     stands_for(split, [getattr(np, _mode)], "x, indices_or_sections, axis=0", "x indices_or_sections", "axis",
                fixed={"mode": _mode})

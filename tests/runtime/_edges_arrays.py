@@ -99,5 +99,4 @@ CHOICES: dict = {
 }
 
 #: primitives with a PyTorch spelling (a reference) that the eager Tensor lacks, and why
-NOT_ON_TENSOR = {"split": "torch.tensor_split and hsplit/vsplit/dsplit return tuples: the Tensor has none of them",
-                 "pad": "torch.nn.functional.pad takes PyTorch's pad widths (last axis first): the Tensor has none"}
+NOT_ON_TENSOR = {"pad": "torch.nn.functional.pad takes PyTorch's pad widths (last axis first): the Tensor has none"}

@@ -29,6 +29,8 @@ X = np.array([[0.5, -1.0, 2.0, 0.25], [3.0, 0.0, -2.5, 1.5], [1.0, 1.0, -0.5, 2.
     "torch.linalg.norm(x)", "torch.linalg.norm(x, 1, dim=1)", "torch.linalg.norm(x, 'nuc')",
     "torch.linalg.norm(x, float('inf'), keepdim=True)", "torch.linalg.matrix_norm(x)",
     "torch.linalg.matrix_norm(x[None], -1, keepdim=True)",
+    "torch.tensor_split(x, 2)[1]", "x.tensor_split([1, 3], dim=1)[2] ** 2", "torch.hsplit(x, [1])[1]",
+    "x.vsplit([2])[0]", "torch.dsplit(x[..., None].expand(3, 4, 2), 2)[1]",
 ])
 def test_calls_with_pytorchs_parameters_match_pytorch(expr):
     if "logit" in expr or "polygamma" in expr:
@@ -110,3 +112,8 @@ print(t.grad.tolist(), t.scaled(2.0).tolist(), torch.scaled(t).tolist(), "scaled
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["[3.0,", "3.0]", "[2.0,", "4.0]", "[1.0,", "2.0]", "True"]
+
+
+def test_pieces_are_a_tuple_as_pytorchs():
+    pieces = wengert.tensor_split(wengert.tensor(X, requires_grad=True), 2, dim=1)
+    assert type(pieces) is tuple and [p.shape for p in pieces] == [(3, 2), (3, 2)]
