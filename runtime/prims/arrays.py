@@ -264,7 +264,9 @@ flip = primitive("flip", np.flip, params={"axis": None}, linear=True, shape_rule
                  view_of_first=True,
                  doc="reverse the order of elements along `axis`", linear_in=(0,),
                  vjp=(lambda g, out, x, axis=None: ops.flip(g, axis=axis),),
-                 eager=Eager(node="FlipBackward0", saves=NOTHING, quiet=True))
+                 eager=Eager(node="FlipBackward0", saves=NOTHING, quiet=True, methods=("fliplr", "flipud"),
+                             functions=("fliplr", "flipud"),
+                             args={"fliplr": ("input", {"axis": 1}), "flipud": ("input", {"axis": 0})}))
 stands_for(flip, [np.flip], "x, axis=None", "x", "axis")
 roll = primitive("roll", np.roll, params={"shift": 0, "axis": None}, linear=True, shape_rule=S.evaluating(np.roll),
                  doc="rotate elements along `axis`", linear_in=(0,),

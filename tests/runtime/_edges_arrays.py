@@ -16,8 +16,8 @@ EVEN_ROWS = MATRIX_POINTS[:3] + MATRIX_POINTS[4:]
 
 CASES: list = [
     # flipud / fliplr: flip along axis 0 / 1
-    Case("flip", "np.flipud(x)", MATRIX_POINTS + VECTORS, "torch.flip(x, [0])"),
-    Case("flip", "np.fliplr(x)", MATRIX_POINTS + STACKED, "torch.flip(x, [1])"),
+    Case("flip", "np.flipud(x)", MATRIX_POINTS + VECTORS, "torch.flipud(x)"),
+    Case("flip", "np.fliplr(x)", MATRIX_POINTS + STACKED, "x.fliplr()"),
     Case("flip", "np.flip(x)", MATRIX_POINTS, "torch.flip(x, [0, 1])"),
     Case("flip", "np.flip(x, axis=(0, 2))", STACKED, "torch.flip(x, [0, 2])"),
     Case("roll", "np.roll(x, (1, -2), axis=(0, 1))", MATRIX_POINTS, "torch.roll(x, (1, -2), (0, 1))"),
