@@ -288,7 +288,7 @@ METHOD_FUNCTIONS = (
     "amax", "amin", "argmax", "argmin", "std", "var", "norm", "cumsum", "all", "any", "logsumexp", "reshape",
     "transpose", "swapaxes", "t", "permute", "squeeze", "unsqueeze", "flatten", "ravel", "flip", "roll", "tril",
     "triu", "chunk", "split", "unbind", "clone", "detach", "masked_fill", "lerp", "inner", "trace", "inverse",
-    "det", "diag", "moveaxis", "movedim", "ger", "sort",
+    "det", "diag", "moveaxis", "movedim", "ger", "sort", "cross",
 )
 
 

@@ -1293,6 +1293,20 @@ class Tensor:
     def roll(self, shifts, dims=None) -> "Tensor":
         return record(P.roll, (self,), {"shift": shifts, "axis": dims})
 
+    def cross(self, other, dim=None) -> "Tensor":
+        """torch.cross along `dim`; without it (deprecated: PyTorch's warning) along the first dimension of
+        size 3 of the broadcast shape, as PyTorch (torch.linalg.cross: the last)."""
+        other = _as_operand(other)
+        if dim is None:
+            _warn_once("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                       "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+                       "with that of linalg.cross in a future release.")
+            shape = np.broadcast_shapes(self._data.shape, np.shape(_unwrap(other)))
+            dim = next((d for d, n in enumerate(shape) if n == 3), None)
+            if dim is None:
+                raise RuntimeError("no dimension of size 3 in input")
+        return record(P.cross, (self, other), {"axis": dim})
+
     def sort(self, dim: int = -1, descending: bool = False, stable: bool = False):
         """(values, indices) along `dim`, nan last (first when descending): the values are the sort
         primitive's (SortBackward0; flipped when descending), the indices NumPy's stable argsort."""

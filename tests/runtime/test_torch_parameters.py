@@ -3,6 +3,7 @@
 arguments wengert does not model refused by name, several results as PyTorch's named tuples."""
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -31,6 +32,7 @@ X = np.array([[0.5, -1.0, 2.0, 0.25], [3.0, 0.0, -2.5, 1.5], [1.0, 1.0, -0.5, 2.
     "torch.linalg.matrix_norm(x[None], -1, keepdim=True)",
     "torch.tensor_split(x, 2)[1]", "x.tensor_split([1, 3], dim=1)[2] ** 2", "torch.hsplit(x, [1])[1]",
     "x.vsplit([2])[0]", "torch.dsplit(x[..., None].expand(3, 4, 2), 2)[1]",
+    "torch.cross(x[:, :3], x[:, 1:], 1)", "x[:, 1:].cross(x[:, :3], dim=0)", "torch.fliplr(x)", "x.flipud()",
 ])
 def test_calls_with_pytorchs_parameters_match_pytorch(expr):
     if "logit" in expr or "polygamma" in expr:
@@ -117,3 +119,17 @@ print(t.grad.tolist(), t.scaled(2.0).tolist(), torch.scaled(t).tolist(), "scaled
 def test_pieces_are_a_tuple_as_pytorchs():
     pieces = wengert.tensor_split(wengert.tensor(X, requires_grad=True), 2, dim=1)
     assert type(pieces) is tuple and [p.shape for p in pieces] == [(3, 2), (3, 2)]
+
+
+def test_cross_without_dim_takes_the_first_dimension_of_size_3_as_pytorch():
+    for module in (torch, wengert):
+        a = module.tensor(X[:, :3], requires_grad=True)   # (3, 3): dim 0
+        with pytest.warns(UserWarning) if module is torch else warnings.catch_warnings():   # (once per process)
+            out = module.cross(a, a.flip(1))
+        out.sum().backward()
+        if module is torch:
+            want, want_grad = out.detach().numpy(), a.grad.numpy()
+    np.testing.assert_allclose(out.detach().numpy(), want, rtol=1e-12)
+    np.testing.assert_allclose(a.grad.numpy(), want_grad, rtol=1e-12)
+    with pytest.raises(RuntimeError, match="no dimension of size 3"):
+        wengert.tensor(X[:2]).cross(wengert.tensor(X[:2]))
