@@ -490,20 +490,20 @@ _NONLEAF_GRAD_WARNING = (
     "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
 
 
-class _ReturnTypes(tuple):
-    """A named pair like torch.return_types.max(values=..., indices=...)."""
-    _name = "max"
+_RETURN_TYPES: dict = {}
 
-    def __new__(cls, values, indices, name):
-        self = super().__new__(cls, (values, indices))
-        self._name = name
-        return self
 
-    values = property(lambda self: self[0])
-    indices = property(lambda self: self[1])
+def return_type(name: str, fields: tuple):
+    """PyTorch's named tuple `torch.return_types.<name>` of `fields` (max: values, indices; linalg_eigh:
+    eigenvalues, eigenvectors), printed as PyTorch prints it."""
+    if (name, fields) not in _RETURN_TYPES:
+        base = collections.namedtuple(name, fields)
 
-    def __repr__(self) -> str:
-        return f"torch.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+        def __repr__(self) -> str:
+            items = ",\n".join(f"{field}={value!r}" for field, value in zip(fields, self))
+            return f"torch.return_types.{name}(\n{items})"
+        _RETURN_TYPES[name, fields] = type(name, (base,), {"__slots__": (), "__repr__": __repr__})
+    return _RETURN_TYPES[name, fields]
 
 
 def torch_signatures(prim, name: str) -> tuple:
@@ -547,20 +547,8 @@ def torch_call(prim, name: str, method: bool, args: tuple, kwargs: dict):
             raise TypeError(f"{name}(): wengert does not support the argument {key}={value!r}")
     out = record(prim, tuple(operands), params)
     if prim.eager.fields:
-        return _named_results(prim, name)(*out)
+        return return_type(name.replace(".", "_"), prim.eager.fields)(*out)
     return tuple(out) if isinstance(out, TensorList) else out   # pieces (torch.tensor_split): a tuple
-
-
-def _named_results(prim, name: str):
-    """PyTorch's named tuple of the results of `name` (torch.return_types.linalg_eigh ...)."""
-    key = ("fields", name)
-    if key not in prim.derived:
-        prim.derived[key] = collections.namedtuple(name.replace(".", "_"), prim.eager.fields)
-    return prim.derived[key]
-
-
-#: torch.return_types.sort
-_SORTED = collections.namedtuple("sort", "values indices")
 
 
 def _method(prim, name: str | None = None, reverse: bool = False, spelling: str = ""):
@@ -1149,7 +1137,7 @@ class Tensor:
         axis = _dim(dim, self.ndim)
         values = record(P.PRIMITIVES[which], (self,), {"axis": axis, "keepdims": keepdim})
         indices = self.argmax(axis, keepdim) if which == "max" else self.argmin(axis, keepdim)
-        return _ReturnTypes(values, indices, which)
+        return return_type(which, ("values", "indices"))(values, indices)
 
     def max(self, dim=None, keepdim: bool = False):
         return self._extreme("max", dim, keepdim)
@@ -1310,17 +1298,17 @@ class Tensor:
     def sort(self, dim: int = -1, descending: bool = False, stable: bool = False):
         """(values, indices) along `dim`, nan last (first when descending): the values are the sort
         primitive's (SortBackward0; flipped when descending), the indices NumPy's stable argsort."""
-        dim = _dim(dim, self.ndim)
+        dim, sorted_ = _dim(dim, self.ndim), return_type("sort", ("values", "indices"))
         if not self.ndim:   # one entry: (NumPy sorts along an axis)
-            return _SORTED(record(P.sort, (self.reshape(1),), {"axis": 0}).reshape(()),
+            return sorted_(record(P.sort, (self.reshape(1),), {"axis": 0}).reshape(()),
                            Tensor._wrap(np.zeros((), np.int64)))
         values = record(P.sort, (self,), {"axis": dim})
         if not descending:
-            return _SORTED(values, Tensor._wrap(np.argsort(self._data, axis=dim, kind="stable")))
+            return sorted_(values, Tensor._wrap(np.argsort(self._data, axis=dim, kind="stable")))
         # equal entries keep their order: the stable order of the reversed entries, reversed
         reversed_order = np.argsort(np.flip(self._data, dim), axis=dim, kind="stable")
         indices = np.flip(self._data.shape[dim] - 1 - reversed_order, dim)
-        return _SORTED(values.flip([dim]), Tensor._wrap(np.ascontiguousarray(indices)))
+        return sorted_(values.flip([dim]), Tensor._wrap(np.ascontiguousarray(indices)))
 
     def tril(self, diagonal: int = 0) -> "Tensor":
         return record(P.tril, (self,), {"k": diagonal})
