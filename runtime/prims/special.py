@@ -8,10 +8,10 @@ import numpy as np
 import scipy.special as sp
 
 from .. import shape_rules as S
-from ..calculus import ops
+from ..calculus import expand, ops, unbroadcast
 from ..registry import Eager, declare, primitive, stands_for
 from ..tensor_names import is_tensor
-from .arithmetic import _binary, _float_function, _unary, log_softmax, logsumexp, sigmoid, softmax
+from .arithmetic import _binary, _float_function, _unary, log_softmax, sigmoid, softmax
 
 _TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
 _READS_X = {0: (0,)}
@@ -80,7 +80,7 @@ xlogy = _binary("xlogy", sp.xlogy, doc="x * log(y), 0 where x == 0",
 
 # scipy's expit, softmax, log_softmax and logsumexp: the rules of PyTorch's sigmoid ... (runtime/prims/
 # arithmetic.py), with scipy's values (nan where a slice holds inf, an error on an empty array, no overflow
-# warning) and defaults (axis=None: the whole array); logsumexp's weights `b` and `return_sign` are refused
+# warning) and defaults (axis=None: the whole array); logsumexp's `return_sign` is refused
 expit = _unary("expit", sp.expit, doc="scipy.special.expit: 1 / (1 + exp(-x))", vjp=sigmoid.vjp, jvp=sigmoid.jvp)
 
 
@@ -92,8 +92,31 @@ def _scipy_log_softmax(x, axis=None):
     return sp.log_softmax(x, axis=axis)
 
 
-def _scipy_logsumexp(a, axis=None, keepdims=False):
-    return sp.logsumexp(a, axis=axis, keepdims=keepdims)
+def _scipy_logsumexp(a, b=None, axis=None, keepdims=False):
+    return sp.logsumexp(a, axis=axis, b=b, keepdims=keepdims)
+
+
+def _shares(a, b, out, axis, keepdims):
+    """b * exp(a - out), each entry's share of the sum (b: weights broadcast against a, None: 1)"""
+    share = ops.exp(ops.sub(a, expand(out, a, axis, keepdims)))
+    return share if b is None else ops.mul(b, share)
+
+
+def _logsumexp_vjp_a(g, out, a, b=None, axis=None, keepdims=False):
+    return unbroadcast(ops.mul(expand(g, a, axis, keepdims), _shares(a, b, out, axis, keepdims)), a)
+
+
+def _logsumexp_vjp_b(g, out, a, b, axis=None, keepdims=False):
+    """d out / d b = exp(a - out), b's entries summed over the axes they broadcast along"""
+    return unbroadcast(ops.mul(expand(g, a, axis, keepdims), _shares(a, None, out, axis, keepdims)), b)
+
+
+def _logsumexp_jvp_a(t, out, a, b=None, axis=None, keepdims=False):
+    return ops.sum(ops.mul(_shares(a, b, out, axis, keepdims), t), axis=axis, keepdims=keepdims)
+
+
+def _logsumexp_jvp_b(t, out, a, b, axis=None, keepdims=False):
+    return ops.sum(ops.mul(_shares(a, None, out, axis, keepdims), t), axis=axis, keepdims=keepdims)
 
 
 scipy_softmax = declare("scipy_softmax", _scipy_softmax, callables=[sp.softmax], spec="x, axis=None", operands="x",
@@ -104,8 +127,9 @@ scipy_log_softmax = declare("scipy_log_softmax", _scipy_log_softmax, callables=[
                             operands="x", params_spec="axis", params={"axis": None}, shape_rule=S.same_as(0),
                             doc="scipy.special.log_softmax: x - logsumexp(x) along axis (None: all)",
                             vjp=log_softmax.vjp, jvp=log_softmax.jvp)
-scipy_logsumexp = declare("scipy_logsumexp", _scipy_logsumexp, callables=[sp.logsumexp],
-                          spec="a, axis=None, *, keepdims=False", operands="a", params_spec="axis keepdims",
+scipy_logsumexp = declare("scipy_logsumexp", _scipy_logsumexp, arity=2, callables=[sp.logsumexp],
+                          spec="a, axis=None, b=None, keepdims=False", operands="a b", params_spec="axis keepdims",
                           params={"axis": None, "keepdims": False}, shape_rule=S.reduction_rule(S.float_dtype),
-                          doc="scipy.special.logsumexp: log(sum(exp(a))) along axis, computed stably",
-                          vjp=logsumexp.vjp, jvp=logsumexp.jvp)
+                          doc="scipy.special.logsumexp: log(sum(b * exp(a))) along axis (b: weights, None: 1), "
+                              "computed stably",
+                          vjp=(_logsumexp_vjp_a, _logsumexp_vjp_b), jvp=(_logsumexp_jvp_a, _logsumexp_jvp_b))

@@ -17,6 +17,7 @@ _GAMMA_EDGES = [0.0, 1.0, 0.5, -2.5, 2.0, NAN, INF]
 #: second derivatives are nan where scipy's is infinite: first order only
 _SCIPY_ONLY = [-1.0, -INF, INF]
 NONEMPTY = MATRIX_POINTS[:4]
+_WEIGHTS = _vec([[0.5, 1.5, 2.0], [1.0, 0.0, 0.7]])   # a zero weight
 _NO_INF = [p for p in NONEMPTY if p[0] is not M_NAN] + [(_vec([[0.5, NAN, 2.0], [1.0, -INF, 0.3]]),)]
 
 
@@ -61,6 +62,10 @@ CASES: list = [] if not SCIPY else [
     Case("scipy_logsumexp", "sp.logsumexp(x)", NONEMPTY, "torch.special.logsumexp(x, (0, 1))"),
     Case("scipy_logsumexp", "sp.logsumexp(x, axis=0, keepdims=True)", NONEMPTY,
          "torch.logsumexp(x, 0, keepdim=True)"),
+    # weights b: log(sum(b exp(x))) is logsumexp(x + log(b)) for b > 0 (the gradient of b: tests/runtime/
+    # test_special.py; autograd takes b as a constant)
+    Case("scipy_logsumexp", "sp.logsumexp(x, axis=1, b=y)", [(p[0], _WEIGHTS[:len(p[0])]) for p in NONEMPTY],
+         "torch.logsumexp(x + torch.log(y), 1)", args=("x", "y")),
 ]
 #: where HIPS autograd and PyTorch disagree, the one wengert follows, and why (as _edges.CHOICES)
 CHOICES: dict = {
