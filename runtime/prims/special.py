@@ -75,7 +75,7 @@ def _xlogy_node(operands, params) -> str:
 
 xlogy = _binary("xlogy", sp.xlogy, doc="x * log(y), 0 where x == 0",
                 partials=(_xlogy_x, lambda g, out, x, y: ops.mul(g, ops.div(x, y))),
-                eager=Eager(_xlogy_node, {0: (1,), 1: (0, 1)}, "float", methods=("xlogy",), inplace=("xlogy_",),
+                eager=Eager(_xlogy_node, {0: (0, 1), 1: (0, 1)}, "float", methods=("xlogy",), inplace=("xlogy_",),
                             functions=("xlogy",), args="input, other"))
 
 # scipy's expit, softmax, log_softmax and logsumexp: the rules of PyTorch's sigmoid ... (runtime/prims/
