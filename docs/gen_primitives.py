@@ -32,6 +32,9 @@ NAMESPACES = [("np", np), ("np.linalg", np.linalg), ("math", math), ("operator",
 #: other names of the same objects that the table lists (in this order)
 ALIASES = ["np.abs", "np.conj", "np.mod", "np.true_divide", "np.pow", "np.asin", "np.acos", "np.atan", "np.atan2",
            "np.asinh", "np.acosh", "np.atanh", "np.bitwise_not", "np.concat", "np.permute_dims"]
+if P.special is not None:   # scipy.special's functions are primitives where SciPy is installed
+    NAMESPACES.append(("scipy.special", P.special.sp))
+    ALIASES.append("scipy.special.digamma")
 
 #: how each operator node of the Python grammar is written (a unary operator has one operand)
 OPERATOR_TEXT = {
@@ -55,6 +58,7 @@ GROUPS = {
     "dot": "Linear algebra and products", "transpose": "Shape manipulation and indexing",
     "copy": "Conversion and array creation", "shape": "Array attributes", "len": "Python builtins over sequences",
     "tuple": "Containers (built and updated functionally)", "fstring": "Strings", "print": "Effects",
+    "erf": "scipy.special (where SciPy is installed)",
 }
 
 

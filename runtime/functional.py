@@ -14,7 +14,8 @@ import numpy as np
 
 from . import dtypes as D
 from . import primitives as P
-from .tensor import Tensor, _as_operand, leaf as _leaf, _dim, _shape_args, record, tensor_from
+from .tensor import (Tensor, _as_operand, leaf as _leaf, _dim, _shape_args, record, tensor_from, torch_call,
+                     torch_signatures)
 
 
 def _tensor(x) -> Tensor:
@@ -289,7 +290,7 @@ METHOD_FUNCTIONS = (
     "amax", "amin", "argmax", "argmin", "std", "var", "norm", "cumsum", "all", "any", "logsumexp", "reshape",
     "transpose", "swapaxes", "t", "permute", "squeeze", "unsqueeze", "flatten", "ravel", "flip", "roll", "tril",
     "triu", "chunk", "split", "unbind", "clone", "detach", "masked_fill", "lerp", "inner", "trace", "inverse",
-    "det", "diag", "moveaxis", "movedim", "ger",
+    "det", "diag", "moveaxis", "movedim", "ger", "sort", "cross",
 )
 
 
@@ -306,10 +307,26 @@ def _function(name: str):
 FUNCTIONS = {name: _function(name) for name in METHOD_FUNCTIONS}
 
 
+def _declared_function(prim, name: str):
+    """torch.<name> in PyTorch's spelling of `prim` (`Eager.args`: `torch.polygamma(n, input)`)."""
+    def function(*args, **kwargs):
+        return torch_call(prim, name, False, args, kwargs)
+    function.__name__ = function.__qualname__ = name
+    function.__signature__ = torch_signatures(prim, name)[0]
+    return function
+
+
+#: the functions of torch's namespaces (`linalg`: torch.linalg.cholesky ...), by namespace and name
+NAMESPACES: dict = {}
+
+
 def _add_declared_functions(prim) -> None:
     for name in prim.eager.functions:
-        if name not in globals():   # a function written out above (torch.allclose ...) is PyTorch's own
-            FUNCTIONS.setdefault(name, _function(name))
+        space, _, short = name.rpartition(".")
+        if space:
+            NAMESPACES.setdefault(space, {}).setdefault(short, _declared_function(prim, name))
+        elif name not in globals():   # a function written out above (torch.allclose ...) is PyTorch's own
+            FUNCTIONS.setdefault(name, _function(name) if prim.eager.args is None else _declared_function(prim, name))
 
 
 P.on_declare(_add_declared_functions)

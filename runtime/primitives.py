@@ -17,8 +17,15 @@ from .registry import (METHODS, MUTATING_METHODS, NOVALUE, OPERATORS, PRIMITIVES
 from .shape_rules import dummy as _dummy, evaluating as _evaluating  # noqa: F401
 from .shape_rules import item_type as _item_type, same_as as _same_as  # noqa: F401
 
+try:   # scipy.special's functions are declared only where SciPy is installed (no dependency of wengert)
+    from .prims import special
+except ModuleNotFoundError as missing:
+    if (missing.name or "").partition(".")[0] != "scipy":
+        raise
+    special = None
+
 #: the declaration modules, in the order their primitives are listed (docs, tables)
-GROUPS = (arithmetic, reductions, linalg, fft, arrays, python, checks, cotangents)
+GROUPS = (arithmetic, reductions, linalg, fft, arrays, python, checks, cotangents) + ((special,) if special else ())
 
 for _module in GROUPS:
     globals().update({_name: _value for _name, _value in vars(_module).items() if isinstance(_value, Primitive)})

@@ -40,6 +40,15 @@ class Eager:
     - `methods`: Tensor methods that apply the primitive to the tensor and the other arguments
       (dunders included); `reflected`: the same with the operands swapped (`__rsub__`);
       `inplace`: in-place methods (`mul_`); `functions`: `torch.<name>` functions calling the method.
+    - `args`: PyTorch's parameters of the functions, a signature text in which `input` (else the first
+      parameter) is the tensor, the methods' `self`: `"input, dim, *, dtype=None"`; or a dict of them by
+      method or function name (`"*"`: the others), each a text or (text, params the spelling fixes:
+      `{"mode": "hsplit"}`); None: the methods take the operands only. Parameters
+      without a default are operands; those named as a param (or through `rename`, PyTorch's name -> the
+      param's: `{"dim": "axis"}`) are params; any other must be left at its default. A function
+      `space.name` is `torch.space.name` (`linalg.cholesky`).
+    - `fields`: PyTorch's names of the results of a primitive of several (torch.return_types: a named
+      tuple, `eigenvalues, eigenvectors`).
     """
     node: str | Callable | None = None
     saves: dict | None = None
@@ -57,6 +66,9 @@ class Eager:
     reflected: tuple = ()
     inplace: tuple = ()
     functions: tuple = ()
+    args: str | dict | None = None
+    rename: dict | None = None
+    fields: tuple = ()
 
 
 @dataclasses.dataclass(frozen=True)

@@ -9,6 +9,8 @@ rebase the graph (through `CopySlices` when the tensor is a view of another).
 from __future__ import annotations
 
 import builtins
+import collections
+import inspect
 import numbers
 import warnings
 import weakref
@@ -20,6 +22,7 @@ from . import dtypes as D
 from . import grad_mode
 from . import primitives as P
 from . import tensor_names as N
+from .registry import signature
 from .rules import vjp_rule
 
 # ---------------------------------------------------------------------------------------------
@@ -168,7 +171,10 @@ def record(prim, operands: tuple, params: dict | None = None, name: str | None =
     if _is_identity(prim, operands):
         return operands[0]
     arrays = [o._data if type(o) is Tensor else _unwrap(o) for o in operands]
-    out = _wrap_result(_compute(prim, arrays, full))
+    out = _compute(prim, arrays, full)
+    if prim.results is not None and prim.results > 1:   # one Tensor per result (a matrix's are NumPy scalars)
+        out = [np.asarray(r) for r in out]
+    out = _wrap_result(out)
     if not isinstance(out, (Tensor, TensorList)):
         return out
     if prim.eager.view and isinstance(operands[0], Tensor):
@@ -487,24 +493,76 @@ _NONLEAF_GRAD_WARNING = (
     "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
 
 
-class _ReturnTypes(tuple):
-    """A named pair like torch.return_types.max(values=..., indices=...)."""
-    _name = "max"
-
-    def __new__(cls, values, indices, name):
-        self = super().__new__(cls, (values, indices))
-        self._name = name
-        return self
-
-    values = property(lambda self: self[0])
-    indices = property(lambda self: self[1])
-
-    def __repr__(self) -> str:
-        return f"torch.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+_RETURN_TYPES: dict = {}
 
 
-def _method(prim, name: str | None = None, reverse: bool = False):
-    """A Tensor method applying a primitive to the tensor and the other operands."""
+def return_type(name: str, fields: tuple):
+    """PyTorch's named tuple `torch.return_types.<name>` of `fields` (max: values, indices; linalg_eigh:
+    eigenvalues, eigenvectors), printed as PyTorch prints it."""
+    if (name, fields) not in _RETURN_TYPES:
+        base = collections.namedtuple(name, fields)
+
+        def __repr__(self) -> str:
+            items = ",\n".join(f"{field}={value!r}" for field, value in zip(fields, self))
+            return f"torch.return_types.{name}(\n{items})"
+        _RETURN_TYPES[name, fields] = type(name, (base,), {"__slots__": (), "__repr__": __repr__})
+    return _RETURN_TYPES[name, fields]
+
+
+def torch_signatures(prim, name: str) -> tuple:
+    """(function, method) signatures of PyTorch's spelling `name` of `prim` (`Eager.args`): the method's
+    is the function's with the tensor (`input`, else the first parameter) first, as `self`."""
+    key = ("signatures", name)
+    if key not in prim.derived:
+        text = prim.eager.args
+        text = text if isinstance(text, str) else text.get(name, text.get("*"))
+        text, fixed = (text, {}) if isinstance(text, str) else text
+        spec = signature(text)
+        tensor = "input" if "input" in spec.parameters else next(iter(spec.parameters))
+        first = spec.parameters[tensor].replace(kind=inspect.Parameter.POSITIONAL_ONLY)
+        rest = [p for p in spec.parameters.values() if p.name != tensor]
+        prim.derived[key] = (spec, spec.replace(parameters=[first, *rest]), tensor, fixed)
+    return prim.derived[key]
+
+
+def _param_value(v):
+    """A PyTorch argument as the primitive's param: lists (dims) as tuples, tensors as numbers."""
+    if isinstance(v, Tensor):
+        v = v._data.tolist()
+    return tuple(_param_value(e) for e in v) if isinstance(v, (list, tuple)) else v
+
+
+def torch_call(prim, name: str, method: bool, args: tuple, kwargs: dict):
+    """Apply `prim` to a call of its PyTorch spelling `name` (see `Eager.args`), a method or a function."""
+    function_spec, method_spec, tensor, fixed = torch_signatures(prim, name)
+    spec = method_spec if method else function_spec
+    bound = spec.bind(*args, **kwargs)
+    bound.apply_defaults()
+    rename = prim.eager.rename or {}
+    operands, params = [], dict(fixed)
+    for key, parameter in function_spec.parameters.items():
+        value, target = bound.arguments[key], rename.get(key, key)
+        if target in prim.params:
+            params[target] = _param_value(value)
+        elif key == tensor or parameter.default is inspect.Parameter.empty:
+            operands.append(value if type(value) is Tensor else _as_operand(value))
+        elif value is not parameter.default and value != parameter.default:
+            raise TypeError(f"{name}(): wengert does not support the argument {key}={value!r}")
+    out = record(prim, tuple(operands), params)
+    if prim.eager.fields:
+        return return_type(name.replace(".", "_"), prim.eager.fields)(*out)
+    return tuple(out) if isinstance(out, TensorList) else out   # pieces (torch.tensor_split): a tuple
+
+
+def _method(prim, name: str | None = None, reverse: bool = False, spelling: str = ""):
+    """A Tensor method applying a primitive to the tensor and the other operands (with PyTorch's
+    parameters where the declaration gives them: `Eager.args`)."""
+    if prim.eager.args is not None and spelling:
+        def method(self, *args, **kwargs):
+            return torch_call(prim, spelling, True, (self, *args), kwargs)
+        method.__name__ = spelling
+        return method
+
     def method(self, *others):
         for o in others:
             if o is None:
@@ -1082,7 +1140,7 @@ class Tensor:
         axis = _dim(dim, self.ndim)
         values = record(P.PRIMITIVES[which], (self,), {"axis": axis, "keepdims": keepdim})
         indices = self.argmax(axis, keepdim) if which == "max" else self.argmin(axis, keepdim)
-        return _ReturnTypes(values, indices, which)
+        return return_type(which, ("values", "indices"))(values, indices)
 
     def max(self, dim=None, keepdim: bool = False):
         return self._extreme("max", dim, keepdim)
@@ -1226,6 +1284,35 @@ class Tensor:
     def roll(self, shifts, dims=None) -> "Tensor":
         return record(P.roll, (self,), {"shift": shifts, "axis": dims})
 
+    def cross(self, other, dim=None) -> "Tensor":
+        """torch.cross along `dim`; without it (deprecated: PyTorch's warning) along the first dimension of
+        size 3 of the broadcast shape, as PyTorch (torch.linalg.cross: the last)."""
+        other = _as_operand(other)
+        if dim is None:
+            _warn_once("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                       "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+                       "with that of linalg.cross in a future release.")
+            shape = np.broadcast_shapes(self._data.shape, np.shape(_unwrap(other)))
+            dim = next((d for d, n in enumerate(shape) if n == 3), None)
+            if dim is None:
+                raise RuntimeError("no dimension of size 3 in input")
+        return record(P.cross, (self, other), {"axis": dim})
+
+    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False):
+        """(values, indices) along `dim`, nan last (first when descending): the values are the sort
+        primitive's (SortBackward0; flipped when descending), the indices NumPy's stable argsort."""
+        dim, sorted_ = _dim(dim, self.ndim), return_type("sort", ("values", "indices"))
+        if not self.ndim:   # one entry: (NumPy sorts along an axis)
+            return sorted_(record(P.sort, (self.reshape(1),), {"axis": 0}).reshape(()),
+                           Tensor._wrap(np.zeros((), np.int64)))
+        values = record(P.sort, (self,), {"axis": dim})
+        if not descending:
+            return sorted_(values, Tensor._wrap(np.argsort(self._data, axis=dim, kind="stable")))
+        # equal entries keep their order: the stable order of the reversed entries, reversed
+        reversed_order = np.argsort(np.flip(self._data, dim), axis=dim, kind="stable")
+        indices = np.flip(self._data.shape[dim] - 1 - reversed_order, dim)
+        return sorted_(values.flip([dim]), Tensor._wrap(np.ascontiguousarray(indices)))
+
     def tril(self, diagonal: int = 0) -> "Tensor":
         return record(P.tril, (self,), {"k": diagonal})
 
@@ -1305,12 +1392,13 @@ def _install_declared_methods(prim) -> None:
     """The Tensor methods `prim`'s declaration names (`Eager.methods`, `reflected`, `inplace`): one
     generic method per name, applying the primitive to the tensor and the other arguments."""
     eager = prim.eager
-    for names, make in ((eager.methods, _method), (eager.reflected, lambda p: _method(p, reverse=True)),
-                        (eager.inplace, _inplace_method)):
+    for names, make in ((eager.methods, lambda p, n: _method(p, spelling=n)),
+                        (eager.reflected, lambda p, n: _method(p, reverse=True)),
+                        (eager.inplace, lambda p, n: _inplace_method(p))):
         for name in names:
             if name in Tensor.__dict__ and not getattr(Tensor.__dict__[name], "declared", False):
                 continue   # (while declarations take over) a method written out in the class
-            method = make(prim)
+            method = make(prim, name)
             method.declared = True
             setattr(Tensor, name, method)
 

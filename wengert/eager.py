@@ -5,7 +5,7 @@ re-export of wengert.runtime (tensor.py, functional.py, dtypes.py, grad_mode.py 
 """
 import sys
 
-from . import autograd
+from . import autograd, linalg, special
 from .runtime import primitives as _primitives
 from .runtime import dtypes as _dtypes
 from .runtime import functional as _functional
@@ -26,7 +26,7 @@ _METHOD_FUNCTIONS = dict(_functional.FUNCTIONS)
 globals().update(_METHOD_FUNCTIONS)
 
 __all__ = [
-    "Tensor", "Size", "device", "dtype", "Generator", "default_generator", "autograd",
+    "Tensor", "Size", "device", "dtype", "Generator", "default_generator", "autograd", "linalg", "special",
     "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
     "empty_like", "full_like", "arange", "linspace", "eye", "rand", "randn", "randint", "randperm",
     "rand_like", "randn_like", "normal", "manual_seed", "seed", "initial_seed",
@@ -43,7 +43,13 @@ def _export_declared_functions(prim) -> None:
     """torch.<name> for each function a primitive declared later names (a recipe's new primitive)."""
     package = sys.modules.get(__package__)   # `import wengert as torch`: torch.<name> too
     for name in prim.eager.functions:
-        if name not in globals():
+        space, _, short = name.rpartition(".")
+        if space:   # torch.linalg.<name>: in wengert.linalg
+            module = sys.modules[f"{__package__}.{space}"]
+            if short not in module.__all__:
+                setattr(module, short, _functional.NAMESPACES[space][short])
+                module.__all__.append(short)
+        elif name not in globals():
             globals()[name] = _functional.FUNCTIONS[name]
             __all__.append(name)
             if package is not None and not hasattr(package, name):

@@ -488,7 +488,8 @@ nan_to_num = primitive("nan_to_num", _nan_to_num, params={"nan": 0.0, "posinf": 
                        shape_rule=S.elementwise_rule(_nan_to_num), doc="x with nan, +inf and -inf replaced by numbers",
                        partials=(lambda g, out, x, nan=0.0, posinf=None, neginf=None:
                                  ops.where(ops.isfinite(x), g, 0.0),),
-                       eager=Eager("NanToNumBackward0", _READS_X))   # np.nan_to_num(tensor, nan=...) records it
+                       eager=Eager("NanToNumBackward0", _READS_X, methods=("nan_to_num",), functions=("nan_to_num",),
+                                   args="input, nan=0.0, posinf=None, neginf=None"))
 stands_for(nan_to_num, [np.nan_to_num], "x, *, nan=0.0, posinf=None, neginf=None", "x", "nan posinf neginf")
 
 

@@ -329,7 +329,9 @@ flip = primitive("flip", np.flip, params={"axis": None}, linear=True, shape_rule
                  view_of_first=True,
                  doc="reverse the order of elements along `axis`", linear_in=(0,),
                  vjp=(lambda g, out, x, axis=None: ops.flip(g, axis=axis),),
-                 eager=Eager(node="FlipBackward0", saves=NOTHING, quiet=True))
+                 eager=Eager(node="FlipBackward0", saves=NOTHING, quiet=True, methods=("fliplr", "flipud"),
+                             functions=("fliplr", "flipud"),
+                             args={"fliplr": ("input", {"axis": 1}), "flipud": ("input", {"axis": 0})}))
 stands_for(flip, [np.flip], "x, axis=None", "x", "axis")
 roll = primitive("roll", np.roll, params={"shift": 0, "axis": None}, linear=True, shape_rule=S.evaluating(np.roll),
                  doc="rotate elements along `axis`", linear_in=(0,),
@@ -399,7 +401,8 @@ rot90, _ = _gather("rot90", np.rot90, "rot90_back", _rot90_back, params={"k": 1,
                    shape_rule=S.evaluating(np.rot90), view_of_first=True, shape_checked=True,
                    doc="rotate by 90 degrees k times in the plane of `axes`",
                    adjoint_doc="g rotated back: the adjoint of rot90",
-                   eager=Eager(node="Rot90Backward0", saves=NOTHING, quiet=True),
+                   eager=Eager(node="Rot90Backward0", saves=NOTHING, quiet=True, methods=("rot90",),
+                               functions=("rot90",), args="input, k=1, dims=(0, 1)", rename={"dims": "axes"}),
                    callables=[np.rot90], spec="x, k=1, axes=(0, 1)", operands="x", params_spec="k axes")
 
 
@@ -437,7 +440,9 @@ repeat, _ = _gather("repeat", np.repeat, "repeat_back", _repeat_back, params={"a
                     doc="repeat each entry (along `axis`, else of x flattened) `repeats` times",
                     adjoint_doc="g summed over each entry's copies: the adjoint of repeat",
                     eager=Eager(node=lambda operands, params: "IndexSelectBackward0" if np.ndim(data_of(operands[1]))
-                                else "ViewBackward0", saves={0: (1,)}, quiet=True),
+                                else "ViewBackward0", saves={0: (1,)}, quiet=True, methods=("repeat_interleave",),
+                                functions=("repeat_interleave",), rename={"dim": "axis"},
+                                args="input, repeats, dim=None, *, output_size=None"),
                     callables=[np.repeat], spec="x, repeats, axis=None", operands="x repeats", params_spec="axis",
                     array_method="repeat")
 
@@ -455,7 +460,8 @@ def _tile_back(g, x, reps=1):
 tile, _ = _gather("tile", np.tile, "tile_back", _tile_back, params={"reps": 1},
                   shape_rule=S.evaluating(np.tile), doc="x repeated `reps` times along each axis",
                   adjoint_doc="g summed over the tiles: the adjoint of tile",
-                  eager=Eager(node="RepeatBackward0", saves=NOTHING, quiet=True),
+                  eager=Eager(node="RepeatBackward0", saves=NOTHING, quiet=True, methods=("tile",),
+                              functions=("tile",), args="input, dims", rename={"dims": "reps"}),
                   callables=[np.tile], spec="x, reps", operands="x", params_spec="reps")
 
 
@@ -472,14 +478,16 @@ diagonal, diagonal_back = _gather(
     "diagonal", np.diagonal, "diagonal_back", _diagonal_back, params={"offset": 0, "axis1": 0, "axis2": 1},
     shape_rule=S.evaluating(np.diagonal), view_of_first=True, shape_checked=True,
     doc="the diagonal of the (axis1, axis2) planes, as a last axis", adjoint_doc="zeros like x with g on the "
-    "diagonal: the adjoint of diagonal", eager=_view("DiagonalBackward0"),
+    "diagonal: the adjoint of diagonal",
+    eager=_view("DiagonalBackward0", methods=("diagonal",), functions=("diagonal",),
+                args="input, offset=0, dim1=0, dim2=1", rename={"dim1": "axis1", "dim2": "axis2"}),
     callables=[np.diagonal], spec="x, offset=0, axis1=0, axis2=1", operands="x", params_spec="offset axis1 axis2",
     array_method="diagonal")
 for _n, _fn in [(1, np.atleast_1d), (2, np.atleast_2d), (3, np.atleast_3d)]:
     declare(f"atleast_{_n}d", _fn, linear=True, shape_rule=S.evaluating(_fn), view_of_first=True,
             doc=f"x with at least {_n} axes", linear_in=(0,), vjp=(_reshaped_back,),
             eager=_view(lambda operands, params: "ViewBackward0" if np.ndim(data_of(operands[0])) == 0
-                        else "UnsqueezeBackward0"),
+                        else "UnsqueezeBackward0", functions=(f"atleast_{_n}d",), args="input"),
             callables=[_fn], spec="x, /", operands="x")
 
 
@@ -508,7 +516,10 @@ take, _ = _gather("take", np.take, "take_back", _take_back, params={"axis": None
                   shape_rule=S.evaluating(np.take), shape_checked=True,
                   doc="the entries of x (flattened when axis is None) at `indices` along `axis`",
                   adjoint_doc="g summed into x's shape where take read: the adjoint of take",
-                  eager=Eager(node=_index_node("IndexSelectBackward0", "TakeBackward0"), saves={0: (1,)}, quiet=True),
+                  eager=Eager(node=_index_node("IndexSelectBackward0", "TakeBackward0"), saves={0: (1,)}, quiet=True,
+                              methods=("take", "index_select"), functions=("take", "index_select"),
+                              args={"take": "input, index", "index_select": "input, dim, index"},
+                              rename={"dim": "axis"}),
                   callables=[np.take], spec="x, indices, axis=None", operands="x indices", params_spec="axis",
                   array_method="take")
 
@@ -535,7 +546,9 @@ take_along_axis, _ = _gather(
     arity=2, shape_rule=S.evaluating(np.take_along_axis), shape_checked=True,
     doc="x's entries at `indices` along `axis` (indices shaped like x elsewhere)",
     adjoint_doc="g summed into x's shape where take_along_axis read: the adjoint of take_along_axis",
-    eager=Eager(node=_index_node("GatherBackward0", "TakeBackward0"), saves={0: (1,)}, quiet=True),
+    eager=Eager(node=_index_node("GatherBackward0", "TakeBackward0"), saves={0: (1,)}, quiet=True,
+                methods=("take_along_dim",), functions=("take_along_dim",), args="input, indices, dim=None",
+                rename={"dim": "axis"}),
     callables=[np.take_along_axis], spec="arr, indices, axis=-1", operands="arr indices", params_spec="axis")
 
 
@@ -554,11 +567,17 @@ def _pieces_joined(g, out, x, sections, axis=0, mode="array_split"):
     return ops.concatenate(pieces, axis={"vsplit": 0, "dsplit": 2}.get(mode, axis))
 
 
+#: PyTorch's splits into pieces: tensor_split is np.array_split
+_TORCH_SPLITS = ("tensor_split", "hsplit", "vsplit", "dsplit")
 split = declare("split", _split, params={"axis": 0, "mode": "array_split"}, arity=2, linear=True,
                 shape_rule=S.evaluating(_split), shape_checked=True,
                 doc="a list of pieces of x along an axis (np.split, array_split, hsplit, vsplit, dsplit)",
                 linear_in=(0,), vjp=(_pieces_joined,),
-                eager=Eager(node="SplitWithSizesBackward0", saves=NOTHING, quiet=True))
+                eager=Eager(node="SplitWithSizesBackward0", saves=NOTHING, quiet=True, methods=_TORCH_SPLITS,
+                            functions=_TORCH_SPLITS, rename={"dim": "axis"},
+                            args={"tensor_split": "input, indices_or_sections, dim=0",
+                                  **{f"{m}split": ("input, indices_or_sections", {"mode": f"{m}split"})
+                                     for m in "hvd"}}))
 for _mode in ("split", "array_split"):
     stands_for(split, [getattr(np, _mode)], "x, indices_or_sections, axis=0", "x indices_or_sections", "axis",
                fixed={"mode": _mode})

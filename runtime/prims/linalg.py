@@ -114,7 +114,8 @@ cross = declare("cross", _cross, arity=2, params={"axis": -1}, shape_rule=S.eval
                 vjp=(_cross_vjp(0), _cross_vjp(1)),
                 jvp=(lambda t, out, x, y, axis=-1: ops.cross(t, y, axis=axis),
                      lambda t, out, x, y, axis=-1: ops.cross(x, t, axis=axis)),
-                eager=Eager(node="LinalgCrossBackward0", saves=_CROSS, promote="promote"),
+                eager=Eager(node="LinalgCrossBackward0", saves=_CROSS, promote="promote", functions=("linalg.cross",),
+                            args="input, other, *, dim=-1", rename={"dim": "axis"}),
                 doc="np.cross of 3-vectors along `axis` (stacks broadcast)",
                 callables=[np.cross], spec="a, b, /, *, axis=-1", operands="a b", params_spec="axis")
 
@@ -176,7 +177,8 @@ tensordot = declare("tensordot", _tensordot, arity=2, params={"axes": 2}, shape_
                     vjp=(_tensordot_grad(0), _tensordot_grad(1)),
                     jvp=(lambda t, out, x, y, axes=2: ops.tensordot(t, y, axes=axes),
                          lambda t, out, x, y, axes=2: ops.tensordot(x, t, axes=axes)),
-                    eager=Eager(node="ViewBackward0", saves=_CROSS, promote="promote"),
+                    eager=Eager(node="ViewBackward0", saves=_CROSS, promote="promote", functions=("tensordot",),
+                                args="a, b, dims=2", rename={"dims": "axes"}),
                     doc="np.tensordot: the sum over `axes` of x against those of y",
                     callables=[np.tensordot], spec="a, b, /, axes=2", operands="a b", params_spec="axes")
 
@@ -310,7 +312,7 @@ def _per_matrix(s):
 inv = primitive("inv", np.linalg.inv, shape_rule=S.same_as(0), doc="np.linalg.inv",
                 vjp=(lambda g, out, x: ops.neg(ops.matmul(ops.matmul(_mT(out), g), _mT(out))),),
                 jvp=(lambda t, out, x: ops.neg(ops.matmul(ops.matmul(out, t), out)),),
-                eager=Eager(node="LinalgInvExBackward0"))
+                eager=Eager(node="LinalgInvExBackward0", functions=("linalg.inv",), args="A"))
 stands_for(inv, [np.linalg.inv], "x, /", "x")
 
 
@@ -326,7 +328,8 @@ def _det_jvp(t, out, x):
 
 det = primitive("det", np.linalg.det, doc="np.linalg.det",
                 shape_rule=lambda ts, cs, ps: T.ArrayType(ts[0].dtype, ts[0].shape[:-2]),
-                vjp=(_det_vjp,), jvp=(_det_jvp,), eager=Eager(node="LinalgDetBackward0"))
+                vjp=(_det_vjp,), jvp=(_det_jvp,),
+                eager=Eager(node="LinalgDetBackward0", functions=("linalg.det",), args="A"))
 stands_for(det, [np.linalg.det], "x, /", "x")
 
 
@@ -378,7 +381,8 @@ def _solve_b_jvp(t, out, a, b):
 
 solve = primitive("solve", np.linalg.solve, arity=2, shape_rule=_solve_rule, doc="x with a @ x = b",
                   vjp=(_solve_a, lambda g, out, a, b: unbroadcast(_solve_transposed(a, g, b), b)),
-                  jvp=(_solve_a_jvp, _solve_b_jvp), eager=Eager(node="LinalgSolveExBackward0"))
+                  jvp=(_solve_a_jvp, _solve_b_jvp),
+                  eager=Eager(node="LinalgSolveExBackward0", functions=("linalg.solve",), args="A, B, *, left=True"))
 stands_for(solve, [np.linalg.solve], "a, b, /", "a b")
 
 # ---------------------------------------------------------------------------------------------
@@ -557,7 +561,9 @@ def _slogdet_jvp(t, out, x):
 
 
 slogdet = declare("slogdet", _results(np.linalg.slogdet), results=2, shape_rule=_slogdet_rule,
-                  vjp=(_slogdet_vjp,), jvp=(_slogdet_jvp,), eager=Eager(node="LinalgSlogdetBackward0"),
+                  vjp=(_slogdet_vjp,), jvp=(_slogdet_jvp,),
+                  eager=Eager(node="LinalgSlogdetBackward0", functions=("linalg.slogdet",), args="A",
+                              fields=("sign", "logabsdet")),
                   doc="np.linalg.slogdet: the sign and log|det| of each matrix",
                   callables=[np.linalg.slogdet], spec="x, /", operands="x")
 
@@ -592,7 +598,9 @@ def _cholesky_jvp(t, out, x):
 
 cholesky = declare("cholesky", np.linalg.cholesky, shape_rule=lambda ts, cs, ps: T.ArrayType(S.float_dtype(ts[0]),
                                                                                              ts[0].shape),
-                   vjp=(_cholesky_vjp,), jvp=(_cholesky_jvp,), eager=Eager(node="LinalgCholeskyExBackward0"),
+                   vjp=(_cholesky_vjp,), jvp=(_cholesky_jvp,),
+                   eager=Eager(node="LinalgCholeskyExBackward0", functions=("linalg.cholesky",),
+                               args="A, *, upper=False"),
                    doc="np.linalg.cholesky: L, lower triangular, with L L^T = x (x's lower triangle read)",
                    callables=[np.linalg.cholesky], spec="x, /", operands="x")
 
@@ -628,7 +636,8 @@ def _eigh_jvp(t, out, x):
 
 
 eigh = declare("eigh", _results(np.linalg.eigh), results=2, shape_rule=_eigh_rule, vjp=(_eigh_vjp,), jvp=(_eigh_jvp,),
-               eager=Eager(node="LinalgEighBackward0"),
+               eager=Eager(node="LinalgEighBackward0", functions=("linalg.eigh",), args="A, UPLO='L'",
+                           fields=("eigenvalues", "eigenvectors")),
                doc="np.linalg.eigh: the eigenvalues (ascending) and eigenvectors of symmetric matrices (lower "
                    "triangle read)",
                callables=[np.linalg.eigh], spec="x, /", operands="x")
@@ -658,7 +667,8 @@ def _pinv_jvp(t, out, x):
 
 pinv = declare("pinv", np.linalg.pinv,
                shape_rule=lambda ts, cs, ps: T.ArrayType(S.float_dtype(ts[0]), ts[0].shape[:-2] + ts[0].shape[:-3:-1]),
-               vjp=(_pinv_vjp,), jvp=(_pinv_jvp,), eager=Eager(node="LinalgPinvBackward0"),
+               vjp=(_pinv_vjp,), jvp=(_pinv_jvp,), eager=Eager(node="LinalgPinvBackward0", functions=("linalg.pinv",),
+                           args="A, *, atol=None, rtol=None, hermitian=False"),
                doc="np.linalg.pinv: the Moore-Penrose inverse (its derivative where the rank is constant)",
                callables=[np.linalg.pinv], spec="x, /", operands="x")
 
@@ -780,7 +790,8 @@ def _qr_jvp(t, out, x):
 
 
 qr = declare("qr", _results(np.linalg.qr), results=2, shape_rule=_qr_rule, vjp=(_qr_vjp,), jvp=(_qr_jvp,),
-             eager=Eager(node="LinalgQrBackward0"),
+             eager=Eager(node="LinalgQrBackward0", functions=("linalg.qr",), args="A, mode='reduced'",
+                         fields=("Q", "R")),
              doc="np.linalg.qr (mode 'reduced'): Q with orthonormal columns and R upper triangular, x = Q R",
              callables=[np.linalg.qr], spec="x, /", operands="x")
 
@@ -856,7 +867,8 @@ def _svd_jvp(t, out, x, full_matrices=True):
 
 
 svd = declare("svd", _svd, params={"full_matrices": True}, results=3, shape_rule=_svd_rule,
-              vjp=(_svd_vjp,), jvp=(_svd_jvp,), eager=Eager(node="LinalgSvdBackward0"),
+              vjp=(_svd_vjp,), jvp=(_svd_jvp,), eager=Eager(node="LinalgSvdBackward0", functions=("linalg.svd",),
+                          args="A, full_matrices=True, *, driver=None", fields=("U", "S", "Vh")),
               doc="np.linalg.svd: u, s (descending), vh with x = u diag(s) vh (differentiated with "
                   "full_matrices=False, or of square matrices)",
               callables=[np.linalg.svd], spec="x, /, full_matrices=True", operands="x", params_spec="full_matrices")

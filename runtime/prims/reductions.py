@@ -24,6 +24,16 @@ def _reduction(name: str, fn, *, aliases: tuple = (), dtype=None, method: str | 
     return prim
 
 
+#: PyTorch's names of a reduction's params
+_DIM_KEEPDIM = {"dim": "axis", "keepdim": "keepdims"}
+
+
+def _torch_reduction(name: str) -> dict:
+    """The eager facts of PyTorch's Tensor method and torch function `name`(input, dim=None, keepdim=False)."""
+    return dict(methods=(name,), functions=(name,), args="input, dim=None, keepdim=False, *, dtype=None",
+                rename=_DIM_KEEPDIM)
+
+
 def _by_axis(stem: str, whole: str, along: str):
     """PyTorch's node of a reduction: `<stem>Backward<whole>` over every element, `<along>` over `axis`."""
     return lambda operands, params: f"{stem}Backward{whole if params.get('axis') is None else along}"
@@ -265,7 +275,10 @@ singular_factor = primitive("singular_factor", _singular_factor, params={"ord": 
 
 norm = primitive("norm", _norm, params={"ord": None, "axis": None, "keepdims": False},
                  shape_rule=S.evaluating(_norm), doc="np.linalg.norm", vjp=(_norm_grad,), jvp=(_norm_jvp,),
-                 eager=Eager(node="LinalgVectorNormBackward0", saves={0: (0, "out")}, promote="float"))
+                 eager=Eager(node="LinalgVectorNormBackward0", saves={0: (0, "out")}, promote="float",
+                             functions=("linalg.norm", "linalg.matrix_norm"), rename=_DIM_KEEPDIM,
+                             args={"linalg.norm": "A, ord=None, dim=None, keepdim=False, *, dtype=None",
+                                   "linalg.matrix_norm": "A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None"}))
 stands_for(norm, [np.linalg.norm], "x, ord=None, axis=None, keepdims=False", "x", "ord axis keepdims")
 
 # ---------------------------------------------------------------------------------------------
@@ -339,7 +352,8 @@ def _cumprod_jvp(t, out, x, axis):
 
 cumprod = primitive("cumprod", np.cumprod, params={"axis": None}, shape_rule=S.evaluating(np.cumprod),
                     doc="cumulative product over `axis`", vjp=(_cumprod_grad,), jvp=(_cumprod_jvp,),
-                    eager=Eager(node="CumprodBackward0", saves={0: (0, "out")}))
+                    eager=Eager(node="CumprodBackward0", saves={0: (0, "out")}, methods=("cumprod",),
+                                functions=("cumprod",), args="input, dim, *, dtype=None", rename={"dim": "axis"}))
 stands_for(cumprod, [np.cumprod], "x, axis=None", "x", "axis", method="cumprod")
 
 
@@ -366,7 +380,8 @@ def _diff_grad(g, out, x, n=1, axis=-1):
 
 diff = primitive("diff", np.diff, params={"n": 1, "axis": -1}, linear=True, linear_in=(0,),
                  shape_rule=S.evaluating(np.diff), doc="n-th differences along `axis`", vjp=(_diff_grad,),
-                 eager=Eager(node="SubBackward0", saves=NOTHING))
+                 eager=Eager(node="SubBackward0", saves=NOTHING, methods=("diff",), functions=("diff",),
+                             args="input, n=1, dim=-1, prepend=None, append=None", rename={"dim": "axis"}))
 stands_for(diff, [np.diff], "x, n=1, axis=-1", "x", "n axis")
 
 
@@ -464,7 +479,7 @@ _reduction("nansum", np.nansum, method=None, doc="sum over `axis`, nan taken as 
                 ops.where(_present(x), expand(g, x, axis, keepdims), 0.0),),
            jvp=(lambda t, out, x, axis=None, keepdims=False:
                 ops.sum(ops.where(_present(x), t, 0.0), axis=axis, keepdims=keepdims),),
-           eager=Eager(node="NansumBackward0", saves={0: (0,)}))
+           eager=Eager(node="NansumBackward0", saves={0: (0,)}, **_torch_reduction("nansum")))
 # PyTorch's nanmean is nansum / count: its node is the division's
 _reduction("nanmean", np.nanmean, method=None, dtype=S.float_dtype, doc="mean over `axis`, nan left out",
            vjp=(lambda g, out, x, axis=None, keepdims=False:
@@ -472,7 +487,7 @@ _reduction("nanmean", np.nanmean, method=None, dtype=S.float_dtype, doc="mean ov
            jvp=(lambda t, out, x, axis=None, keepdims=False:   # nan (0 / 0) where the mean is (no entry)
                 ops.div(ops.sum(ops.where(_present(x), t, 0.0), axis=axis, keepdims=keepdims),
                         ops.sum(_present(x), axis=axis, keepdims=keepdims)),),
-           eager=Eager(node="DivBackward0", saves={0: (0,)}, promote="float"))
+           eager=Eager(node="DivBackward0", saves={0: (0,)}, promote="float", **_torch_reduction("nanmean")))
 # nan never equals the extreme: no gradient reaches a nan entry (an all-nan slice gives nan)
 _reduction("nanmax", np.nanmax, method=None, doc="maximum over `axis`, nan left out", vjp=(_extreme,),
            jvp=(_extreme_jvp,), eager=Eager(saves={0: (0, "out")}))
@@ -673,12 +688,15 @@ def _percentile(x, q, axis=None, method="linear", keepdims=False):
 
 
 _QUANTILE_SPEC = "x, q, axis=None, *, method='linear', keepdims=False"
+_TORCH_QUANTILE = dict(methods=("quantile",), functions=("quantile",), args="input, q, dim=None, keepdim=False, *, "
+                       "interpolation='linear'", rename={**_DIM_KEEPDIM, "interpolation": "method"})
 for _name, _impl, _fn, _scale in (("quantile", _quantile, np.quantile, 1.0),
                                   ("percentile", _percentile, np.percentile, 100.0)):
     _p = primitive(_name, _impl, params={"q": 0.5, "axis": None, "method": "linear", "keepdims": False},
                    shape_rule=S.evaluating(_impl), doc=f"the {_name} `q` over `axis`, linearly interpolated",
                    vjp=(_quantile_rules(_scale)[0],), jvp=(_quantile_rules(_scale)[1],),
-                   eager=Eager(node="SqueezeBackward4", saves={0: (0,)}, promote="float"))
+                   eager=Eager(node="SqueezeBackward4", saves={0: (0,)}, promote="float",
+                               **(_TORCH_QUANTILE if _name == "quantile" else {})))
     stands_for(_p, [_fn], _QUANTILE_SPEC, "x", "q axis method keepdims")
 
 

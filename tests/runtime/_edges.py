@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import importlib.util
 import itertools
 
 import numpy as np
@@ -344,10 +345,12 @@ BODIES = {
 NUMPY_VALUES_IN_EAGER = {"sign": "sign(nan) is nan as np.sign (PyTorch: 0); the Tensor computes with NumPy"}
 
 #: primitives with a PyTorch spelling (a reference) that the eager Tensor lacks, and why
-NOT_ON_TENSOR = {"solve": "the Tensor has no torch.linalg namespace (torch.linalg.solve)"}
+NOT_ON_TENSOR: dict = {}
 
 #: primitives a user never calls by NumPy: only the eager Tensor records them
 EAGER_ONLY = {"relu", "sigmoid", "rsqrt", "softmax", "log_softmax", "logsumexp"}
+#: whether scipy.special's functions are primitives (tests/runtime/_edges_special.py)
+SCIPY = importlib.util.find_spec("scipy") is not None
 
 
 def source(case: Case) -> str:
@@ -382,6 +385,8 @@ def functions(case: Case, numpy_module=np) -> tuple:
         filename = f"<edge {case.prim} {len(_COMPILED)}>"
         register_source(filename, text)
         scope = {"np": numpy_module}
+        if "sp." in text:   # scipy.special, or autograd's (autograd.scipy.special) with autograd's NumPy
+            scope["sp"] = importlib.import_module("scipy.special" if numpy_module is np else "autograd.scipy.special")
         exec(compile(text, filename, "exec"), scope)
         _COMPILED[key] = (scope["f"], scope["loss"])
     return _COMPILED[key]
@@ -575,7 +580,8 @@ def derivative_vjp(case: Case, point: tuple, ct) -> list | None:
     if case.derivative is None:
         return None
     with np.errstate(all="ignore"):
-        return [np.asarray(ct) * eval(case.derivative, {"np": np, "x": point[0]})]
+        scope = {"np": np, "sp": importlib.import_module("scipy.special")} if SCIPY else {"np": np}
+        return [np.asarray(ct) * eval(case.derivative, {**scope, "x": point[0]})]
 
 
 def reference_vjp(case: Case, point: tuple, ct) -> tuple[str, list] | None:
@@ -674,7 +680,7 @@ def torch_hessian(case: Case, point: tuple) -> list | None:
 
 # The cases of primitives added group by group live in tests/runtime/_edges_<group>.py: each module
 # defines CASES and CHOICES (and, where needed, NOT_ON_TENSOR / NUMPY_VALUES_IN_EAGER), joined here.
-for _group in ("elementwise", "arrays", "reductions", "products", "fft"):
+for _group in ("elementwise", "arrays", "reductions", "products", "fft", "special"):
     _module = importlib.import_module(f"tests.runtime._edges_{_group}")
     CASES += _module.CASES
     CHOICES.update(_module.CHOICES)

@@ -16,8 +16,8 @@ EVEN_ROWS = MATRIX_POINTS[:3] + MATRIX_POINTS[4:]
 
 CASES: list = [
     # flipud / fliplr: flip along axis 0 / 1
-    Case("flip", "np.flipud(x)", MATRIX_POINTS + VECTORS, "torch.flip(x, [0])"),
-    Case("flip", "np.fliplr(x)", MATRIX_POINTS + STACKED, "torch.flip(x, [1])"),
+    Case("flip", "np.flipud(x)", MATRIX_POINTS + VECTORS, "torch.flipud(x)"),
+    Case("flip", "np.fliplr(x)", MATRIX_POINTS + STACKED, "x.fliplr()"),
     Case("flip", "np.flip(x)", MATRIX_POINTS, "torch.flip(x, [0, 1])"),
     Case("flip", "np.flip(x, axis=(0, 2))", STACKED, "torch.flip(x, [0, 2])"),
     Case("roll", "np.roll(x, (1, -2), axis=(0, 1))", MATRIX_POINTS, "torch.roll(x, (1, -2), (0, 1))"),
@@ -126,7 +126,4 @@ CHOICES: dict = {
 }
 
 #: primitives with a PyTorch spelling (a reference) that the eager Tensor lacks, and why
-NOT_ON_TENSOR = {p: "the eager Tensor has no method or torch function of it (one with parameters is written "
-                    "out in runtime/tensor.py)"
-                 for p in ("rot90", "repeat", "tile", "diagonal", "atleast_1d", "atleast_2d", "atleast_3d", "take",
-                           "take_along_axis", "split", "pad")}
+NOT_ON_TENSOR = {"pad": "torch.nn.functional.pad takes PyTorch's pad widths (last axis first): the Tensor has none"}

@@ -54,6 +54,4 @@ CHOICES: dict = {
     "fabs": ("autograd", "as abs: d|x|/dx is sign(x), nan at nan (PyTorch's abs: 0)"),
     "sinc": ("torch", "d sinc(x)/dx at 0 is the limit 0 (autograd: 0 / 0 = nan)"),
 }
-#: primitives with a PyTorch spelling (a reference) that the eager Tensor lacks, and why
-NOT_ON_TENSOR = {"nan_to_num": "the Tensor's methods take operands only, not nan=/posinf=/neginf= "
-                               "(np.nan_to_num(tensor, ...) records a NanToNumBackward0 node)"}
+

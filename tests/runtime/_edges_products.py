@@ -124,15 +124,6 @@ CHOICES: dict = {
 }
 #: primitives with a PyTorch spelling (a reference) that the eager Tensor lacks, and why
 NOT_ON_TENSOR = {
-    "trace": "the Tensor's trace is PyTorch's (a matrix's main diagonal); others are torch.diagonal(...).sum(-1), "
-             "and the Tensor has no diagonal",
-    "cross": "the Tensor has no torch.linalg namespace (torch.linalg.cross)",
-    "tensordot": "torch.tensordot takes `dims`, which the Tensor's generated methods do not",
-    "slogdet": "the Tensor has no torch.linalg namespace, nor primitives of several results",
-    "cholesky": "the Tensor has no torch.linalg namespace (torch.linalg.cholesky)",
-    "eigh": "the Tensor has no torch.linalg namespace, nor primitives of several results",
-    "pinv": "the Tensor has no torch.linalg namespace (torch.linalg.pinv)",
-    "qr": "the Tensor has no torch.linalg namespace, nor primitives of several results",
-    "svd": "the Tensor has no torch.linalg namespace, nor primitives of several results",
-    "lstsq": "the Tensor has no torch.linalg namespace, nor primitives of several results",
+    "trace": "the Tensor's trace is PyTorch's (a matrix's main diagonal); others are torch.diagonal(...).sum(-1)",
+    "lstsq": "torch.linalg.lstsq returns no residuals for a full-rank tall matrix on CPU, and its rank is a tensor",
 }

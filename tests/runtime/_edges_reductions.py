@@ -115,14 +115,10 @@ CHOICES: dict = {
                       "zeros of x's shape (autograd: one entry along the axis, a wrong shape)"),
 }
 
-_NO_DIM_METHOD = ("the Tensor's reductions along a dim are written out in runtime/tensor.py; a declaration's "
-                  "methods take operands only")
 #: primitives with a PyTorch spelling (a reference) that the eager Tensor lacks, and why
-NOT_ON_TENSOR = {"cumprod": _NO_DIM_METHOD, "diff": _NO_DIM_METHOD, "nansum": _NO_DIM_METHOD,
-                 "nanmean": _NO_DIM_METHOD, "average": "PyTorch has no average: its reference is sum(x * w) / sum(w)",
+NOT_ON_TENSOR = {"average": "PyTorch has no average: its reference is sum(x * w) / sum(w)",
                  "median": "PyTorch's median is the lower middle entry: its reference is quantile(x, 0.5)",
-                 "quantile": _NO_DIM_METHOD, "percentile": "PyTorch has no percentile: its reference is quantile",
-                 "sort": "torch.sort returns (values, indices); the Tensor has no sort",
+                 "percentile": "PyTorch has no percentile: its reference is quantile",
                  "partition": "PyTorch has no partition: its reference is sort, the same for kth (0, 2) of 3",
                  "ptp": "PyTorch has no ptp: its reference is amax - amin",
                  "nanmax": "PyTorch has no nanmax: its reference is amax with nan as -inf",
