@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import builtins
+import importlib
+import importlib.util
 import inspect
 import math
 import operator
@@ -27,7 +29,10 @@ BEGIN = "<!-- primitives:begin -->"
 END = "<!-- primitives:end -->"
 
 #: where callables are looked up to find the names a user writes (first match order)
-NAMESPACES = [("np", np), ("np.linalg", np.linalg), ("math", math), ("operator", operator), ("builtins", builtins)]
+NAMESPACES = [("np", np), ("np.linalg", np.linalg), ("np.fft", np.fft), ("math", math), ("operator", operator),
+              ("builtins", builtins)]
+if importlib.util.find_spec("scipy") is not None:   # scipy.special's functions are bound when SciPy is installed
+    NAMESPACES.insert(3, ("scipy.special", importlib.import_module("scipy.special")))
 
 #: other names of the same objects that the table lists (in this order)
 ALIASES = ["np.abs", "np.conj", "np.mod", "np.true_divide", "np.pow", "np.asin", "np.acos", "np.atan", "np.atan2",
