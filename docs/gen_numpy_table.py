@@ -13,6 +13,7 @@ primitive, its modes and its eager Tensor counterpart (between `<!-- numpy-table
 from __future__ import annotations
 
 import argparse
+import dis
 import importlib
 import importlib.util
 import pathlib
@@ -87,6 +88,20 @@ def second_order(prim: P.Primitive) -> bool:
                for name in _ops_applied(prim) if name in P.PRIMITIVES)
 
 
+def refused_second(prim: P.Primitive) -> list[P.Primitive]:
+    """The primitives `prim`'s rules apply whose own rules only raise: where the rules apply them
+    (for some params), the second derivative is refused."""
+    return [P.PRIMITIVES[n] for n in sorted(_ops_applied(prim))
+            if n in P.PRIMITIVES and any(_only_raises(r) for r in _rule_functions(P.PRIMITIVES[n]))]
+
+
+def _only_raises(rule) -> bool:
+    if not isinstance(rule, types.FunctionType):
+        return False
+    opnames = {i.opname for i in dis.get_instructions(rule)}
+    return "RAISE_VARARGS" in opnames and not opnames & {"RETURN_VALUE", "RETURN_CONST"}
+
+
 def _rule_functions(prim: P.Primitive) -> list:
     rules = []
     for declared in (prim.vjp, prim.jvp, prim.partials):
@@ -131,7 +146,10 @@ def _filled(cell) -> bool:
 
 
 def modes(prim: P.Primitive) -> list[str]:
-    return ["✓" if have(prim) else "—" for have in (reverse, forward, second_order)]
+    out = ["✓" if have(prim) else "—" for have in (reverse, forward, second_order)]
+    if out[2] == "✓" and refused_second(prim):
+        out[2] = "partly¹"
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -206,6 +224,12 @@ def numpy_table() -> str:
             row = [G._code(name), G._code(prim.name), *modes(prim), eager(name, prim)]
             lines.append("| " + " | ".join(G._cell(c) for c in row) + " |")
         lines.append("")
+    partly = sorted({p.name for _, p in differentiable if refused_second(p)})
+    if partly:
+        lines += ["¹ Second order is refused (with a located error) where the rules apply a primitive "
+                  "whose own derivative wengert refuses: " + "; ".join(
+                      f"{G._code(n)} through " + ", ".join(f"{G._code(q.name)} ({q.doc})" for q in
+                                                            refused_second(P.PRIMITIVES[n])) for n in partly) + ".", ""]
     refused = [n for n, p in names if not p.differentiable]
     lines += [f"Bound but carrying no gradient ({len(refused)}: their result is an integer, a boolean, "
               "a shape or a rounded value, so no gradient flows through them, as in NumPy's own "
