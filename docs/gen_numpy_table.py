@@ -12,7 +12,6 @@ primitive, its modes and its eager Tensor counterpart (between `<!-- numpy-table
 """
 from __future__ import annotations
 
-import argparse
 import dis
 import importlib
 import importlib.util
@@ -327,28 +326,16 @@ def _between(text: str, key: str, body: str | None) -> str:
     return text[:start + len(begin)] + "\n" + body + text[stop:]
 
 
-def render(text: str) -> tuple[str, bool]:
-    """The page with both tables regenerated; False when the autograd table could not be made."""
+def render(text: str) -> str:
+    """The page with both tables regenerated (the autograd table only where autograd is installed)."""
     comparison = autograd_table()
-    return _between(_between(text, "numpy", numpy_table()), "autograd", comparison), comparison is not None
+    if comparison is None:
+        print("autograd is not installed: the autograd table is left as it is", file=sys.stderr)
+    return _between(_between(text, "numpy", numpy_table()), "autograd", comparison)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if docs/python.md is stale, change nothing")
-    args = parser.parse_args(argv)
-    current = PYTHON_MD.read_text(encoding="utf-8")
-    fresh, compared = render(current)
-    if not compared:
-        print("autograd is not installed: the autograd table is left as it is", file=sys.stderr)
-    if args.check:
-        if fresh != current:
-            print(f"{PYTHON_MD} is stale: run python docs/gen_numpy_table.py", file=sys.stderr)
-            return 1
-        return 0
-    if fresh != current:
-        PYTHON_MD.write_text(fresh, encoding="utf-8")
-    return 0
+    return G.regenerate(PYTHON_MD, render, "gen_numpy_table.py", argv)
 
 
 if __name__ == "__main__":

@@ -197,20 +197,26 @@ def render(text: str) -> str:
     return text[:start + len(BEGIN)] + "\n" + table() + text[end:]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if docs/ir.md is stale, change nothing")
+def regenerate(path: pathlib.Path, render, script: str, argv: list[str] | None) -> int:
+    """The command line of a docs generator: rewrite `path` with `render(text)`, or with `--check`
+    exit 1 (changing nothing) when it is stale."""
+    parser = argparse.ArgumentParser(description=f"regenerate the generated parts of {path.name}")
+    parser.add_argument("--check", action="store_true", help=f"exit 1 if {path.name} is stale, change nothing")
     args = parser.parse_args(argv)
-    current = IR_MD.read_text(encoding="utf-8")
+    current = path.read_text(encoding="utf-8")
     fresh = render(current)
     if args.check:
         if fresh != current:
-            print(f"{IR_MD} is stale: run python docs/gen_primitives.py", file=sys.stderr)
+            print(f"{path} is stale: run python docs/{script}", file=sys.stderr)
             return 1
         return 0
     if fresh != current:
-        IR_MD.write_text(fresh, encoding="utf-8")
+        path.write_text(fresh, encoding="utf-8")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return regenerate(IR_MD, render, "gen_primitives.py", argv)
 
 
 if __name__ == "__main__":

@@ -127,7 +127,8 @@ ARRAYS = [
     case("tile-int", "np.tile(x, 3)", (R(3),), Point((R(2, 3),), autograd=False)),   # autograd is wrong
     case("pad-constant", "np.pad(x, ((1, 2), (0, 1)), constant_values=1.5)", (R(3, 3),), autograd=False),
     case("pad-constant-int", "np.pad(x, 1, mode='constant')", (R(3, 3),), (R(2, 3, 3),), autograd=False),
-    case("pad-edge", "np.pad(x, ((1, 2), (0, 1)), mode='edge')", (R(3, 3),), edge=edge(R(1, 1), smooth=True), autograd=False),
+    case("pad-edge", "np.pad(x, ((1, 2), (0, 1)), mode='edge')", (R(3, 3),), edge=edge(R(1, 1), smooth=True),
+         autograd=False),
     case("pad-reflect", "np.pad(x, 2, mode='reflect')", (R(4, 3),), (R(2, 3, 4),), autograd=False),
     case("pad-wrap", "np.pad(x, (1, 2), mode='wrap')", (R(3, 4),), (R(2, 3, 3),), autograd=False),
     case("flip", "np.flip(x, axis=0)", (R(2, 3),), (R(2, 2, 3),), autograd=False),
@@ -498,7 +499,8 @@ def check_second(c: Case, kind: str, args: tuple, wrt: tuple) -> None:
 
 @pytest.mark.parametrize("ord, x", [(1, A(0.5, 0.0, -2.0)), (2, np.zeros(3)), (None, np.zeros((2, 2))),
                                     (np.inf, A(2.0, -2.0, 1.0)), (-np.inf, A(0.5, -0.5, 1.0)),
-                                    ("fro", np.zeros((2, 2))), ("nuc", np.zeros((2, 2))), (np.inf, A([1.0, -1.0], [0.5, 1.5]))])
+                                    ("fro", np.zeros((2, 2))), ("nuc", np.zeros((2, 2))),
+                                    (np.inf, A([1.0, -1.0], [0.5, 1.5]))])
 def test_norm_at_zeros_and_ties_is_pytorchs_subgradient(ord, x):
     """Where np.linalg.norm is not differentiable (a zero entry, a zero vector, tied extremes)
     autograd refuses or gives nan; wengert's gradient is PyTorch's subgradient."""
