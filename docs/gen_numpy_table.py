@@ -22,7 +22,7 @@ import types
 import numpy as np
 
 import gen_primitives as G   # the sibling script (its folder is on sys.path when this one runs)
-from wengert.runtime import functional
+from wengert import eager as wengert_eager
 from wengert.runtime import primitives as P
 from wengert.runtime.registry import ops_names
 from wengert.runtime.tensor import Tensor
@@ -189,17 +189,23 @@ def group_of(name: str, prim: P.Primitive) -> str:
     return GROUPS.get(module, module.replace("_", " ").capitalize())
 
 
+#: PyTorch's name of a NumPy function where it is another one
+TORCH_SPELLING = {"np.linalg.inv": "inverse", "np.concatenate": "cat", "np.concat": "cat",
+                  "np.expand_dims": "unsqueeze", "np.broadcast_to": "expand"}
+
+
 def eager(name: str, prim: P.Primitive) -> str:
     """The Tensor methods and torch functions the declaration names, else, for a NumPy name, the
-    Tensor method and torch function of the same name written out in runtime/tensor.py."""
-    short = name.rpartition(".")[2]
+    Tensor method and `torch.*` function of its name (PyTorch's spelling of it) that `import
+    wengert as torch` has."""
     methods = [m for m in prim.eager.methods if not m.startswith("__")]
     functions = list(prim.eager.functions)
-    numpy_name = name.startswith(("np.", "ndarray."))
-    if numpy_name and not methods and short in vars(Tensor) and not short.startswith("_"):
-        methods = [short]
-    if numpy_name and not functions and short in functional.FUNCTIONS:
-        functions = [short]
+    if name.startswith(("np.", "ndarray.")):
+        torch_name = TORCH_SPELLING.get(name, name.rpartition(".")[2])
+        if not methods and torch_name in vars(Tensor) and not torch_name.startswith("_"):
+            methods = [torch_name]
+        if not functions and torch_name in wengert_eager.__all__:
+            functions = [torch_name]
     return ", ".join([G._code(f"Tensor.{m}") for m in methods] + [G._code(f"torch.{f}") for f in functions])
 
 
