@@ -72,6 +72,17 @@ def test_numpy_table_lists_what_is_differentiated():
     assert "_sum_to" not in table and "<lambda>" not in table   # implementations are not public names
 
 
+def test_numpy_tables_without_autograd_leave_the_autograd_table(monkeypatch, capsys):
+    """autograd is a test extra: without it the generator keeps the comparison as it is, and says so."""
+    monkeypatch.syspath_prepend(str(DOCS))
+    tool = _load("gen_numpy_table")
+    monkeypatch.setitem(sys.modules, "autograd", None)
+    text = PYTHON_MD.read_text(encoding="utf-8")
+    stale = text.replace("| `np.sin` | supported | `sin` |", "| `np.sin` | not yet | stale |")
+    assert stale != text and tool.render(stale) == stale
+    assert "autograd is not installed" in capsys.readouterr().err
+
+
 def test_every_primitive_is_documented():
     text = IR_MD.read_text(encoding="utf-8")
     missing = [name for name, prim in PRIMITIVES.items() if prim.builtin and f"| `{name}` |" not in text]

@@ -10,6 +10,7 @@ functions another branch of the issue adds are in ANOTHER_BRANCH, marked strict 
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 import warnings
 
@@ -338,6 +339,21 @@ CASES = SUPPORTED + ANOTHER_BRANCH + GAPS
 EXPECTED_TO_FAIL = {c.name: (c, reason) for cases, reason in ((ANOTHER_BRANCH, "added by another branch"),
                                                               (GAPS, "refused today: a gap of issue 10"))
                     for c in cases}
+
+
+#: issue 10's NumPy list, name by name
+ISSUE_LIST = """repeat tile pad flip flipud fliplr rot90 roll split array_split hsplit vsplit dsplit atleast_1d
+atleast_2d atleast_3d append diagonal trace diag tril triu take take_along_axis broadcast_arrays meshgrid r_ c_
+cumsum cumprod diff gradient sort partition ptp average median percentile quantile nansum nanmean nanmax nanmin
+norm fmax fmin logaddexp2 deg2rad rad2deg sinc fabs nan_to_num hypot arctan2 cbrt heaviside copysign cross kron
+tensordot inner dot einsum inv det slogdet solve cholesky eigh svd pinv qr lstsq real imag conj abs angle fft
+ifft rfft irfft fft2 ifft2 fftn ifftn logsumexp expit logit erf erfc gammaln digamma xlogy softmax log_softmax
+int64 transpose""".split()
+
+
+def test_every_function_of_the_issue_has_a_case():
+    called = {name for c in CASES for name in re.findall(r"\.(\w+)\s*[(\[]", c.body)}
+    assert not [name for name in ISSUE_LIST if name not in called]
 
 
 # ---------------------------------------------------------------------------------------------
