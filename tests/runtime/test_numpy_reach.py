@@ -170,6 +170,8 @@ ARRAYS = [
     case("take-scalar", "np.take(x, 1, axis=0)", (R(2, 3),), (R(2, 2, 3),), autograd=False),
     case("take_along_axis", "np.take_along_axis(x, np.argmax(x, axis=-1)[..., None], axis=-1)", (R(2, 3),),
          (R(2, 2, 3),), autograd=False),
+    # autograd raises a TypeError on axis=None
+    case("concatenate-flat", "np.concatenate((x, y), axis=None) ** 3", (R(2, 2), R(3)), autograd=False),
     case("r_", "np.r_[x, y] ** 2", (R(3), R(2))),
     case("c_", "np.c_[x, y] ** 2", (R(3), R(3))),
 ]
@@ -200,6 +202,8 @@ REDUCTIONS = [
          edge(A([3.0, 3.0, 1.0, 0.5, 2.0]), smooth=True), autograd=False),
     case("percentile-list", "np.percentile(x, [25, 75])", (R(2, 5),), autograd=False),
     case("quantile", "np.quantile(x, 0.25, axis=0)", (R(5, 2),), (R(5, 2, 2),), autograd=False),
+    case("quantile-half", "np.quantile(x, 0.5, axis=(0, 1)) ** 2", (R(2, 3, 2),), autograd=False),
+    case("percentile-half", "np.percentile(x, 0.5) * x", (R(2, 3),), autograd=False),
     case("quantile-keepdims", "np.quantile(x, [0.1, 0.9], axis=-1, keepdims=True) ** 2", (R(2, 5),),
          autograd=False),
     case("nansum", "np.nansum(x, axis=-1)", (R(2, 3),), (R(2, 2, 3),),
