@@ -37,6 +37,9 @@ GROUPS = {"arithmetic": "Elementwise", "reductions": "Reductions and scans", "ar
 PYTHON_PREFIXES = ("builtins.", "math.", "operator.")
 PYTHON_GROUP = "Python"
 
+#: NumPy spellings the tracer rewrites into calls of a primitive (tracer/index_tricks.py), not bindings
+LOWERED = {"np.r_[...]": "concatenate", "np.c_[...]": "concatenate"}
+
 #: autograd's own helpers among its differentiated functions: not something a user calls
 AUTOGRAD_HELPERS = {
     "array_from_args": "how autograd's `np.array` builds an array from boxed items (wengert: `np.array`)",
@@ -178,6 +181,8 @@ def public_names() -> list[tuple[str, P.Primitive]]:
             out.setdefault(f"{_receiver(binding.prim)}.{method}", binding.prim)
     for prop, prim in P.PROPERTIES.items():
         out.setdefault(f"ndarray.{prop}", prim)
+    for spelling, name in LOWERED.items():
+        out.setdefault(spelling, P.PRIMITIVES[name])
     order = {name: i for i, name in enumerate(P.PRIMITIVES)}
     return sorted(out.items(), key=lambda item: order[item[1].name])
 
