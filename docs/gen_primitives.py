@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import builtins
+import importlib
+import importlib.util
 import inspect
 import math
 import operator
@@ -27,7 +29,10 @@ BEGIN = "<!-- primitives:begin -->"
 END = "<!-- primitives:end -->"
 
 #: where callables are looked up to find the names a user writes (first match order)
-NAMESPACES = [("np", np), ("np.linalg", np.linalg), ("math", math), ("operator", operator), ("builtins", builtins)]
+NAMESPACES = [("np", np), ("np.linalg", np.linalg), ("np.fft", np.fft), ("math", math), ("operator", operator),
+              ("builtins", builtins)]
+if importlib.util.find_spec("scipy") is not None:   # scipy.special's functions are bound when SciPy is installed
+    NAMESPACES.insert(3, ("scipy.special", importlib.import_module("scipy.special")))
 
 #: other names of the same objects that the table lists (in this order)
 ALIASES = ["np.abs", "np.conj", "np.mod", "np.true_divide", "np.pow", "np.asin", "np.acos", "np.atan", "np.atan2",
@@ -196,20 +201,26 @@ def render(text: str) -> str:
     return text[:start + len(BEGIN)] + "\n" + table() + text[end:]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if docs/ir.md is stale, change nothing")
+def regenerate(path: pathlib.Path, render, script: str, argv: list[str] | None) -> int:
+    """The command line of a docs generator: rewrite `path` with `render(text)`, or with `--check`
+    exit 1 (changing nothing) when it is stale."""
+    parser = argparse.ArgumentParser(description=f"regenerate the generated parts of {path.name}")
+    parser.add_argument("--check", action="store_true", help=f"exit 1 if {path.name} is stale, change nothing")
     args = parser.parse_args(argv)
-    current = IR_MD.read_text(encoding="utf-8")
+    current = path.read_text(encoding="utf-8")
     fresh = render(current)
     if args.check:
         if fresh != current:
-            print(f"{IR_MD} is stale: run python docs/gen_primitives.py", file=sys.stderr)
+            print(f"{path} is stale: run python docs/{script}", file=sys.stderr)
             return 1
         return 0
     if fresh != current:
-        IR_MD.write_text(fresh, encoding="utf-8")
+        path.write_text(fresh, encoding="utf-8")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return regenerate(IR_MD, render, "gen_primitives.py", argv)
 
 
 if __name__ == "__main__":

@@ -52,6 +52,37 @@ def test_primitive_table_is_fresh():
     assert result.returncode == 0, result.stderr + "\nrun: python docs/gen_primitives.py"
 
 
+def test_numpy_tables_are_fresh():
+    """docs/python.md's tables of what is differentiated (and autograd's functions) are the
+    declarations' (run: python docs/gen_numpy_table.py)."""
+    result = subprocess.run([sys.executable, str(DOCS / "gen_numpy_table.py"), "--check"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr + "\nrun: python docs/gen_numpy_table.py"
+
+
+def test_numpy_table_lists_what_is_differentiated():
+    """Spot checks of the generated table against the declarations it is made from."""
+    text = PYTHON_MD.read_text(encoding="utf-8")
+    table = text[text.index("<!-- numpy-table:begin -->"):text.index("<!-- numpy-table:end -->")]
+    assert "| `np.linalg.svd` | `svd` | ✓ | ✓ | ✓ |" in table
+    assert "| `ndarray.trace` | `trace` |" in table
+    assert "| `np.sin` | `sin` | ✓ | ✓ | ✓ | `Tensor.sin`, `torch.sin` |" in table
+    refused = table[table.index("Bound but carrying no gradient"):]
+    assert "`np.argmax`" in refused and "`np.sin`" not in refused
+    assert "_sum_to" not in table and "<lambda>" not in table   # implementations are not public names
+
+
+def test_numpy_tables_without_autograd_leave_the_autograd_table(monkeypatch, capsys):
+    """autograd is a test extra: without it the generator keeps the comparison as it is, and says so."""
+    monkeypatch.syspath_prepend(str(DOCS))
+    tool = _load("gen_numpy_table")
+    monkeypatch.setitem(sys.modules, "autograd", None)
+    text = PYTHON_MD.read_text(encoding="utf-8")
+    stale = text.replace("| `np.sin` | supported | `sin` |", "| `np.sin` | not yet | stale |")
+    assert stale != text and tool.render(stale) == stale
+    assert "autograd is not installed" in capsys.readouterr().err
+
+
 def test_every_primitive_is_documented():
     text = IR_MD.read_text(encoding="utf-8")
     missing = [name for name, prim in PRIMITIVES.items() if prim.builtin and f"| `{name}` |" not in text]

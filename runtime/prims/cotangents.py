@@ -273,6 +273,8 @@ def _unconcatenate(g, seq, axis=0, mode="concatenate"):
     elif mode == "hstack":
         axis = 0 if pieces[0].ndim <= 1 else 1
         sizes = [np.atleast_1d(p).shape[axis] for p in pieces]
+    elif axis is None:   # np.concatenate(..., axis=None) joins the flattened arrays
+        sizes, axis = [p.size for p in pieces], 0
     else:
         sizes = [p.shape[axis] for p in pieces]
     parts = np.split(g, np.cumsum(sizes)[:-1], axis=axis)

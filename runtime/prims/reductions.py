@@ -692,7 +692,9 @@ _TORCH_QUANTILE = dict(methods=("quantile",), functions=("quantile",), args="inp
                        "interpolation='linear'", rename={**_DIM_KEEPDIM, "interpolation": "method"})
 for _name, _impl, _fn, _scale in (("quantile", _quantile, np.quantile, 1.0),
                                   ("percentile", _percentile, np.percentile, 100.0)):
-    _p = primitive(_name, _impl, params={"q": 0.5, "axis": None, "method": "linear", "keepdims": False},
+    # q has no default (None): NumPy requires it, so generated code always passes it (a default of
+    # 0.5 left it out of `np.quantile(x, 0.5)`'s spelling)
+    _p = primitive(_name, _impl, params={"q": None, "axis": None, "method": "linear", "keepdims": False},
                    shape_rule=S.evaluating(_impl), doc=f"the {_name} `q` over `axis`, linearly interpolated",
                    vjp=(_quantile_rules(_scale)[0],), jvp=(_quantile_rules(_scale)[1],),
                    eager=Eager(node="SqueezeBackward4", saves={0: (0,)}, promote="float",
