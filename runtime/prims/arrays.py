@@ -670,6 +670,8 @@ astype = primitive("astype", lambda x, dtype: np.asarray(x).astype(dtype), param
                    doc="x.astype(dtype)", partials=(lambda g, out, x, dtype=None: g,),
                    eager=Eager(node="ToCopyBackward0", saves=NOTHING, quiet=True))
 METHODS["astype"] = Binding(astype, _signature("x, dtype"), ("x",), ("dtype",))
+if hasattr(np, "astype"):   # NumPy 2's function spelling of the method
+    stands_for(astype, [np.astype], "x, dtype, /, *, copy=True", "x", "dtype")
 
 
 def _shaped_like(g, out, x):

@@ -290,6 +290,7 @@ LINALG = [
 CASTS = [
     case("int64-index", "x[np.int64(y)] * 2.0", (R(3), 1), (R(3, 2), 2)),   # y: a traced integer
     case("transpose-list", "np.transpose(x, axes=[0, 2, 1]) ** 2", (R(2, 3, 4),)),
+    *([case("astype-function", "np.astype(x, np.float64) ** 2", (R(3),), (R(2, 3),))] if hasattr(np, "astype") else []),
 ]
 
 #: broadcasting and grids, einsum's other spellings, lstsq, complex numbers, np.fft, scipy.special
