@@ -153,6 +153,8 @@ class _Transform:
             target = fn.traceable(args, kwargs) if isinstance(fn, _Transform) else fn
             compiled = globals()[COMPILERS[self.mode]](target, types, wrt, self.optimize, constants)
             check_dicts_not_used_as_arrays(compiled, fn)
+            # a graph that calls this code (a transform of this transform) is stale when it is
+            compiled.fn.__wengert_stale__ = functools.partial(_stale, compiled)
             _COMPILED.add(key, compiled)
             if self.verbose:
                 print(compiled.source)
@@ -362,11 +364,12 @@ def check_dicts_not_used_as_arrays(compiled: Compiled, fn) -> None:
 
 
 def _stale(compiled: Compiled) -> bool:
-    """Whether a global or closure variable the code read while traced now holds another object
-    (`W = np.full(3, 5.0)` after `grad(f)` was called): then the function is traced again, as
-    autograd and PyTorch would read the new value (tracer/records.py: Reads)."""
+    """Whether a global or closure variable, or an attribute of an object held by one, that the
+    code read while traced now holds another object (`W = np.full(3, 5.0)`, `MODEL.W = ...` after
+    `grad(f)` was called), also through the code of an inner transform it calls: then the function
+    is traced again, as autograd and PyTorch would read the new value (tracer/records.py: Reads)."""
     reads = getattr(compiled.module, "reads", None)
-    return bool(reads) and reads.stale()
+    return reads is not None and reads.stale()
 
 
 def _fast_key(args: tuple):
@@ -698,8 +701,15 @@ class _Jacobian(_Transform):
         if key is None:
             key = tuple((type(v), v) if is_static_argument(v) else as_type(v) for v in args)
         function = self.functions.hit(key)
-        if function is None:
+        if function is None or function.__wengert_stale__():
             function = self.functions.add(key, self.build(args))
+        return function
+
+    def written(self, lines: list, value, blocks: dict, namespace: dict, compiled: list):
+        """The Jacobian function: `lines`, then the blocks shaped like `value`; stale when the
+        code it calls (`compiled`) is, so that a call builds it again."""
+        function = python_function(self.traceable_name(), self.names, lines, display(value, blocks), namespace)
+        function.__wengert_stale__ = lambda: any(_stale(c) for c in compiled)
         return function
 
     def stacked(self, parts: list, axis: int, shape: tuple, like, namespace: dict, part_shape: tuple) -> ast.expr:
@@ -758,7 +768,7 @@ class JacobianReverse(_Jacobian):
             blocks[out_path] = self.per_argument(args, lambda j, in_path, in_leaf: self.stacked(
                 [read(_name(f"row{k}_"), (j + 1,) + in_path) for k in rows if kept(probe, (j + 1,) + in_path)],
                 0, np.shape(out_leaf) + np.shape(in_leaf), in_leaf, namespace, np.shape(in_leaf)))
-        return python_function(self.traceable_name(), self.names, lines, display(value, blocks), namespace)
+        return self.written(lines, value, blocks, namespace, [compiled])
 
 
 class JacobianForward(_Jacobian):
@@ -773,10 +783,11 @@ class JacobianForward(_Jacobian):
     def build(self, args: tuple):
         value = self.value(args)
         _check_leaves(self.fn, value, self.title)
-        namespace, lines, columns = {}, [], {}
+        namespace, lines, columns, used = {}, [], {}, []
         passed = [_name(p) for p in self.passed(args, {})]
         for j, i in enumerate(self.wrt):
             compiled, values = self.tangents[i].compiled(args, {})
+            used.append(compiled)
             namespace[f"tangent{j}_"] = compiled.fn
             seeds = unit_seeds(args[i], f"in_basis{j}_", namespace)
             # which items of the tangent the code keeps as None (zero): read off one run
@@ -790,7 +801,7 @@ class JacobianForward(_Jacobian):
             [read(_name(name), out_path) for name in columns[j, in_path][0] if kept(columns[j, in_path][1], out_path)],
             -1, np.shape(out_leaf) + np.shape(in_leaf), out_leaf, namespace, np.shape(out_leaf)))
             for out_path, out_leaf in leaves(value)}
-        return python_function(self.traceable_name(), self.names, lines, display(value, blocks), namespace)
+        return self.written(lines, value, blocks, namespace, used)
 
 
 def jacfwd(fn, wrt=0):
