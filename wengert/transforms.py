@@ -401,11 +401,15 @@ def _check_scalar(compiled: Compiled, fn, value, what: str = "grad", instead: st
         raise WengertError(f"{what} needs a scalar output, but `{fn.__qualname__}` returns {shown}; {instead}")
     if np.iscomplexobj(value) or _complex(compiled.output_type):
         # HIPS autograd's refusal: a complex function has no gradient (in its convention) unless holomorphic
-        code = getattr(fn, "__code__", None)
-        where = f" (defined at {code.co_filename}:{code.co_firstlineno})" if code is not None else ""
-        raise WengertError(f"{what} needs a real scalar output, but `{fn.__qualname__}`{where} returns a complex "
+        raise WengertError(f"{what} needs a real scalar output, but `{fn.__qualname__}`{_defined_at(fn)} returns a complex "
                            f"value; differentiate a real function of it (np.real(f(z)), np.abs(f(z)) ** 2), or "
                            f"{instead} (a complex cotangent)")
+
+
+def _defined_at(fn) -> str:
+    """` (defined at file:line)` of a Python function, or nothing."""
+    code = getattr(fn, "__code__", None)
+    return f" (defined at {code.co_filename}:{code.co_firstlineno})" if code is not None else ""
 
 
 def _complex(t) -> bool:
@@ -660,10 +664,15 @@ def _structure_text(value) -> str:
     return f"a {type(value).__name__}"
 
 
+def _data_leaves(value) -> list:
+    """(path, leaf) of the leaves of an argument; an object's (tracer/records.py) without paths."""
+    return [((), leaf) for leaf in record_leaves(value)] if is_structure(value) else leaves(value)
+
+
 def _check_leaves(fn, value, transform: str) -> None:
     """Refuse a result whose leaves are not arrays or numbers (a Jacobian has one block per leaf)."""
     for path, leaf in leaves(value):
-        if not isinstance(leaf, (float, int, np.ndarray, np.generic)) or isinstance(leaf, np.str_):
+        if not isinstance(leaf, (float, int, complex, np.ndarray, np.generic)) or isinstance(leaf, np.str_):
             raise WengertError(f"{transform} needs a function returning arrays or numbers (or tuples, lists and "
                                f"dicts of them), but `{_qualname(fn)}` returns "
                                f"{'a' if not path else 'an item ' + _path_text(path) + ' that is a'} "
@@ -677,10 +686,12 @@ class _Jacobian(_Transform):
     results: what a call runs, and what the tracer captures when the Jacobian is transformed
     again (so `jacfwd(jacrev(f))` differentiates the Jacobian, not `f`)."""
 
-    def __init__(self, fn, wrt):
+    def __init__(self, fn, wrt, holomorphic: bool = False):
         super().__init__(fn, wrt, True, 0)
         #: the Jacobian function of each argument signature
         self.functions = LRU(SIGNATURES_SIZE)
+        #: complex inputs and outputs, the Jacobian df/dz (JAX's `holomorphic=True`)
+        self.holomorphic = holomorphic
 
     def __call__(self, *args, **kwargs):
         if self.varargs and not kwargs:
@@ -726,7 +737,36 @@ class _Jacobian(_Transform):
         return _call(_numpy("reshape"), [stack, ast.Constant(tuple(shape))])
 
     def remade(self, fn, wrt) -> _Jacobian:
-        return type(self)(fn, wrt)
+        return type(self)(fn, wrt, self.holomorphic)
+
+    #: whether this mode's Jacobian of a complex output (of real inputs) is right without holomorphic=True
+    complex_outputs = False
+
+    def check_complex(self, args: tuple, value) -> None:
+        """JAX's rule, as a Jacobian of real entries is not defined for complex ones: without
+        `holomorphic=True` the inputs differentiated are real (and for jacrev the outputs); with
+        it, they and the outputs are all complex."""
+        inputs = [(f"the argument `{self.names[i]}`{_path_text(path)}", leaf)
+                  for i in self.wrt for path, leaf in _data_leaves(args[i])]
+        outputs = [(f"the output{_path_text(path)}", leaf) for path, leaf in leaves(value)]
+        fn = f"`{_qualname(self.fn)}`{_defined_at(self.fn)}"
+        if self.holomorphic:
+            for what, leaf in inputs + outputs:
+                if not np.iscomplexobj(leaf):
+                    raise WengertError(f"{self.title}(..., holomorphic=True) of {fn}: {what} is real "
+                                       f"({np.result_type(leaf)}); a holomorphic Jacobian df/dz takes complex inputs "
+                                       "and outputs\npass complex values (x + 0j), or leave holomorphic=True out "
+                                       "for the Jacobian of a real function")
+            return
+        checked = inputs if self.complex_outputs else inputs + outputs
+        for what, leaf in checked:
+            if np.iscomplexobj(leaf):
+                also = "" if self.complex_outputs else ", or jacfwd for a complex output of real inputs"
+                raise WengertError(f"{self.title} of {fn}: {what} is complex; {self.title} differentiates real "
+                                   f"{'inputs' if self.complex_outputs else 'inputs and outputs'} unless the function "
+                                   f"is holomorphic\npass holomorphic=True if it is (the Jacobian is then df/dz); "
+                                   f"else use wengert.vjp or wengert.jvp with complex (co)tangents{also}, or "
+                                   "differentiate the real and imaginary parts as real values")
 
     def per_argument(self, args: tuple, block) -> ast.expr:
         """The blocks of one output leaf: `block(j, path, leaf)` for each leaf of each argument in
@@ -752,9 +792,10 @@ class JacobianReverse(_Jacobian):
     title = "jacrev"
 
     def build(self, args: tuple):
-        compiled, values = self.compiled(args, {})
         value = self.value(args)
         _check_leaves(self.fn, value, self.title)
+        self.check_complex(args, value)
+        compiled, values = self.compiled(args, {})
         namespace = {"adjoint_": compiled.fn}
         seeds = unit_seeds(value, "out_basis_", namespace)
         passed = [_name(p) for p in self.passed(args, {})]
@@ -775,14 +816,17 @@ class JacobianForward(_Jacobian):
     """`jacfwd(f)(*args)`: one tangent pass per input entry (columns of the Jacobian)."""
     title = "jacfwd"
 
-    def __init__(self, fn, wrt):
-        super().__init__(fn, wrt)
+    def __init__(self, fn, wrt, holomorphic: bool = False):
+        super().__init__(fn, wrt, holomorphic)
         bound = len(self.__wengert_bound__)   # the tangent transforms count the caller's arguments
         self.tangents = {i: _TangentTransform(fn, (i - bound,), True, 0) for i in self.wrt}
+
+    complex_outputs = True   # a real input's column of a complex output is the tangent itself
 
     def build(self, args: tuple):
         value = self.value(args)
         _check_leaves(self.fn, value, self.title)
+        self.check_complex(args, value)
         namespace, lines, columns, used = {}, [], {}, []
         passed = [_name(p) for p in self.passed(args, {})]
         for j, i in enumerate(self.wrt):
@@ -804,16 +848,19 @@ class JacobianForward(_Jacobian):
         return self.written(lines, value, blocks, namespace, used)
 
 
-def jacfwd(fn, wrt=0):
+def jacfwd(fn, wrt=0, *, holomorphic: bool = False):
     """The Jacobian of `fn` with respect to `wrt` by forward mode: one tangent pass per input
-    entry. Shape: output shape + input shape (a tuple of them for a tuple `wrt`)."""
-    return JacobianForward(fn, wrt)
+    entry. Shape: output shape + input shape (a tuple of them for a tuple `wrt`). The inputs are
+    real (a complex output gives a complex Jacobian); with `holomorphic=True`, inputs and outputs
+    are complex and the Jacobian is df/dz."""
+    return JacobianForward(fn, wrt, holomorphic)
 
 
-def jacrev(fn, wrt=0):
+def jacrev(fn, wrt=0, *, holomorphic: bool = False):
     """The Jacobian of `fn` with respect to `wrt` by reverse mode: one adjoint pass per output
-    entry. Shape: output shape + input shape (a tuple of them for a tuple `wrt`)."""
-    return JacobianReverse(fn, wrt)
+    entry. Shape: output shape + input shape (a tuple of them for a tuple `wrt`). Inputs and
+    outputs are real; with `holomorphic=True`, they are complex and the Jacobian is df/dz."""
+    return JacobianReverse(fn, wrt, holomorphic)
 
 
 jacobian = jacrev
@@ -826,12 +873,13 @@ def _one_index(transform: str, wrt):
     return wrt
 
 
-def hessian(fn, wrt=0):
+def hessian(fn, wrt=0, *, holomorphic: bool = False):
     """The Hessian of `fn` with respect to argument `wrt`: forward mode over the reverse-mode
     Jacobian, like JAX. Shape: output shape + input shape + input shape (for a scalar `fn`,
     the usual square matrix). For a tuple `wrt`, or a tuple, list or dict argument, the nested
-    blocks `H[i][j]` of each pair of them (output shape + shape of i + shape of j)."""
-    return jacfwd(jacrev(fn, wrt=wrt), wrt=wrt)
+    blocks `H[i][j]` of each pair of them (output shape + shape of i + shape of j). With
+    `holomorphic=True`, the second derivative d2f/dz2 of a holomorphic `f` of complex inputs."""
+    return jacfwd(jacrev(fn, wrt=wrt, holomorphic=holomorphic), wrt=wrt, holomorphic=holomorphic)
 
 
 class HessianVectorProduct(_Transform):
