@@ -243,13 +243,13 @@ class _Transform:
 
 def function_around(compiled: Compiled, name: str, params: list, passed: list, returns, seed=True):
     """A Python function `name(*params)` (source registered in linecache) that calls the compiled
-    code with `passed` (and for an adjoint the seed: 1.0, or the expression `seed`) and returns
+    code with `passed` (names, or expressions) (and for an adjoint the seed: 1.0, or the expression `seed`) and returns
     part of its result `out_`: `returns` is an index (`out_[1]`), a slice (`out_[1:]`), a list of
     indices (`out_[0][1]`) or a tuple of them. The tracer captures it like user code: the way to
     differentiate code wengert generated."""
     out = _name("out_")
     seeds = [seed] if isinstance(seed, ast.expr) else [ast.Constant(1.0)] if seed else []
-    call = _call(_name(compiled.fn.__name__), [_name(p) for p in passed] + seeds)
+    call = _call(_name(compiled.fn.__name__), [p if isinstance(p, ast.expr) else _name(p) for p in passed] + seeds)
     return python_function(name, params, [_assign(out.id, call)], _part(out, returns),
                            {compiled.fn.__name__: compiled.fn})
 
@@ -981,13 +981,6 @@ def jacrev(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False):
 jacobian = jacrev
 
 
-def _one_index(transform: str, wrt):
-    if isinstance(wrt, (tuple, list)):
-        raise WengertError(f"{transform} takes one argument to differentiate (wrt={wrt!r}); for the blocks "
-                           "of several use jacfwd(jacrev(f, wrt=i), wrt=j)")
-    return wrt
-
-
 def hessian(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False):
     """The Hessian of `fn` with respect to argument `wrt`: forward mode over the reverse-mode
     Jacobian, like JAX. Shape: output shape + input shape + input shape (for a scalar `fn`,
@@ -1000,15 +993,18 @@ def hessian(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False):
 
 class HessianVectorProduct(_Transform):
     """`hvp(f)(*args, v)`: the Hessian of scalar `f` (w.r.t. argument `wrt`) times `v`, by one
-    forward pass over the generated gradient code; no Hessian is formed."""
+    forward pass over the generated gradient code; no Hessian is formed. For a tuple `wrt`, `v`
+    is a tuple (one vector per argument) and so is the result: JAX's
+    `jvp(grad(f, argnums), args, v)[1]`."""
     mode = "tangent"
     title = "hvp"
 
     def __init__(self, fn, wrt):
-        gradient = grad(fn, wrt=_one_index("hvp", wrt))
+        gradient = grad(fn, wrt=wrt)
         gradient.refusal = ("hvp", "for the Hessian of each output use wengert.hessian(f) (output shape + "
                                    "input shape + input shape), or hvp of a scalar function of the output")
-        super().__init__(gradient, gradient.wrt[0] - len(gradient.__wengert_bound__), True, 0)
+        inner = [i - len(gradient.__wengert_bound__) for i in gradient.wrt]
+        super().__init__(gradient, tuple(inner) if gradient.many else inner[0], True, 0)
         self.original = fn
         self.vector = "v"
         while self.vector in self.names:
@@ -1032,8 +1028,20 @@ class HessianVectorProduct(_Transform):
             return self.of_spread(args_and_v[:-1])(*args_and_v)
         *args, v = self.__wengert_bound__ + args_and_v
         compiled, values = self.compiled(tuple(args), {})
-        i = self.wrt[0]
-        return _dense(compiled.fn(*values, _tangent_for(self.fn, i, v, args[i], "hvp: the vector v for"))[1], args[i])
+        vectors = self.vectors(v)
+        out = compiled.fn(*values, *[_tangent_for(self.fn, i, vector, args[i], "hvp: the vector v for")
+                                     for i, vector in zip(self.wrt, vectors)])[1]
+        return self._grads(out if self.many else (out,), args)
+
+    def vectors(self, v) -> tuple:
+        """The vector of each argument in `wrt`: `v`, or for a tuple `wrt` its items."""
+        if not self.many:
+            return (v,)
+        if not isinstance(v, (tuple, list)) or len(v) != len(self.wrt):
+            raise WengertError(f"hvp of `{_qualname(self.fn)}` with wrt={self.wrt_asked!r} takes v as a tuple of "
+                               f"{len(self.wrt)} vectors, one shaped like each argument in wrt, but v is "
+                               f"{_structure_text(v)}")
+        return tuple(v)
 
     def traceable(self, args: tuple, kwargs: dict):
         if self.varargs and not kwargs:
@@ -1041,13 +1049,15 @@ class HessianVectorProduct(_Transform):
         self.require_positional()
         *args, _ = args
         compiled, _ = self.compiled(tuple(args), kwargs)
-        passed = self.passed(tuple(args), kwargs) + [self.vector]
+        vectors = [_part(_name(self.vector), k) for k in range(len(self.wrt))] if self.many else [self.vector]
+        passed = self.passed(tuple(args), kwargs) + vectors
         return function_around(compiled, self.traceable_name(), self.names + [self.vector], passed, 1, seed=False)
 
 
 def hvp(fn, wrt=0):
     """`hvp(f)(*args, v)`: the Hessian of scalar `f` (w.r.t. argument `wrt`) times `v`, by one
-    forward pass over the generated gradient code; no Hessian is formed."""
+    forward pass over the generated gradient code; no Hessian is formed. For a tuple `wrt`, `v`
+    is a tuple of vectors and the result `(sum_j H_0j v_j, sum_j H_1j v_j, ...)`."""
     return HessianVectorProduct(fn, wrt)
 
 
