@@ -232,8 +232,8 @@ class Reads(list):
         self.inner = []
 
     def note(self, namespace, name: str, value) -> None:
-        check = getattr(value, "__wengert_stale__", None)
-        if check is not None and not isinstance(value, type):
+        check = getattr(value, "__wengert_stale__", None) if isinstance(value, types.FunctionType) else None
+        if check is not None:
             if not any(c is check for c in self.inner):
                 self.inner.append(check)
             return

@@ -414,8 +414,8 @@ def _check_scalar(compiled: Compiled, fn, value, what: str = "grad", instead: st
         raise WengertError(f"{what} needs a scalar output, but `{fn.__qualname__}` returns {shown}; {instead}")
     if np.iscomplexobj(value) or _complex(output_type):
         # HIPS autograd's refusal: a complex function has no gradient (in its convention) unless holomorphic
-        raise WengertError(f"{what} needs a real scalar output, but `{fn.__qualname__}`{_defined_at(fn)} returns a complex "
-                           f"value; differentiate a real function of it (np.real(f(z)), np.abs(f(z)) ** 2), or "
+        raise WengertError(f"{what} needs a real scalar output, but `{fn.__qualname__}`{_defined_at(fn)} returns a "
+                           f"complex value; differentiate a real function of it (np.real(f(z)), np.abs(f(z)) ** 2), or "
                            f"{instead} (a complex cotangent)")
 
 
