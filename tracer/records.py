@@ -267,7 +267,10 @@ class Reads(list):
             now = namespace.get(name, _GONE) if isinstance(namespace, dict) else getattr(namespace, name, _GONE)
             if now is not value:
                 return True
-        return any(check() for check in self.inner)
+        for check in self.inner:   # a loop, not any(): this runs at every call of a transform
+            if check():
+                return True
+        return False
 
 
 _GONE = object()

@@ -378,7 +378,7 @@ def _stale(compiled: Compiled) -> bool:
     `grad(f)` was called), also through the code of an inner transform it calls: then the function
     is traced again, as autograd and PyTorch would read the new value (tracer/records.py: Reads)."""
     reads = getattr(compiled.module, "reads", None)
-    return reads is not None and reads.stale()
+    return reads is not None and (bool(reads) or bool(reads.inner)) and reads.stale()
 
 
 def _fast_key(args: tuple):
