@@ -420,8 +420,8 @@ def _check_scalar(compiled: Compiled, fn, value, what: str = "grad", instead: st
 
 
 def _defined_at(fn) -> str:
-    """` (defined at file:line)` of a Python function, or nothing."""
-    code = getattr(fn, "__code__", None)
+    """` (defined at file:line)` of a Python function (of the user's for a spread `*args`), or nothing."""
+    code = getattr(getattr(fn, "__wengert_spread__", (fn,))[0], "__code__", None)
     return f" (defined at {code.co_filename}:{code.co_firstlineno})" if code is not None else ""
 
 

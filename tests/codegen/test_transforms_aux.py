@@ -112,3 +112,17 @@ def test_a_function_not_returning_a_pair_is_refused(make):
 def test_a_value_that_is_not_a_scalar_is_refused_with_aux():
     with pytest.raises(wengert.WengertError, match=r"grad needs a scalar output, but `.*<lambda>` returns f64\[3\]"):
         wengert.grad(lambda x: (x * 2, 1.0), has_aux=True)(X)
+
+
+def squares_and_first(*xs):
+    return sum(np.sum(x ** 2) for x in xs), xs[0] * 2
+
+
+def test_aux_of_a_function_with_star_args():
+    (g0, g1), aux = wengert.grad(squares_and_first, wrt=(0, 1), has_aux=True)(X, 3 * X)
+    np.testing.assert_allclose(g0, 2 * X)
+    np.testing.assert_allclose(g1, 6 * X)
+    np.testing.assert_allclose(aux, 2 * X)
+    J, aux = wengert.jacrev(squares_and_first, has_aux=True)(X, X)
+    np.testing.assert_allclose(J, 2 * X)
+    np.testing.assert_allclose(aux, 2 * X)

@@ -92,3 +92,15 @@ def test_holomorphic_refuses_real_values(jac):
         jac(cubed_sum, holomorphic=True)(np.ones(3))
     with pytest.raises(wengert.WengertError, match=r"the output is real \(float64\)"):
         wengert.jacfwd(lambda z: np.abs(z), holomorphic=True)(Z)
+
+
+def product(*zs):
+    return zs[0] * zs[1]
+
+
+def test_a_function_with_star_args():
+    a, b = np.array([1.0 + 1.0j, 2.0]), np.array([3.0 + 0j, -1.0j])
+    np.testing.assert_allclose(wengert.jacfwd(product, wrt=(0, 1), holomorphic=True)(a, b)[1], np.diag(a))
+    with pytest.raises(wengert.WengertError, match=r"jacfwd of `product` \(defined at .*test_transforms_complex.py:\d+\)"
+                                                   r": the argument `zs_0` is complex"):
+        wengert.jacfwd(product)(a, b)
