@@ -101,6 +101,6 @@ def product(*zs):
 def test_a_function_with_star_args():
     a, b = np.array([1.0 + 1.0j, 2.0]), np.array([3.0 + 0j, -1.0j])
     np.testing.assert_allclose(wengert.jacfwd(product, wrt=(0, 1), holomorphic=True)(a, b)[1], np.diag(a))
-    with pytest.raises(wengert.WengertError, match=r"jacfwd of `product` \(defined at .*test_transforms_complex.py:\d+\)"
-                                                   r": the argument `zs_0` is complex"):
+    with pytest.raises(wengert.WengertError, match=r"jacfwd of `product` \(defined at .*test_transforms_complex.py:"
+                                                   r"\d+\): the argument `zs_0` is complex"):
         wengert.jacfwd(product)(a, b)
