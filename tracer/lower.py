@@ -799,6 +799,7 @@ class Lowerer:
                 obj = getattr(base.obj, node.attr)
             except AttributeError:
                 raise self.error(node, f"`{dotted(node.value)}` has no attribute `{node.attr}`") from None
+            self.tracer.reads.note_attribute(base.obj, node.attr, obj)
             return self.constant(obj, node, dotted(node))
         prim = P.PROPERTIES.get(node.attr)
         if prim is None:

@@ -219,20 +219,56 @@ def leaves(value) -> list:
 
 class Reads(list):
     """What a graph read from outside while it was traced: (namespace, name, value) for the data
-    in globals (namespace: the module's dict) and closure cells (the cell, `cell_contents`). The
-    graph holds those values; `stale` says whether a name now holds another object (`W = new`),
-    and the transforms then trace again. Functions, classes and modules are not noted: they are
-    code, resolved once, like JAX's trace-time constants."""
+    in globals (namespace: the module's dict), closure cells (the cell, `cell_contents`) and the
+    attributes of objects of the user's classes held there (`MODEL.W`: the object, `W`). The graph
+    holds those values; `stale` says whether a name now holds another object (`W = new`,
+    `MODEL.W = new`), and the transforms then trace again. Functions, classes and modules are not
+    noted: they are code, resolved once, like JAX's trace-time constants; but the code wengert
+    generated for another transform (`__wengert_stale__`) is stale when what it read is."""
+
+    def __init__(self):
+        super().__init__()
+        #: the staleness checks of the generated code the graph calls (a transform of a transform)
+        self.inner = []
 
     def note(self, namespace, name: str, value) -> None:
-        if namespace is not None and not (callable(value) or isinstance(value, types.ModuleType)) and \
+        check = getattr(value, "__wengert_stale__", None) if isinstance(value, types.FunctionType) else None
+        if check is not None:
+            if not any(c is check for c in self.inner):
+                self.inner.append(check)
+            return
+        if namespace is not None and not (callable(value) and not is_object(value) or
+                                          isinstance(value, types.ModuleType)) and \
                 not any(n is namespace and k == name for n, k, _ in self):
             self.append((namespace, name, value))
+
+    def note_attribute(self, obj, name: str, value) -> None:
+        """`obj.name` read while tracing, `obj` a constant (a global, a closure variable or an
+        attribute of one): noted where `obj` is an object of the user's classes (a module's
+        attributes are its code and constants). An attribute that is no field (a property, which
+        computes a new value at each read) is noted as the fields it may be computed from."""
+        if not is_object(obj):
+            return
+        fields = fields_of(obj)
+        if name in fields:
+            self.note(obj, name, value)
+            return
+        for field, item in fields.items():
+            self.note(obj, field, item)
+
+    def merge(self, other: Reads) -> None:
+        """Note what `other` noted (a graph traced into this one)."""
+        for namespace, name, value in other:
+            self.note(namespace, name, value)
+        self.inner += [check for check in other.inner if not any(c is check for c in self.inner)]
 
     def stale(self) -> bool:
         for namespace, name, value in self:
             now = namespace.get(name, _GONE) if isinstance(namespace, dict) else getattr(namespace, name, _GONE)
             if now is not value:
+                return True
+        for check in self.inner:   # a loop, not any(): this runs at every call of a transform
+            if check():
                 return True
         return False
 

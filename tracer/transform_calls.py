@@ -121,6 +121,8 @@ class TransformCalls:
                 if op.kind == "call":
                     op.params["callee"] = renamed[op.params["callee"]]
             self.module.functions[fn.name] = fn
+        if getattr(self.module, "reads", None) is not None and getattr(sub, "reads", None) is not None:
+            self.module.reads.merge(sub.reads)   # what the inner code read makes the whole stale
         return renamed[sub.entry]
 
     def rewrite(self) -> None:

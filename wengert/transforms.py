@@ -26,7 +26,7 @@ from .tracer.records import leaves as record_leaves
 from .tracer.entry import entry_function, is_static_argument, spread_varargs, static_arguments
 from .runtime import types as T
 from .runtime.names import name_base
-from .structure import display, float_dtype, is_node, kept, leaves, read, unit_seeds, zeros_like
+from .structure import at, display, float_dtype, is_node, kept, leaves, read, unit_seeds, zeros_like
 from .runtime.errors import WengertError
 from .runtime.tensor import Tensor
 
@@ -153,6 +153,8 @@ class _Transform:
             target = fn.traceable(args, kwargs) if isinstance(fn, _Transform) else fn
             compiled = globals()[COMPILERS[self.mode]](target, types, wrt, self.optimize, constants)
             check_dicts_not_used_as_arrays(compiled, fn)
+            # a graph that calls this code (a transform of this transform) is stale when it is
+            compiled.fn.__wengert_stale__ = functools.partial(_stale, compiled)
             _COMPILED.add(key, compiled)
             if self.verbose:
                 print(compiled.source)
@@ -198,7 +200,11 @@ class _Transform:
         self.require_positional()
         compiled, _ = self.compiled(args, kwargs)
         return function_around(compiled, self.traceable_name(), self.names, self.passed(args, kwargs),
-                               self.returned(), seed=self.mode == "adjoint")
+                               self.returned(), seed=self.seed_expression() if self.mode == "adjoint" else False)
+
+    def seed_expression(self) -> ast.expr:
+        """The cotangent of the output the adjoint is run with, as an expression."""
+        return ast.Constant(1.0)
 
     def call_signature(self) -> inspect.Signature:
         """The parameters a call of this transform takes (bound in traced code: tracer/transform_calls.py)."""
@@ -235,13 +241,15 @@ class _Transform:
         return [name for name, s in zip(self.names, static) if not s]
 
 
-def function_around(compiled: Compiled, name: str, params: list, passed: list, returns, seed: bool = True):
+def function_around(compiled: Compiled, name: str, params: list, passed: list, returns, seed=True):
     """A Python function `name(*params)` (source registered in linecache) that calls the compiled
-    code with `passed` (and the seed 1.0 for an adjoint) and returns part of its result `out_`:
-    `returns` is an index (`out_[1]`), a slice (`out_[1:]`) or a tuple of them. The tracer
-    captures it like user code: the way to differentiate code wengert generated."""
+    code with `passed` (names, or expressions) (and for an adjoint the seed: 1.0, or the expression `seed`) and returns
+    part of its result `out_`: `returns` is an index (`out_[1]`), a slice (`out_[1:]`), a list of
+    indices (`out_[0][1]`) or a tuple of them. The tracer captures it like user code: the way to
+    differentiate code wengert generated."""
     out = _name("out_")
-    call = _call(_name(compiled.fn.__name__), [_name(p) for p in passed] + ([ast.Constant(1.0)] if seed else []))
+    seeds = [seed] if isinstance(seed, ast.expr) else [ast.Constant(1.0)] if seed else []
+    call = _call(_name(compiled.fn.__name__), [p if isinstance(p, ast.expr) else _name(p) for p in passed] + seeds)
     return python_function(name, params, [_assign(out.id, call)], _part(out, returns),
                            {compiled.fn.__name__: compiled.fn})
 
@@ -277,9 +285,12 @@ def _assign(target: str, value: ast.expr) -> ast.Assign:
 
 
 def _part(value: ast.expr, part) -> ast.expr:
-    """`value[part]` for an index or a slice; for a tuple of them, the tuple of those parts."""
+    """`value[part]` for an index or a slice; for a list of indices, `value[i][j]...`; for a
+    tuple of them, the tuple of those parts."""
     if isinstance(part, tuple):
         return ast.Tuple([_part(value, p) for p in part], ast.Load())
+    if isinstance(part, list):
+        return read(value, tuple(part))
     if isinstance(part, slice):
         index = ast.Slice(*(None if b is None else ast.Constant(b) for b in (part.start, part.stop)))
     else:
@@ -362,11 +373,12 @@ def check_dicts_not_used_as_arrays(compiled: Compiled, fn) -> None:
 
 
 def _stale(compiled: Compiled) -> bool:
-    """Whether a global or closure variable the code read while traced now holds another object
-    (`W = np.full(3, 5.0)` after `grad(f)` was called): then the function is traced again, as
-    autograd and PyTorch would read the new value (tracer/records.py: Reads)."""
+    """Whether a global or closure variable, or an attribute of an object held by one, that the
+    code read while traced now holds another object (`W = np.full(3, 5.0)`, `MODEL.W = ...` after
+    `grad(f)` was called), also through the code of an inner transform it calls: then the function
+    is traced again, as autograd and PyTorch would read the new value (tracer/records.py: Reads)."""
     reads = getattr(compiled.module, "reads", None)
-    return bool(reads) and reads.stale()
+    return reads is not None and (bool(reads) or bool(reads.inner)) and reads.stale()
 
 
 def _fast_key(args: tuple):
@@ -391,18 +403,26 @@ def _fast_key(args: tuple):
 _USE_VJP = "use wengert.vjp(f, *args) and pass a cotangent to its pullback"
 
 
-def _check_scalar(compiled: Compiled, fn, value, what: str = "grad", instead: str = _USE_VJP) -> None:
-    if np.ndim(value) != 0 or isinstance(value, (tuple, list, dict)) or _not_scalar(compiled.output_type):
-        shown = compiled.output_type.text() if not isinstance(compiled.output_type, T.UnknownType) else \
+def _check_scalar(compiled: Compiled, fn, value, what: str = "grad", instead: str = _USE_VJP, *,
+                  output_type=None) -> None:
+    """Refuse a value (None: not run yet) that is not a real scalar; `output_type` is its type
+    (by default the code's output type)."""
+    output_type = compiled.output_type if output_type is None else output_type
+    if np.ndim(value) != 0 or isinstance(value, (tuple, list, dict)) or _not_scalar(output_type):
+        shown = output_type.text() if not isinstance(output_type, T.UnknownType) else \
             f"a value of shape {np.shape(value)}"
         raise WengertError(f"{what} needs a scalar output, but `{fn.__qualname__}` returns {shown}; {instead}")
-    if np.iscomplexobj(value) or _complex(compiled.output_type):
+    if np.iscomplexobj(value) or _complex(output_type):
         # HIPS autograd's refusal: a complex function has no gradient (in its convention) unless holomorphic
-        code = getattr(fn, "__code__", None)
-        where = f" (defined at {code.co_filename}:{code.co_firstlineno})" if code is not None else ""
-        raise WengertError(f"{what} needs a real scalar output, but `{fn.__qualname__}`{where} returns a complex "
-                           f"value; differentiate a real function of it (np.real(f(z)), np.abs(f(z)) ** 2), or "
+        raise WengertError(f"{what} needs a real scalar output, but `{fn.__qualname__}`{_defined_at(fn)} returns a "
+                           f"complex value; differentiate a real function of it (np.real(f(z)), np.abs(f(z)) ** 2), or "
                            f"{instead} (a complex cotangent)")
+
+
+def _defined_at(fn) -> str:
+    """` (defined at file:line)` of a Python function (of the user's for a spread `*args`), or nothing."""
+    code = getattr(getattr(fn, "__wengert_spread__", (fn,))[0], "__code__", None)
+    return f" (defined at {code.co_filename}:{code.co_firstlineno})" if code is not None else ""
 
 
 def _complex(t) -> bool:
@@ -415,65 +435,129 @@ def _not_scalar(t) -> bool:
 
 
 class GradFunction(_Transform):
-    """`grad(f)(*args)`: the gradient of scalar-valued `f` with respect to `wrt`."""
+    """`grad(f)(*args)`: the gradient of scalar-valued `f` with respect to `wrt`. With `has_aux`,
+    `f` returns `(value, aux)`: the gradient of the value, and aux as it is (not differentiated:
+    its cotangent is None), as `(gradient, aux)`."""
     title = "grad"
+
+    def __init__(self, fn, wrt, optimize: bool, verbose: int, has_aux: bool = False):
+        super().__init__(fn, wrt, optimize, verbose)
+        self.has_aux = has_aux
+        #: the cotangent of the output: of the value alone, or of (value, aux)
+        self.seed = (1.0, None) if has_aux else 1.0
+
+    def remade(self, fn, wrt) -> GradFunction:
+        return type(self)(fn, wrt, self.optimize, self.verbose, self.has_aux)
+
+    def seed_expression(self) -> ast.expr:
+        if self.has_aux:
+            return ast.Tuple([ast.Constant(1.0), ast.Constant(None)], ast.Load())
+        return super().seed_expression()
+
+    def value_type(self, compiled: Compiled) -> T.Type:
+        """The type of the value differentiated; with `has_aux`, after checking that the output is a pair."""
+        out = compiled.output_type
+        if not self.has_aux or isinstance(out, T.UnknownType):
+            return out
+        if not (isinstance(out, (T.TupleType, T.ListType)) and _length(out) == 2):
+            self.refuse_not_pair(out.text())
+        return out.elems[0] if isinstance(out, T.TupleType) else out.elem
+
+    def refuse_not_pair(self, shown: str):
+        _refuse_not_pair(self.title, self.fn, shown)
+
+    def checked(self, compiled: Compiled, out):
+        """(value, aux) of the output `out` of the generated code (None: not run yet, only its
+        type is checked), after checking that the value is a real scalar."""
+        value_type = self.value_type(compiled)
+        if out is None:
+            value = aux = None
+        elif self.has_aux:
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                self.refuse_not_pair(_structure_text(out))
+            value, aux = out
+        else:
+            value, aux = out, None
+        if out is None:
+            if _not_scalar(value_type):
+                _check_scalar(compiled, self.fn, None, *self.refusal, output_type=value_type)
+        else:
+            _check_scalar(compiled, self.fn, value, *self.refusal, output_type=value_type)
+        return value, aux
 
     def traceable(self, args: tuple, kwargs: dict):
         """Checked like a call: a gradient of a non-scalar function is refused, not summed."""
         if self.varargs and not kwargs:
             return self.of_spread(args).traceable(args, {})
         compiled, values = self.compiled(args, kwargs)
-        if _not_scalar(compiled.output_type):
-            _check_scalar(compiled, self.fn, None, *self.refusal)
-        elif not (isinstance(compiled.output_type, T.ScalarType) or
-                  isinstance(compiled.output_type, T.ArrayType) and compiled.output_type.shape == ()):
+        value_type = self.value_type(compiled)
+        if _not_scalar(value_type):
+            self.checked(compiled, None)
+        elif not (isinstance(value_type, T.ScalarType) or
+                  isinstance(value_type, T.ArrayType) and value_type.shape == ()):
             # the type is not known: the generated code's value says (NumPy semantics, no user code run)
-            _check_scalar(compiled, self.fn, compiled.fn(*values, 1.0)[0], *self.refusal)
+            self.checked(compiled, compiled.fn(*values, self.seed)[0])
         return super().traceable(args, kwargs)
+
+    def returned(self):
+        """The gradients, and with `has_aux` the aux: `(out_[1], out_[0][1])`."""
+        return (super().returned(), [0, 1]) if self.has_aux else super().returned()
 
     #: what a non-scalar output is refused with: (the transform, what to use instead)
     refusal = ("grad", _USE_VJP)
 
-    def __call__(self, *args, **kwargs):
+    def run(self, args: tuple, kwargs: dict) -> tuple:
+        """(value, aux, gradients) of a call."""
         compiled, values = self.compiled(self.__wengert_bound__ + args, kwargs)
-        if _not_scalar(compiled.output_type):   # before running: the seed 1.0 fits no container
-            _check_scalar(compiled, self.fn, None)
-        value, *grads = compiled.fn(*values, 1.0)
-        _check_scalar(compiled, self.fn, value)
-        return self._grads(grads, values)
+        self.checked(compiled, None)   # before running: the seed fits no other output
+        out, *grads = compiled.fn(*values, self.seed)
+        value, aux = self.checked(compiled, out)
+        return value, aux, self._grads(grads, values)
+
+    def __call__(self, *args, **kwargs):
+        _, aux, grads = self.run(args, kwargs)
+        return (grads, aux) if self.has_aux else grads
 
 
 class ValueAndGradFunction(GradFunction):
-    """`value_and_grad(f)(*args)` -> `(f(*args), gradient)`, from one run of the adjoint."""
+    """`value_and_grad(f)(*args)` -> `(f(*args), gradient)`, from one run of the adjoint; with
+    `has_aux`, `((value, aux), gradient)`."""
     title = "value_and_grad"
 
     def returned(self):
-        return 0, super().returned()
+        return 0, _Transform.returned(self)   # out_[0] is f's output: the value, or (value, aux)
 
     def __call__(self, *args, **kwargs):
-        compiled, values = self.compiled(self.__wengert_bound__ + args, kwargs)
-        if _not_scalar(compiled.output_type):
-            _check_scalar(compiled, self.fn, None)
-        value, *grads = compiled.fn(*values, 1.0)
-        _check_scalar(compiled, self.fn, value)
-        return value, self._grads(grads, values)
+        value, aux, grads = self.run(args, kwargs)
+        return ((value, aux) if self.has_aux else value), grads
 
 
-def _transform(cls, fn, wrt, optimize, verbose):
+def _refuse_not_pair(title: str, fn, shown: str):
+    raise WengertError(f"{title}(..., has_aux=True) needs `{_qualname(fn)}`{_defined_at(fn)} to return a pair "
+                       f"(value, aux), but it returns {shown}\nreturn `value, aux`, or leave has_aux=True out")
+
+
+def _length(t) -> int | None:
+    return len(t.elems) if isinstance(t, T.TupleType) else getattr(t, "length", None)
+
+
+def _transform(cls, fn, wrt, optimize, verbose, has_aux):
     if fn is None:   # used as @grad(wrt=...)
-        return lambda f: cls(f, wrt, optimize, verbose)
-    return cls(fn, wrt, optimize, verbose)
+        return lambda f: cls(f, wrt, optimize, verbose, has_aux)
+    return cls(fn, wrt, optimize, verbose, has_aux)
 
 
-def grad(fn=None, wrt=0, *, optimize: bool = True, verbose: int = 0):
+def grad(fn=None, wrt=0, *, has_aux: bool = False, optimize: bool = True, verbose: int = 0):
     """The gradient of a scalar function: `grad(f, wrt=0)(*args)`; `wrt` is an index, a parameter
-    name, or a tuple of them (then a tuple of gradients is returned). Usable as a decorator."""
-    return _transform(GradFunction, fn, wrt, optimize, verbose)
+    name, or a tuple of them (then a tuple of gradients is returned). Usable as a decorator.
+    With `has_aux=True`, `f` returns `(value, aux)` and the call `(gradient, aux)`, aux not
+    differentiated (any structure), as in JAX."""
+    return _transform(GradFunction, fn, wrt, optimize, verbose, has_aux)
 
 
-def value_and_grad(fn=None, wrt=0, *, optimize: bool = True, verbose: int = 0):
-    """Like `grad`, returning `(value, gradient)`."""
-    return _transform(ValueAndGradFunction, fn, wrt, optimize, verbose)
+def value_and_grad(fn=None, wrt=0, *, has_aux: bool = False, optimize: bool = True, verbose: int = 0):
+    """Like `grad`, returning `(value, gradient)`; with `has_aux=True`, `((value, aux), gradient)`."""
+    return _transform(ValueAndGradFunction, fn, wrt, optimize, verbose, has_aux)
 
 
 def _value_with_numpy_semantics(fn, args, kwargs):
@@ -657,10 +741,15 @@ def _structure_text(value) -> str:
     return f"a {type(value).__name__}"
 
 
+def _data_leaves(value) -> list:
+    """(path, leaf) of the leaves of an argument; an object's (tracer/records.py) without paths."""
+    return [((), leaf) for leaf in record_leaves(value)] if is_structure(value) else leaves(value)
+
+
 def _check_leaves(fn, value, transform: str) -> None:
     """Refuse a result whose leaves are not arrays or numbers (a Jacobian has one block per leaf)."""
     for path, leaf in leaves(value):
-        if not isinstance(leaf, (float, int, np.ndarray, np.generic)) or isinstance(leaf, np.str_):
+        if not isinstance(leaf, (float, int, complex, np.ndarray, np.generic)) or isinstance(leaf, np.str_):
             raise WengertError(f"{transform} needs a function returning arrays or numbers (or tuples, lists and "
                                f"dicts of them), but `{_qualname(fn)}` returns "
                                f"{'a' if not path else 'an item ' + _path_text(path) + ' that is a'} "
@@ -674,10 +763,16 @@ class _Jacobian(_Transform):
     results: what a call runs, and what the tracer captures when the Jacobian is transformed
     again (so `jacfwd(jacrev(f))` differentiates the Jacobian, not `f`)."""
 
-    def __init__(self, fn, wrt):
+    def __init__(self, fn, wrt, holomorphic: bool = False, has_aux: bool = False):
         super().__init__(fn, wrt, True, 0)
         #: the Jacobian function of each argument signature
         self.functions = LRU(SIGNATURES_SIZE)
+        #: complex inputs and outputs, the Jacobian df/dz (JAX's `holomorphic=True`)
+        self.holomorphic = holomorphic
+        #: `f` returns `(output, aux)`: the Jacobian of the output, and aux as it is
+        self.has_aux = has_aux
+        #: where the output differentiated is in what the generated code returns
+        self.at = (0,) if has_aux else ()
 
     def __call__(self, *args, **kwargs):
         if self.varargs and not kwargs:
@@ -698,8 +793,31 @@ class _Jacobian(_Transform):
         if key is None:
             key = tuple((type(v), v) if is_static_argument(v) else as_type(v) for v in args)
         function = self.functions.hit(key)
-        if function is None:
+        if function is None or function.__wengert_stale__():
             function = self.functions.add(key, self.build(args))
+        return function
+
+    def output(self, args: tuple):
+        """The output to differentiate of a call with `args` (with `has_aux`, the first of the
+        pair `f` returns), checked."""
+        value = self.value(args)
+        if self.has_aux:
+            if not (isinstance(value, (tuple, list)) and len(value) == 2):
+                _refuse_not_pair(self.title, self.fn, _structure_text(value))
+            value = value[0]
+        _check_leaves(self.fn, value, self.title)
+        self.check_complex(args, value)
+        return value
+
+    def written(self, lines: list, value, blocks: dict, namespace: dict, compiled: list, aux=None):
+        """The Jacobian function: `lines`, then the blocks shaped like `value` (with `has_aux`,
+        and the expression `aux`); stale when the code it calls (`compiled`) is, so that a call
+        builds it again."""
+        result = display(value, blocks)
+        if self.has_aux:
+            result = ast.Tuple([result, aux], ast.Load())
+        function = python_function(self.traceable_name(), self.names, lines, result, namespace)
+        function.__wengert_stale__ = lambda: any(_stale(c) for c in compiled)
         return function
 
     def stacked(self, parts: list, axis: int, shape: tuple, like, namespace: dict, part_shape: tuple) -> ast.expr:
@@ -716,7 +834,45 @@ class _Jacobian(_Transform):
         return _call(_numpy("reshape"), [stack, ast.Constant(tuple(shape))])
 
     def remade(self, fn, wrt) -> _Jacobian:
-        return type(self)(fn, wrt)
+        return type(self)(fn, wrt, self.holomorphic, self.has_aux)
+
+    def aux_of(self, lines: list, first: str, run: ast.expr) -> ast.expr | None:
+        """With `has_aux`, the expression of aux: read off the output of the first line's run
+        (`first`), or where there is none (nothing to differentiate) of one more run `run`."""
+        if not self.has_aux:
+            return None
+        if not lines:
+            lines.append(_assign(first, run))
+        return read(_name(first), (0, 1))
+
+    #: whether this mode's Jacobian of a complex output (of real inputs) is right without holomorphic=True
+    complex_outputs = False
+
+    def check_complex(self, args: tuple, value) -> None:
+        """JAX's rule, as a Jacobian of real entries is not defined for complex ones: without
+        `holomorphic=True` the inputs differentiated are real (and for jacrev the outputs); with
+        it, they and the outputs are all complex."""
+        inputs = [(f"the argument `{self.names[i]}`{_path_text(path)}", leaf)
+                  for i in self.wrt for path, leaf in _data_leaves(args[i])]
+        outputs = [(f"the output{_path_text(path)}", leaf) for path, leaf in leaves(value)]
+        fn = f"`{_qualname(self.fn)}`{_defined_at(self.fn)}"
+        if self.holomorphic:
+            for what, leaf in inputs + outputs:
+                if not np.iscomplexobj(leaf):
+                    raise WengertError(f"{self.title}(..., holomorphic=True) of {fn}: {what} is real "
+                                       f"({np.result_type(leaf)}); a holomorphic Jacobian df/dz takes complex inputs "
+                                       "and outputs\npass complex values (x + 0j), or leave holomorphic=True out "
+                                       "for the Jacobian of a real function")
+            return
+        checked = inputs if self.complex_outputs else inputs + outputs
+        for what, leaf in checked:
+            if np.iscomplexobj(leaf):
+                also = "" if self.complex_outputs else ", or jacfwd for a complex output of real inputs"
+                raise WengertError(f"{self.title} of {fn}: {what} is complex; {self.title} differentiates real "
+                                   f"{'inputs' if self.complex_outputs else 'inputs and outputs'} unless the function "
+                                   f"is holomorphic\npass holomorphic=True if it is (the Jacobian is then df/dz); "
+                                   f"else use wengert.vjp or wengert.jvp with complex (co)tangents{also}, or "
+                                   "differentiate the real and imaginary parts as real values")
 
     def per_argument(self, args: tuple, block) -> ast.expr:
         """The blocks of one output leaf: `block(j, path, leaf)` for each leaf of each argument in
@@ -742,98 +898,113 @@ class JacobianReverse(_Jacobian):
     title = "jacrev"
 
     def build(self, args: tuple):
+        value = self.output(args)
         compiled, values = self.compiled(args, {})
-        value = self.value(args)
-        _check_leaves(self.fn, value, self.title)
-        namespace = {"adjoint_": compiled.fn}
+        namespace = {"adjoint_": compiled.fn, **({"zero_": zeros_like(value)} if self.has_aux else {})}
         seeds = unit_seeds(value, "out_basis_", namespace)
         passed = [_name(p) for p in self.passed(args, {})]
-        lines = [_assign(f"row{k}_", _call(_name("adjoint_"), passed + [seed]))
+        lines = [_assign(f"row{k}_", _call(_name("adjoint_"), passed + [self.cotangent(seed)]))
                  for k, seed in enumerate(seed for _, row_seeds in seeds for seed in row_seeds)]
+        aux = self.aux_of(lines, "row0_", _call(_name("adjoint_"), passed + [self.cotangent(_name("zero_"))]))
         # which items of the cotangents the code keeps as None (zero): read off one run
-        probe = compiled.fn(*values, zeros_like(value)) if lines and self.structured(args, value) else None
+        probe = compiled.fn(*values, (zeros_like(value), None) if self.has_aux else zeros_like(value)) \
+            if lines and self.structured(args, value) else None
         blocks, start = {}, 0
         for (out_path, out_leaf), (_, row_seeds) in zip(leaves(value), seeds):
             rows, start = range(start, start + len(row_seeds)), start + len(row_seeds)
             blocks[out_path] = self.per_argument(args, lambda j, in_path, in_leaf: self.stacked(
                 [read(_name(f"row{k}_"), (j + 1,) + in_path) for k in rows if kept(probe, (j + 1,) + in_path)],
                 0, np.shape(out_leaf) + np.shape(in_leaf), in_leaf, namespace, np.shape(in_leaf)))
-        return python_function(self.traceable_name(), self.names, lines, display(value, blocks), namespace)
+        return self.written(lines, value, blocks, namespace, [compiled], aux)
+
+    def cotangent(self, seed: ast.expr) -> ast.expr:
+        """The cotangent of the code's output for the cotangent `seed` of the output differentiated."""
+        return ast.Tuple([seed, ast.Constant(None)], ast.Load()) if self.has_aux else seed
 
 
 class JacobianForward(_Jacobian):
     """`jacfwd(f)(*args)`: one tangent pass per input entry (columns of the Jacobian)."""
     title = "jacfwd"
 
-    def __init__(self, fn, wrt):
-        super().__init__(fn, wrt)
+    def __init__(self, fn, wrt, holomorphic: bool = False, has_aux: bool = False):
+        super().__init__(fn, wrt, holomorphic, has_aux)
         bound = len(self.__wengert_bound__)   # the tangent transforms count the caller's arguments
         self.tangents = {i: _TangentTransform(fn, (i - bound,), True, 0) for i in self.wrt}
 
+    complex_outputs = True   # a real input's column of a complex output is the tangent itself
+
     def build(self, args: tuple):
-        value = self.value(args)
-        _check_leaves(self.fn, value, self.title)
-        namespace, lines, columns = {}, [], {}
+        value = self.output(args)
+        namespace, lines, columns, used = {}, [], {}, []
         passed = [_name(p) for p in self.passed(args, {})]
+        # a line keeps the tangent of a run (with `has_aux`, all of it: aux is in its primal)
+        kept_part, tangent_at = ((), (1, 0)) if self.has_aux else ((1,), ())
         for j, i in enumerate(self.wrt):
             compiled, values = self.tangents[i].compiled(args, {})
+            used.append(compiled)
             namespace[f"tangent{j}_"] = compiled.fn
             seeds = unit_seeds(args[i], f"in_basis{j}_", namespace)
             # which items of the tangent the code keeps as None (zero): read off one run
-            probe = compiled.fn(*values, zeros_like(args[i]))[1] if self.structured(args, value) else None
+            probe = at(compiled.fn(*values, zeros_like(args[i])), (1,) + self.at) \
+                if self.structured(args, value) else None
             for in_path, column_seeds in seeds:
                 names = [f"column{j}_{len(lines) + k}_" for k in range(len(column_seeds))]
-                lines += [_assign(name, _part(_call(_name(f"tangent{j}_"), passed + [seed]), 1))
+                lines += [_assign(name, read(_call(_name(f"tangent{j}_"), passed + [seed]), kept_part))
                           for name, seed in zip(names, column_seeds)]
                 columns[j, in_path] = (names, probe)
+        if self.has_aux:
+            namespace["zero_"] = zeros_like(args[self.wrt[0]])
+        aux = self.aux_of(lines, "column0_0_", _call(_name("tangent0_"), passed + [_name("zero_")]))
         blocks = {out_path: self.per_argument(args, lambda j, in_path, in_leaf: self.stacked(
-            [read(_name(name), out_path) for name in columns[j, in_path][0] if kept(columns[j, in_path][1], out_path)],
+            [read(_name(name), tangent_at + out_path) for name in columns[j, in_path][0]
+             if kept(columns[j, in_path][1], out_path)],
             -1, np.shape(out_leaf) + np.shape(in_leaf), out_leaf, namespace, np.shape(out_leaf)))
             for out_path, out_leaf in leaves(value)}
-        return python_function(self.traceable_name(), self.names, lines, display(value, blocks), namespace)
+        return self.written(lines, value, blocks, namespace, used, aux)
 
 
-def jacfwd(fn, wrt=0):
+def jacfwd(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False):
     """The Jacobian of `fn` with respect to `wrt` by forward mode: one tangent pass per input
-    entry. Shape: output shape + input shape (a tuple of them for a tuple `wrt`)."""
-    return JacobianForward(fn, wrt)
+    entry. Shape: output shape + input shape (a tuple of them for a tuple `wrt`). The inputs are
+    real (a complex output gives a complex Jacobian); with `holomorphic=True`, inputs and outputs
+    are complex and the Jacobian is df/dz."""
+    return JacobianForward(fn, wrt, holomorphic, has_aux)
 
 
-def jacrev(fn, wrt=0):
+def jacrev(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False):
     """The Jacobian of `fn` with respect to `wrt` by reverse mode: one adjoint pass per output
-    entry. Shape: output shape + input shape (a tuple of them for a tuple `wrt`)."""
-    return JacobianReverse(fn, wrt)
+    entry. Shape: output shape + input shape (a tuple of them for a tuple `wrt`). Inputs and
+    outputs are real; with `holomorphic=True`, they are complex and the Jacobian is df/dz."""
+    return JacobianReverse(fn, wrt, holomorphic, has_aux)
 
 
 jacobian = jacrev
 
 
-def _one_index(transform: str, wrt):
-    if isinstance(wrt, (tuple, list)):
-        raise WengertError(f"{transform} takes one argument to differentiate (wrt={wrt!r}); for the blocks "
-                           "of several use jacfwd(jacrev(f, wrt=i), wrt=j)")
-    return wrt
-
-
-def hessian(fn, wrt=0):
+def hessian(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False):
     """The Hessian of `fn` with respect to argument `wrt`: forward mode over the reverse-mode
     Jacobian, like JAX. Shape: output shape + input shape + input shape (for a scalar `fn`,
     the usual square matrix). For a tuple `wrt`, or a tuple, list or dict argument, the nested
-    blocks `H[i][j]` of each pair of them (output shape + shape of i + shape of j)."""
-    return jacfwd(jacrev(fn, wrt=wrt), wrt=wrt)
+    blocks `H[i][j]` of each pair of them (output shape + shape of i + shape of j). With
+    `holomorphic=True`, the second derivative d2f/dz2 of a holomorphic `f` of complex inputs."""
+    return jacfwd(jacrev(fn, wrt=wrt, holomorphic=holomorphic, has_aux=has_aux), wrt=wrt, holomorphic=holomorphic,
+                  has_aux=has_aux)
 
 
 class HessianVectorProduct(_Transform):
     """`hvp(f)(*args, v)`: the Hessian of scalar `f` (w.r.t. argument `wrt`) times `v`, by one
-    forward pass over the generated gradient code; no Hessian is formed."""
+    forward pass over the generated gradient code; no Hessian is formed. For a tuple `wrt`, `v`
+    is a tuple (one vector per argument) and so is the result: JAX's
+    `jvp(grad(f, argnums), args, v)[1]`."""
     mode = "tangent"
     title = "hvp"
 
     def __init__(self, fn, wrt):
-        gradient = grad(fn, wrt=_one_index("hvp", wrt))
+        gradient = grad(fn, wrt=wrt)
         gradient.refusal = ("hvp", "for the Hessian of each output use wengert.hessian(f) (output shape + "
                                    "input shape + input shape), or hvp of a scalar function of the output")
-        super().__init__(gradient, gradient.wrt[0] - len(gradient.__wengert_bound__), True, 0)
+        inner = [i - len(gradient.__wengert_bound__) for i in gradient.wrt]
+        super().__init__(gradient, tuple(inner) if gradient.many else inner[0], True, 0)
         self.original = fn
         self.vector = "v"
         while self.vector in self.names:
@@ -857,8 +1028,20 @@ class HessianVectorProduct(_Transform):
             return self.of_spread(args_and_v[:-1])(*args_and_v)
         *args, v = self.__wengert_bound__ + args_and_v
         compiled, values = self.compiled(tuple(args), {})
-        i = self.wrt[0]
-        return _dense(compiled.fn(*values, _tangent_for(self.fn, i, v, args[i], "hvp: the vector v for"))[1], args[i])
+        vectors = self.vectors(v)
+        out = compiled.fn(*values, *[_tangent_for(self.fn, i, vector, args[i], "hvp: the vector v for")
+                                     for i, vector in zip(self.wrt, vectors)])[1]
+        return self._grads(out if self.many else (out,), args)
+
+    def vectors(self, v) -> tuple:
+        """The vector of each argument in `wrt`: `v`, or for a tuple `wrt` its items."""
+        if not self.many:
+            return (v,)
+        if not isinstance(v, (tuple, list)) or len(v) != len(self.wrt):
+            raise WengertError(f"hvp of `{_qualname(self.fn)}` with wrt={self.wrt_asked!r} takes v as a tuple of "
+                               f"{len(self.wrt)} vectors, one shaped like each argument in wrt, but v is "
+                               f"{_structure_text(v)}")
+        return tuple(v)
 
     def traceable(self, args: tuple, kwargs: dict):
         if self.varargs and not kwargs:
@@ -866,13 +1049,15 @@ class HessianVectorProduct(_Transform):
         self.require_positional()
         *args, _ = args
         compiled, _ = self.compiled(tuple(args), kwargs)
-        passed = self.passed(tuple(args), kwargs) + [self.vector]
+        vectors = [_part(_name(self.vector), k) for k in range(len(self.wrt))] if self.many else [self.vector]
+        passed = self.passed(tuple(args), kwargs) + vectors
         return function_around(compiled, self.traceable_name(), self.names + [self.vector], passed, 1, seed=False)
 
 
 def hvp(fn, wrt=0):
     """`hvp(f)(*args, v)`: the Hessian of scalar `f` (w.r.t. argument `wrt`) times `v`, by one
-    forward pass over the generated gradient code; no Hessian is formed."""
+    forward pass over the generated gradient code; no Hessian is formed. For a tuple `wrt`, `v`
+    is a tuple of vectors and the result `(sum_j H_0j v_j, sum_j H_1j v_j, ...)`."""
     return HessianVectorProduct(fn, wrt)
 
 

@@ -338,15 +338,17 @@ def test_hvp_of_a_vector_function_is_refused():
         wengert.hvp(lambda a: a ** 2)(A, A)
 
 
-def test_hessian_of_several_arguments_is_blocks_and_hvp_takes_one():
+def test_hessian_of_several_arguments_is_blocks_and_hvp_their_products():
     b = A[::-1].copy()
     H = wengert.hessian(lambda a, b: np.sum(a * b ** 2), wrt=(0, 1))(A, b)   # H[i][j], like jax.hessian
     np.testing.assert_allclose(H[0][0], np.zeros((3, 3)))
     np.testing.assert_allclose(H[0][1], np.diag(2 * b))
     np.testing.assert_allclose(H[1][0], np.diag(2 * b))
     np.testing.assert_allclose(H[1][1], np.diag(2 * A))
-    with pytest.raises(WengertError, match="hvp takes one argument"):
-        wengert.hvp(lambda a, b: np.sum(a * b), wrt=(0, 1))
+    va, vb = np.array([1.0, -1.0, 0.5]), np.array([0.25, 2.0, -3.0])
+    products = wengert.hvp(lambda a, b: np.sum(a * b ** 2), wrt=(0, 1))(A, b, (va, vb))
+    np.testing.assert_allclose(products[0], H[0][0] @ va + H[0][1] @ vb)
+    np.testing.assert_allclose(products[1], H[1][0] @ va + H[1][1] @ vb)
 
 
 # --- containers of cotangents, differentiated again ----------------------------------------------
