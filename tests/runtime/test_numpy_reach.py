@@ -283,6 +283,18 @@ LINALG = [
     case("pinv", "np.linalg.pinv(x)", (R(3, 2),), (R(2, 3, 2),)),
     case("qr", "q, r = np.linalg.qr(x)\nreturn np.concatenate([q.ravel(), r.ravel()])", (R(4, 3),), (R(2, 3, 3),),
          autograd=False),
+    case("svd-compute_uv", "np.linalg.svd(x, compute_uv=False)", (R(3, 2),), (R(2, 3, 3),)),
+    case("eigvalsh", "np.linalg.eigvalsh(x + np.swapaxes(x, -1, -2))", (R(3, 3),), (R(2, 3, 3),), autograd=False),
+    case("eigvalsh-upper", "np.linalg.eigvalsh(x @ x.T, UPLO='U') ** 2", (R(3, 3),), autograd=False),
+    case("eigh-upper", "w, v = np.linalg.eigh(x @ x.T, 'U')\nreturn w * v[0] ** 2", (R(3, 3),), autograd=False),
+    *[case(f"matrix_power-{n}", f"np.linalg.matrix_power(x, {n})", (W(3, 3),), (W(2, 3, 3),), autograd=False)
+      for n in (0, 1, 3, -1, -2)],   # (autograd has no rule of matrix_power)
+    case("qr-complete", "q, r = np.linalg.qr(x, mode='complete')\nreturn q @ r ** 2", (R(3, 3),), (R(2, 3, 3),),
+         autograd=False),
+    case("qr-r", "np.linalg.qr(x, mode='r') ** 2", (R(4, 3),), (R(2, 3, 3),), autograd=False),
+    case("pinv-rcond", "np.linalg.pinv(x, rcond=1e-10)", (R(3, 2),), (R(2, 3, 2),), autograd=False),
+    case("pinv-rtol", "np.linalg.pinv(x, rtol=1e-10)", (R(3, 2),), autograd=False),
+    case("pinv-hermitian", "np.linalg.pinv(x @ x.T + np.eye(3), hermitian=True)", (R(3, 3),), autograd=False),
 ]
 
 CASTS = [
@@ -333,7 +345,6 @@ MORE = [
 
 #: what users write that wengert refuses today (with a located error), outside the other branches' work
 GAPS = [
-    case("svd-compute_uv", "np.linalg.svd(x, compute_uv=False)", (R(3, 2),), (R(2, 3, 3),)),
 ]
 
 SUPPORTED = ARRAYS + REDUCTIONS + NORMS + ELEMENTWISE + PRODUCTS + LINALG + CASTS + MORE
