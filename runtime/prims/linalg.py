@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import shape_rules as S
 from .. import types as T
-from ..calculus import broadcast_like, ndim_of, ops, real_of, shape, unbroadcast
+from ..calculus import broadcast_like, conj_of, ndim_of, ops, real_of, shape, unbroadcast
 from ..registry import VARIANTS, Eager, declare, primitive, stands_for
 from ..tensor_names import data_of
 from .arithmetic import matmul
@@ -726,6 +726,67 @@ def _pinv_jvp(t, out, x, **_):
     return ops.add(ops.neg(ops.matmul(ops.matmul(p, t), p)),
                    ops.add(ops.sub(left, ops.matmul(left, ops.matmul(x, p))),
                            ops.sub(right, ops.matmul(ops.matmul(p, x), right))))
+
+
+def _eig_rule(types, consts, params):
+    """Complex eigenvalues and eigenvectors. (Of a real x, NumPy's are real where every eigenvalue
+    is: the complex type is then wider than the value, which the rules handle, as the complex
+    operations they apply to real arrays — conj, real — return them unchanged.)"""
+    (x,) = types
+    dtype = {"f32": "c64", "f16": "c64", "c64": "c64"}.get(x.dtype, "c128")
+    return [T.ArrayType(dtype, x.shape[:-1]), T.ArrayType(dtype, x.shape)]
+
+
+def _diagonal(m):
+    """The diagonal of each matrix of a stack, as a product with the identity (so rules differentiate again)."""
+    return ops.sum(ops.mul(_eye_like(m), m), axis=-1)
+
+
+def _eig_vjp(g, out, x):
+    """x = V diag(w) V^-1, each column of V of unit 2-norm (NumPy's): with F the inverse gaps and
+    M = V^T gV, gA = V^-T (diag(gw) + F o (M - V^T conj(V) diag(Re diag M))) V^T (HIPS autograd's, in its
+    convention for complex values; PyTorch's is its conjugate). A function of an eigenvector's phase has
+    no gradient: like PyTorch's, the rule assumes the function does not depend on it."""
+    (gw, gv), (w, v) = g, out
+    vt = _mT(v)
+    inner = None if gw is None else ops.mul(_eye_like(x), ops.expand_dims(gw, axis=-2))
+    if gv is not None:
+        m = ops.matmul(vt, gv)
+        normalised = ops.mul(ops.matmul(vt, conj_of(v)), ops.expand_dims(real_of(_diagonal(m)), axis=-2))
+        inner = _sum_of(inner, ops.mul(_gaps(w, x), ops.sub(m, normalised)))
+    return ops.solve(vt, ops.matmul(inner, vt))
+
+
+def _eig_jvp(t, out, x):
+    """With P = V^-1 dA V and X = F o P: dw = diag(P), dV = V (X - diag(Re diag(V^H V X))) (the columns
+    keep their unit norm)."""
+    w, v = out
+    p = ops.solve(v, ops.matmul(t, v))
+    dx = ops.mul(_gaps(w, x), p)
+    drift = real_of(_diagonal(ops.matmul(ops.matmul(_mT(conj_of(v)), v), dx)))
+    return _diagonal(p), ops.matmul(v, ops.sub(dx, ops.mul(_eye_like(x), ops.expand_dims(drift, axis=-2))))
+
+
+eig = declare("eig", _results(np.linalg.eig), results=2, shape_rule=_eig_rule, vjp=(_eig_vjp,), jvp=(_eig_jvp,),
+              eager=Eager(node="LinalgEigBackward0"),
+              doc="np.linalg.eig: the eigenvalues and eigenvectors (unit 2-norm) of general matrices (complex, "
+                  "or real where every eigenvalue is; differentiated at distinct eigenvalues)",
+              callables=[np.linalg.eig], spec="x, /", operands="x")
+
+
+def _eigvals_vjp(g, out, x):
+    return _eig_vjp((g, None), ops.eig(x), x)
+
+
+def _eigvals_jvp(t, out, x):
+    return _eig_jvp(t, ops.eig(x), x)[0]
+
+
+# (its rules compute the eigenvectors with the eig primitive, whose rules then give the second order)
+eigvals = declare("eigvals", np.linalg.eigvals, shape_rule=lambda ts, cs, ps: _eig_rule(ts, cs, ps)[0],
+                  vjp=(_eigvals_vjp,), jvp=(_eigvals_jvp,), eager=Eager(node="LinalgEigBackward0"),
+                  doc="np.linalg.eigvals: the eigenvalues of general matrices (complex, or real where every one is)",
+                  callables=[np.linalg.eigvals], spec="x, /", operands="x")
 
 
 def _pinv(x, rcond=None, hermitian=False, rtol=None):
