@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import shape_rules as S
 from .. import types as T
-from ..calculus import broadcast_like, conj_of, ndim_of, ops, real_of, shape, unbroadcast
+from ..calculus import broadcast_like, conj_of, like_kind, ndim_of, ops, real_of, shape, unbroadcast
 from ..registry import VARIANTS, Eager, declare, primitive, stands_for
 from ..tensor_names import data_of
 from .arithmetic import matmul
@@ -754,21 +754,24 @@ def _eig_vjp(g, out, x):
         m = ops.matmul(vt, gv)
         normalised = ops.mul(ops.matmul(vt, conj_of(v)), ops.expand_dims(real_of(_diagonal(m)), axis=-2))
         inner = _sum_of(inner, ops.mul(_gaps(w, x), ops.sub(m, normalised)))
-    return ops.solve(vt, ops.matmul(inner, vt))
+    # (a real x's cotangent is the real part: decided from w and v, whose types say complex)
+    # (V^-T through inv, not solve: its rules need no operand's number of axes, which a cotangent's may hide)
+    return like_kind(ops.matmul(ops.inv(vt), ops.matmul(inner, vt)), x, w, v)
 
 
 def _eig_jvp(t, out, x):
     """With P = V^-1 dA V and X = F o P: dw = diag(P), dV = V (X - diag(Re diag(V^H V X))) (the columns
     keep their unit norm)."""
     w, v = out
-    p = ops.solve(v, ops.matmul(t, v))
+    p = ops.matmul(ops.inv(v), ops.matmul(t, v))
     dx = ops.mul(_gaps(w, x), p)
     drift = real_of(_diagonal(ops.matmul(ops.matmul(_mT(conj_of(v)), v), dx)))
     return _diagonal(p), ops.matmul(v, ops.sub(dx, ops.mul(_eye_like(x), ops.expand_dims(drift, axis=-2))))
 
 
 eig = declare("eig", _results(np.linalg.eig), results=2, shape_rule=_eig_rule, vjp=(_eig_vjp,), jvp=(_eig_jvp,),
-              eager=Eager(node="LinalgEigBackward0"),
+              eager=Eager(node="LinalgEigBackward0", functions=("linalg.eig",), args="A",
+                          fields=("eigenvalues", "eigenvectors")),
               doc="np.linalg.eig: the eigenvalues and eigenvectors (unit 2-norm) of general matrices (complex, "
                   "or real where every eigenvalue is; differentiated at distinct eigenvalues)",
               callables=[np.linalg.eig], spec="x, /", operands="x")
@@ -784,7 +787,8 @@ def _eigvals_jvp(t, out, x):
 
 # (its rules compute the eigenvectors with the eig primitive, whose rules then give the second order)
 eigvals = declare("eigvals", np.linalg.eigvals, shape_rule=lambda ts, cs, ps: _eig_rule(ts, cs, ps)[0],
-                  vjp=(_eigvals_vjp,), jvp=(_eigvals_jvp,), eager=Eager(node="LinalgEigBackward0"),
+                  vjp=(_eigvals_vjp,), jvp=(_eigvals_jvp,),
+                  eager=Eager(node="LinalgEigBackward0", functions=("linalg.eigvals",), args="A"),
                   doc="np.linalg.eigvals: the eigenvalues of general matrices (complex, or real where every one is)",
                   callables=[np.linalg.eigvals], spec="x, /", operands="x")
 
