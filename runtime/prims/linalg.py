@@ -681,7 +681,8 @@ def _eigh_jvp(t, out, x, UPLO="L"):
     return ops.sum(ops.mul(_eye_like(x), m), axis=-1), ops.matmul(v, ops.mul(_gaps(w, x), m))
 
 
-eigh = declare("eigh", _eigh, params={"UPLO": "L"}, results=2, shape_rule=_eigh_rule, vjp=(_eigh_vjp,), jvp=(_eigh_jvp,),
+eigh = declare("eigh", _eigh, params={"UPLO": "L"}, results=2, shape_rule=_eigh_rule,
+               vjp=(_eigh_vjp,), jvp=(_eigh_jvp,),
                eager=Eager(node="LinalgEighBackward0", functions=("linalg.eigh",), args="A, UPLO='L'",
                            fields=("eigenvalues", "eigenvectors")),
                doc="np.linalg.eigh: the eigenvalues (ascending) and eigenvectors of symmetric matrices (the "
