@@ -295,7 +295,8 @@ LINALG = [
     case("pinv-rcond", "np.linalg.pinv(x, rcond=1e-10)", (R(3, 2),), (R(2, 3, 2),), autograd=False),
     case("pinv-rtol", "np.linalg.pinv(x, rtol=1e-10)", (R(3, 2),), autograd=False),
     case("eig", "w, v = np.linalg.eig(x)\n"
-                "return np.concatenate([np.ravel(np.abs(w) ** 2), np.ravel(np.abs(v) ** 2 * np.real(w)[..., None, :])])",
+                "return np.concatenate([np.ravel(np.abs(w) ** 2), np.ravel(np.abs(v) ** 2 * np.real(w)[..., None, :])"
+                "])",
          (R(3, 3),), (R(2, 3, 3),), edge(A([1.0, -2.0, 0.3], [2.0, 1.0, -0.5], [0.1, 0.4, 3.0]), smooth=True)),
     case("eig-complex", "w, v = np.linalg.eig(x + 1j * y)\nreturn np.real(w) * np.imag(w) + np.abs(v[..., 0, :]) ** 2",
          (R(3, 3), R(3, 3)), (R(2, 3, 3), R(2, 3, 3))),
