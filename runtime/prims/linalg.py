@@ -665,7 +665,10 @@ def _gaps(w, x):
 
 
 def _eigh_vjp(g, out, x, UPLO="L"):
-    """gA = V (diag(gw) + F o skew(V^T gV)) V^T with F the inverse gaps (PyTorch's; symmetric)."""
+    """gA = V (diag(gw) + F o skew(V^T gV)) V^T with F the inverse gaps (PyTorch's; symmetric). The gaps
+    are read only where an eigenvector's cotangent is: at an exactly repeated eigenvalue a function of
+    the eigenvalues alone has a finite gradient, and one of the eigenvectors (any basis of the
+    eigenspace) gets inf/nan, as in PyTorch and JAX."""
     (gw, gv), (w, v) = g, out
     scaled = None if gw is None else ops.mul(v, ops.expand_dims(gw, axis=-2))   # V diag(gw)
     if gv is not None:
@@ -879,6 +882,9 @@ lstsq = declare("lstsq", _lstsq, params={"rcond": None}, arity=2, results=4, sha
 
 
 def _qr(x, mode="reduced"):
+    if mode == "r":   # (the eager torch.linalg.qr(A, mode='r'): PyTorch's empty Q; traced code calls qr_r)
+        r = np.linalg.qr(x, mode="r")
+        return np.empty((0,), r.dtype), r
     return tuple(np.linalg.qr(x, mode=mode))
 
 
@@ -903,8 +909,8 @@ def _tall(x, mode="reduced"):
     than columns (Q's extra columns are any orthonormal completion), and mode 'raw'."""
     dims = shape(x)
     rows, columns = dims[-2:] if isinstance(dims, tuple) else (None, None)
-    if mode == "raw":
-        raise NotImplementedError("no gradient rule for np.linalg.qr with mode='raw' (LAPACK's Householder form); "
+    if mode in ("raw", "r"):
+        raise NotImplementedError(f"no gradient rule for linalg.qr with mode={mode!r} (its derivative needs Q); "
                                   "use mode='reduced'")
     if not (isinstance(rows, int) and isinstance(columns, int) and rows >= columns):
         raise NotImplementedError("no gradient rule for np.linalg.qr of a matrix with fewer rows than columns or of "

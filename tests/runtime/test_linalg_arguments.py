@@ -26,7 +26,17 @@ def qr_complete(x):
 def test_qr_modes_without_a_derivative_are_refused_at_their_line(f, what):
     with pytest.raises(wengert.WengertError, match=what) as info:
         wengert.grad(f)(TALL)
-    assert "test_linalg_arguments.py" in str(info.value) and "np.linalg.qr" in str(info.value)
+    assert "test_linalg_arguments.py" in str(info.value) and "linalg.qr" in str(info.value)
+
+
+def test_eager_qr_r_is_pytorchs():
+    """torch.linalg.qr(A, mode='r') gives an empty Q and R (whose derivative needs Q: refused)."""
+    t = wengert.tensor(np.stack([TALL, TALL[::-1]]), requires_grad=True)
+    q, r = wengert.linalg.qr(t, mode="r")
+    assert tuple(q.shape) == (0,)
+    np.testing.assert_allclose(r.detach().numpy(), np.linalg.qr(t.detach().numpy(), mode="r"))
+    with pytest.raises(RuntimeError, match="mode=.r."):
+        r.sum().backward()
 
 
 def pinv_cutoff(x):
