@@ -319,10 +319,11 @@ class PrimitiveNode(Node):
             g = grads[0]
             if g is None:
                 return [None] * len(self._next)
-        else:   # several results: the rules take a list with zeros for the missing ones
+        else:   # several results: the rules take a list, None for a result no gradient reached (as PyTorch's
+            #     undefined gradients: eigh's rule then reads no eigenvector gaps, finite at repeated eigenvalues)
             if all(x is None for x in grads):
                 return [None] * len(self._next)
-            g = [x if x is not None else zeros(m, create_graph) for x, m in zip(grads, self.out_meta)]
+            g = list(grads)
         operands = [unpack(a, self, create_graph) for a in self.args]
         out = unpack(self.out, self, create_graph)
         if out is RECOMPUTE:

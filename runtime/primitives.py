@@ -13,7 +13,7 @@ from .prims.arrays import _index, _sum_to  # noqa: F401  (the tracer folds const
 from .registry import (METHODS, MUTATING_METHODS, NOVALUE, OPERATORS, PRIMITIVES, PROPERTIES,  # noqa: F401
                        bound_callables,
                        Binding, Eager, Primitive, bind, check_rule_names, declare, lookup_callable, on_declare,
-                       primitive, stands_for)
+                       primitive, stands_for, variant)
 from .shape_rules import dummy as _dummy, evaluating as _evaluating  # noqa: F401
 from .shape_rules import item_type as _item_type, same_as as _same_as  # noqa: F401
 

@@ -301,6 +301,17 @@ def method(name: str, prim: Primitive, spec: str, operands: str, params: str = "
     return binding
 
 
+#: primitives whose callable stands for another primitive with some params (np.linalg.svd(x,
+#: compute_uv=False) is svdvals): name -> choose(params) -> (primitive, its params)
+VARIANTS: dict[str, Callable] = {}
+
+
+def variant(prim: Primitive, params: dict) -> tuple[Primitive, dict]:
+    """The primitive (and its params) that a call bound to `prim` with `params` stands for."""
+    choose = VARIANTS.get(prim.name)
+    return (prim, params) if choose is None else choose(params)
+
+
 def lookup_callable(fn: Any) -> Binding | None:
     entry = _CALLABLES.get(id(fn))
     if entry is not None and entry[0] is fn:

@@ -975,7 +975,8 @@ class Tensor:
             # a NumPy function with no primitive: it sees plain arrays (no graph through it)
             return func(*_plain(args), **_plain(kwargs))
         operands, params = binding.split(args, kwargs)
-        return record(binding.prim, tuple(operands), params)
+        prim, params = P.variant(binding.prim, params)   # (np.linalg.svd(t, compute_uv=False) is svdvals)
+        return record(prim, tuple(operands), params)
 
     # -- arithmetic ----------------------------------------------------------------------------
 

@@ -1374,9 +1374,8 @@ class Lowerer:
             args = self.einsum_interleaved(args, node)
         if binding is not None:
             operands, params = self.split(binding, args, kwargs, node, label)
-            if binding.prim is P.reshape and len(operands) == 2:
-                pass
-            result = self.apply(binding.prim, operands, node, params)
+            prim, params = P.variant(binding.prim, params)
+            result = self.apply(prim, operands, node, params)
             if isinstance(result, list) and len(result) > 1:   # several results (np.linalg.slogdet): a tuple
                 result = self.apply(P.make_tuple, result, node)
             if callee is np.array:

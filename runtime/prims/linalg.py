@@ -6,8 +6,8 @@ import numpy as np
 
 from .. import shape_rules as S
 from .. import types as T
-from ..calculus import broadcast_like, ndim_of, ops, real_of, shape, unbroadcast
-from ..registry import Eager, declare, primitive, stands_for
+from ..calculus import broadcast_like, conj_of, like_kind, ndim_of, ops, real_of, shape, unbroadcast
+from ..registry import VARIANTS, Eager, declare, primitive, stands_for
 from ..tensor_names import data_of
 from .arithmetic import matmul
 
@@ -385,6 +385,48 @@ solve = primitive("solve", np.linalg.solve, arity=2, shape_rule=_solve_rule, doc
                   eager=Eager(node="LinalgSolveExBackward0", functions=("linalg.solve",), args="A, B, *, left=True"))
 stands_for(solve, [np.linalg.solve], "a, b, /", "a b")
 
+def _power_terms(p, d, m: int):
+    """sum over k < m of p^k d p^(m-1-k): the derivative of p^m along d (p's powers from the
+    matrix_power primitive, so that the terms differentiate again)."""
+    terms = [ops.matmul(ops.matmul(ops.matrix_power(p, n=k), d), ops.matrix_power(p, n=m - 1 - k)) for k in range(m)]
+    return _sum_of(*terms)
+
+
+def _matrix_power_vjp(g, out, x, n):
+    """x^n (n > 0): gA = sum_k (x^T)^k g (x^T)^(n-1-k); x^-m = inv(x)^m: with B = inv(x), gB of B^m
+    and gA = -B^T gB B^T; x^0 = I: no gradient."""
+    if n == 0:
+        return ops.zeros_like(x)
+    if n > 0:
+        return _power_terms(_mT(x), g, n)
+    inv_t = _mT(ops.inv(x))
+    return ops.neg(ops.matmul(ops.matmul(inv_t, _power_terms(inv_t, g, -n)), inv_t))
+
+
+def _matrix_power_jvp(t, out, x, n):
+    if n == 0:
+        return ops.zeros_like(out)
+    if n > 0:
+        return _power_terms(x, t, n)
+    inv = ops.inv(x)
+    return _power_terms(inv, ops.neg(ops.matmul(ops.matmul(inv, t), inv)), -n)
+
+
+def _matrix_power_rule(types, consts, params):
+    """x's shape; a negative power inverts (a floating-point result), x^0 of integers is integral."""
+    (x,) = types
+    return T.ArrayType(x.dtype if params["n"] >= 0 else S.float_dtype(x), x.shape)
+
+
+# (n has no default: generated code writes it always)
+matrix_power = declare(
+    "matrix_power", np.linalg.matrix_power, params={"n": None}, shape_rule=_matrix_power_rule,
+    vjp=(_matrix_power_vjp,), jvp=(_matrix_power_jvp,),
+    eager=Eager(node=lambda operands, params: {0: "CopyBackwards", 1: "CloneBackward0"}.get(params["n"], "MmBackward0"),
+                functions=("linalg.matrix_power",), args="A, n"),
+    doc="np.linalg.matrix_power: x to the integer power n of each matrix (n < 0: of its inverse; 0: the identity)",
+    callables=[np.linalg.matrix_power], spec="a, n", operands="a", params_spec="n")
+
 # ---------------------------------------------------------------------------------------------
 # The derivatives of det, right at singular matrices too: they are symmetric multilinear forms,
 # so each cotangent is the next derivative along the other directions and g
@@ -605,6 +647,10 @@ cholesky = declare("cholesky", np.linalg.cholesky, shape_rule=lambda ts, cs, ps:
                    callables=[np.linalg.cholesky], spec="x, /", operands="x")
 
 
+def _eigh(x, UPLO="L"):
+    return tuple(np.linalg.eigh(x, UPLO=UPLO))
+
+
 def _eigh_rule(types, consts, params):
     (x,) = types
     dtype = S.float_dtype(x)
@@ -618,8 +664,11 @@ def _gaps(w, x):
     return ops.div(ops.sub(1.0, eye), ops.add(gaps, eye))
 
 
-def _eigh_vjp(g, out, x):
-    """gA = V (diag(gw) + F o skew(V^T gV)) V^T with F the inverse gaps (PyTorch's; symmetric)."""
+def _eigh_vjp(g, out, x, UPLO="L"):
+    """gA = V (diag(gw) + F o skew(V^T gV)) V^T with F the inverse gaps (PyTorch's; symmetric). The gaps
+    are read only where an eigenvector's cotangent is: at an exactly repeated eigenvalue a function of
+    the eigenvalues alone has a finite gradient, and one of the eigenvectors (any basis of the
+    eigenspace) gets inf/nan, as in PyTorch and JAX."""
     (gw, gv), (w, v) = g, out
     scaled = None if gw is None else ops.mul(v, ops.expand_dims(gw, axis=-2))   # V diag(gw)
     if gv is not None:
@@ -628,22 +677,40 @@ def _eigh_vjp(g, out, x):
     return ops.matmul(scaled, _mT(v))
 
 
-def _eigh_jvp(t, out, x):
+def _eigh_jvp(t, out, x, UPLO="L"):
     """dw = diag(V^T sym(dA) V), dV = V (F o V^T sym(dA) V)."""
     w, v = out
     m = ops.matmul(ops.matmul(_mT(v), _sym(t)), v)
     return ops.sum(ops.mul(_eye_like(x), m), axis=-1), ops.matmul(v, ops.mul(_gaps(w, x), m))
 
 
-eigh = declare("eigh", _results(np.linalg.eigh), results=2, shape_rule=_eigh_rule, vjp=(_eigh_vjp,), jvp=(_eigh_jvp,),
+eigh = declare("eigh", _eigh, params={"UPLO": "L"}, results=2, shape_rule=_eigh_rule,
+               vjp=(_eigh_vjp,), jvp=(_eigh_jvp,),
                eager=Eager(node="LinalgEighBackward0", functions=("linalg.eigh",), args="A, UPLO='L'",
                            fields=("eigenvalues", "eigenvectors")),
-               doc="np.linalg.eigh: the eigenvalues (ascending) and eigenvectors of symmetric matrices (lower "
-                   "triangle read)",
-               callables=[np.linalg.eigh], spec="x, /", operands="x")
+               doc="np.linalg.eigh: the eigenvalues (ascending) and eigenvectors of symmetric matrices (the "
+                   "`UPLO` triangle read)",
+               callables=[np.linalg.eigh], spec="x, UPLO='L'", operands="x", params_spec="UPLO")
 
 
-def _pinv_vjp(g, out, x):
+def _eigvalsh_vjp(g, out, x, UPLO="L"):
+    return _eigh_vjp((g, None), ops.eigh(x, UPLO=UPLO), x)
+
+
+def _eigvalsh_jvp(t, out, x, UPLO="L"):
+    return _eigh_jvp(t, ops.eigh(x, UPLO=UPLO), x)[0]
+
+
+# (its rules compute the eigenvectors with the eigh primitive, whose rules then give the second order)
+eigvalsh = declare("eigvalsh", np.linalg.eigvalsh, params={"UPLO": "L"}, shape_rule=lambda ts, cs, ps: _eigh_rule(
+                       ts, cs, ps)[0], vjp=(_eigvalsh_vjp,), jvp=(_eigvalsh_jvp,),
+                   eager=Eager(node="LinalgEighBackward0", functions=("linalg.eigvalsh",), args="A, UPLO='L'"),
+                   doc="np.linalg.eigvalsh: the eigenvalues (ascending) of symmetric matrices (the `UPLO` triangle "
+                       "read)",
+                   callables=[np.linalg.eigvalsh], spec="x, UPLO='L'", operands="x", params_spec="UPLO")
+
+
+def _pinv_vjp(g, out, x, **_):
     """The adjoint of dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P (constant rank):
     gA = -P^T g P^T + (I - A P) g^T P P^T + P^T P g^T (I - P A)."""
     p, gt = out, _mT(g)
@@ -655,7 +722,7 @@ def _pinv_vjp(g, out, x):
                            ops.sub(right, ops.matmul(right, ops.matmul(p, x)))))
 
 
-def _pinv_jvp(t, out, x):
+def _pinv_jvp(t, out, x, **_):
     p, tt = out, _mT(t)
     ppt, ptp = ops.matmul(p, _mT(p)), ops.matmul(_mT(p), p)
     left = ops.matmul(ppt, tt)
@@ -665,12 +732,84 @@ def _pinv_jvp(t, out, x):
                            ops.sub(right, ops.matmul(ops.matmul(p, x), right))))
 
 
-pinv = declare("pinv", np.linalg.pinv,
+def _eig_rule(types, consts, params):
+    """Complex eigenvalues and eigenvectors. (Of a real x, NumPy's are real where every eigenvalue
+    is: the complex type is then wider than the value, which the rules handle, as the complex
+    operations they apply to real arrays — conj, real — return them unchanged.)"""
+    (x,) = types
+    dtype = {"f32": "c64", "f16": "c64", "c64": "c64"}.get(x.dtype, "c128")
+    return [T.ArrayType(dtype, x.shape[:-1]), T.ArrayType(dtype, x.shape)]
+
+
+def _diagonal(m):
+    """The diagonal of each matrix of a stack, as a product with the identity (so rules differentiate again)."""
+    return ops.sum(ops.mul(_eye_like(m), m), axis=-1)
+
+
+def _eig_vjp(g, out, x):
+    """x = V diag(w) V^-1, each column of V of unit 2-norm (NumPy's): with F the inverse gaps and
+    M = V^T gV, gA = V^-T (diag(gw) + F o (M - V^T conj(V) diag(Re diag M))) V^T (HIPS autograd's, in its
+    convention for complex values; PyTorch's is its conjugate). A function of an eigenvector's phase has
+    no gradient: like PyTorch's, the rule assumes the function does not depend on it."""
+    (gw, gv), (w, v) = g, out
+    vt = _mT(v)
+    inner = None if gw is None else ops.mul(_eye_like(x), ops.expand_dims(gw, axis=-2))
+    if gv is not None:
+        m = ops.matmul(vt, gv)
+        normalised = ops.mul(ops.matmul(vt, conj_of(v)), ops.expand_dims(real_of(_diagonal(m)), axis=-2))
+        inner = _sum_of(inner, ops.mul(_gaps(w, x), ops.sub(m, normalised)))
+    # (a real x's cotangent is the real part: decided from w and v, whose types say complex)
+    # (V^-T through inv, not solve: its rules need no operand's number of axes, which a cotangent's may hide)
+    return like_kind(ops.matmul(ops.inv(vt), ops.matmul(inner, vt)), x, w, v)
+
+
+def _eig_jvp(t, out, x):
+    """With P = V^-1 dA V and X = F o P: dw = diag(P), dV = V (X - diag(Re diag(V^H V X))) (the columns
+    keep their unit norm)."""
+    w, v = out
+    p = ops.matmul(ops.inv(v), ops.matmul(t, v))
+    dx = ops.mul(_gaps(w, x), p)
+    drift = real_of(_diagonal(ops.matmul(ops.matmul(_mT(conj_of(v)), v), dx)))
+    return _diagonal(p), ops.matmul(v, ops.sub(dx, ops.mul(_eye_like(x), ops.expand_dims(drift, axis=-2))))
+
+
+eig = declare("eig", _results(np.linalg.eig), results=2, shape_rule=_eig_rule, vjp=(_eig_vjp,), jvp=(_eig_jvp,),
+              eager=Eager(node="LinalgEigBackward0", functions=("linalg.eig",), args="A",
+                          fields=("eigenvalues", "eigenvectors")),
+              doc="np.linalg.eig: the eigenvalues and eigenvectors (unit 2-norm) of general matrices (complex, "
+                  "or real where every eigenvalue is; differentiated at distinct eigenvalues)",
+              callables=[np.linalg.eig], spec="x, /", operands="x")
+
+
+def _eigvals_vjp(g, out, x):
+    return _eig_vjp((g, None), ops.eig(x), x)
+
+
+def _eigvals_jvp(t, out, x):
+    return _eig_jvp(t, ops.eig(x), x)[0]
+
+
+# (its rules compute the eigenvectors with the eig primitive, whose rules then give the second order)
+eigvals = declare("eigvals", np.linalg.eigvals, shape_rule=lambda ts, cs, ps: _eig_rule(ts, cs, ps)[0],
+                  vjp=(_eigvals_vjp,), jvp=(_eigvals_jvp,),
+                  eager=Eager(node="LinalgEigBackward0", functions=("linalg.eigvals",), args="A"),
+                  doc="np.linalg.eigvals: the eigenvalues of general matrices (complex, or real where every one is)",
+                  callables=[np.linalg.eigvals], spec="x, /", operands="x")
+
+
+def _pinv(x, rcond=None, hermitian=False, rtol=None):
+    return np.linalg.pinv(x, rcond=rcond, hermitian=hermitian, rtol=rtol)
+
+
+# (its derivative where the rank is constant does not depend on the cutoff; as PyTorch, the rules of
+# a hermitian x are the general ones)
+pinv = declare("pinv", _pinv, params={"rcond": None, "hermitian": False, "rtol": None},
                shape_rule=lambda ts, cs, ps: T.ArrayType(S.float_dtype(ts[0]), ts[0].shape[:-2] + ts[0].shape[:-3:-1]),
                vjp=(_pinv_vjp,), jvp=(_pinv_jvp,), eager=Eager(node="LinalgPinvBackward0", functions=("linalg.pinv",),
                            args="A, *, atol=None, rtol=None, hermitian=False"),
                doc="np.linalg.pinv: the Moore-Penrose inverse (its derivative where the rank is constant)",
-               callables=[np.linalg.pinv], spec="x, /", operands="x")
+               callables=[np.linalg.pinv], spec="x, rcond=None, hermitian=False, *, rtol=None", operands="x",
+               params_spec="rcond hermitian rtol")
 
 
 def _lstsq(a, b, rcond=None):
@@ -714,8 +853,7 @@ def _lstsq_vjp(which: int):
         return _sum_of(
             None if gx is None else _pinv_vjp(ops.matmul(_as_matrix(gx, b), _mT(_as_matrix(b, b))), p, a),
             None if weighted is None else ops.mul(-2.0, ops.matmul(weighted, _mT(_as_matrix(x, b)))),
-            None if gs is None else _svd_vjp((None, gs, None), ops.svd(a, full_matrices=False), a,
-                                             full_matrices=False))
+            None if gs is None else _svdvals_vjp(gs, None, a))
     return rule
 
 
@@ -731,9 +869,7 @@ def _lstsq_jvp(which: int):
             dres = ops.getitem(full, ops.slice(None, ops.size(out[1]), None))
         if which == 1:
             return ops.matmul(ops.pinv(a), t), dres, None, None
-        u, _, vh = ops.svd(a, full_matrices=False)
-        return (ops.matmul(_pinv_jvp(t, ops.pinv(a), a), b), dres, None,
-                ops.sum(ops.mul(u, ops.matmul(t, _mT(vh))), axis=-2))
+        return ops.matmul(_pinv_jvp(t, ops.pinv(a), a), b), dres, None, _svdvals_jvp(t, None, a)
     return term
 
 
@@ -745,21 +881,43 @@ lstsq = declare("lstsq", _lstsq, params={"rcond": None}, arity=2, results=4, sha
                 callables=[np.linalg.lstsq], spec="a, b, rcond=None", operands="a b", params_spec="rcond")
 
 
+def _qr(x, mode="reduced"):
+    if mode == "r":   # (the eager torch.linalg.qr(A, mode='r'): PyTorch's empty Q; traced code calls qr_r)
+        r = np.linalg.qr(x, mode="r")
+        return np.empty((0,), r.dtype), r
+    return tuple(np.linalg.qr(x, mode=mode))
+
+
 def _qr_rule(types, consts, params):
+    """Q (..., m, k) and R (..., k, n), k = min(m, n) ('reduced') or m ('complete'); 'raw' gives
+    NumPy's Householder form (..., n, m) and its factors (..., k)."""
     (x,) = types
     dtype, dims = S.float_dtype(x), x.shape
-    k = None if None in dims[-2:] else min(dims[-2:])
-    return [T.ArrayType(dtype, dims[:-1] + (k,)), T.ArrayType(dtype, dims[:-2] + (k, dims[-1]))]
+    m, n = dims[-2:]
+    k = None if None in (m, n) else min(m, n)
+    mode = params.get("mode", "reduced")
+    if mode == "raw":
+        return [T.ArrayType(dtype, dims[:-2] + (n, m)), T.ArrayType(dtype, dims[:-2] + (k,))]
+    if mode == "complete":
+        k = m
+    return [T.ArrayType(dtype, dims[:-1] + (k,)), T.ArrayType(dtype, dims[:-2] + (k, n))]
 
 
-def _tall(x):
+def _tall(x, mode="reduced"):
     """The rules of np.linalg.qr hold for matrices with at least as many rows as columns (Q's
-    columns then span x's): a wide one is refused."""
+    columns then span x's): a wide one is refused; so is mode 'complete' of a matrix with more rows
+    than columns (Q's extra columns are any orthonormal completion), and mode 'raw'."""
     dims = shape(x)
     rows, columns = dims[-2:] if isinstance(dims, tuple) else (None, None)
+    if mode in ("raw", "r"):
+        raise NotImplementedError(f"no gradient rule for linalg.qr with mode={mode!r} (its derivative needs Q); "
+                                  "use mode='reduced'")
     if not (isinstance(rows, int) and isinstance(columns, int) and rows >= columns):
         raise NotImplementedError("no gradient rule for np.linalg.qr of a matrix with fewer rows than columns or of "
                                   "unknown shape; differentiate the QR of its first columns, or of its transpose")
+    if mode == "complete" and rows != columns:
+        raise NotImplementedError("no gradient rule for np.linalg.qr with mode='complete' of a matrix with more rows "
+                                  "than columns (Q's extra columns are not determined by x); use mode='reduced'")
 
 
 def _lower_minus_upper(c):
@@ -768,10 +926,10 @@ def _lower_minus_upper(c):
     return ops.sub(low, _mT(low))
 
 
-def _qr_vjp(g, out, x):
+def _qr_vjp(g, out, x, mode="reduced"):
     """gA = (gQ + Q copyltu(M)) R^-T with M = R gR^T - gQ^T Q (PyTorch's), copyltu(M) the symmetric
     matrix of M's lower triangle: written here with M^T = gR R^T - Q^T gQ's upper one."""
-    _tall(x)
+    _tall(x, mode)
     (gq, gr), (q, r) = g, out
     m = _sum_of(None if gr is None else ops.matmul(gr, _mT(r)), None if gq is None else ops.neg(ops.matmul(_mT(q), gq)))
     upper = ops.triu(m)
@@ -779,9 +937,9 @@ def _qr_vjp(g, out, x):
     return _mT(ops.solve(r, _mT(left)))
 
 
-def _qr_jvp(t, out, x):
+def _qr_jvp(t, out, x, mode="reduced"):
     """With C = Q^T dA R^-1 and Omega = Q^T dQ (skew): dR = (C - Omega) R, dQ = dA R^-1 - Q (C - Omega)."""
-    _tall(x)
+    _tall(x, mode)
     q, r = out
     t_rinv = _mT(ops.solve(_mT(r), _mT(t)))
     c = ops.matmul(_mT(q), t_rinv)
@@ -789,11 +947,27 @@ def _qr_jvp(t, out, x):
     return ops.sub(t_rinv, ops.matmul(q, upper)), ops.matmul(upper, r)
 
 
-qr = declare("qr", _results(np.linalg.qr), results=2, shape_rule=_qr_rule, vjp=(_qr_vjp,), jvp=(_qr_jvp,),
+qr = declare("qr", _qr, params={"mode": "reduced"}, results=2, shape_rule=_qr_rule, vjp=(_qr_vjp,), jvp=(_qr_jvp,),
              eager=Eager(node="LinalgQrBackward0", functions=("linalg.qr",), args="A, mode='reduced'",
                          fields=("Q", "R")),
-             doc="np.linalg.qr (mode 'reduced'): Q with orthonormal columns and R upper triangular, x = Q R",
-             callables=[np.linalg.qr], spec="x, /", operands="x")
+             doc="np.linalg.qr (mode 'reduced', 'complete'): Q with orthonormal columns and R upper triangular, "
+                 "x = Q R",
+             callables=[np.linalg.qr], spec="x, mode='reduced'", operands="x", params_spec="mode")
+
+
+def _qr_r_vjp(g, out, x):
+    return _qr_vjp((None, g), ops.qr(x), x)
+
+
+def _qr_r_jvp(t, out, x):
+    return _qr_jvp(t, ops.qr(x), x)[1]
+
+
+qr_r = declare("qr_r", lambda x: np.linalg.qr(x, mode="r"),
+               shape_rule=lambda ts, cs, ps: _qr_rule(ts, cs, {})[1], vjp=(_qr_r_vjp,), jvp=(_qr_r_jvp,),
+               doc="np.linalg.qr(x, mode='r'): R alone (its rules compute Q with the qr primitive)")
+# (mode 'r' returns R alone: the qr_r primitive of one result)
+VARIANTS["qr"] = lambda params: (qr_r, {}) if params["mode"] == "r" else (qr, params)
 
 
 def _svd(x, full_matrices=True):
@@ -871,4 +1045,27 @@ svd = declare("svd", _svd, params={"full_matrices": True}, results=3, shape_rule
                           args="A, full_matrices=True, *, driver=None", fields=("U", "S", "Vh")),
               doc="np.linalg.svd: u, s (descending), vh with x = u diag(s) vh (differentiated with "
                   "full_matrices=False, or of square matrices)",
-              callables=[np.linalg.svd], spec="x, /, full_matrices=True", operands="x", params_spec="full_matrices")
+              callables=[np.linalg.svd], spec="x, /, full_matrices=True, compute_uv=True", operands="x",
+              params_spec="full_matrices compute_uv")
+
+
+
+def _svdvals_vjp(g, out, x):
+    return _svd_vjp((None, g, None), ops.svd(x, full_matrices=False), x, full_matrices=False)
+
+
+def _svdvals_jvp(t, out, x):
+    """dS = diag(U^T dA V)."""
+    u, _, vh = ops.svd(x, full_matrices=False)
+    return ops.sum(ops.mul(u, ops.matmul(t, _mT(vh))), axis=-2)
+
+
+svdvals = declare("svdvals", lambda x: np.linalg.svd(x, compute_uv=False),
+                  shape_rule=lambda ts, cs, ps: _svd_rule(ts, cs, {"full_matrices": False})[1],
+                  vjp=(_svdvals_vjp,), jvp=(_svdvals_jvp,),
+                  eager=Eager(node="LinalgSvdBackward0", functions=("linalg.svdvals",), args="A, *, driver=None"),
+                  doc="np.linalg.svd(x, compute_uv=False): the singular values (descending; its rules compute u "
+                      "and vh with the svd primitive)")
+# (compute_uv=False returns the singular values alone: the svdvals primitive of one result)
+VARIANTS["svd"] = lambda params: (svdvals, {}) if not params["compute_uv"] else (
+    svd, {"full_matrices": params["full_matrices"]})

@@ -232,7 +232,7 @@ def _norm_grad(g, out, x, ord=None, axis=None, keepdims=False):
     if kind == "extreme":   # the largest (smallest) |x|, split evenly at ties
         return ops.mul(_extreme(g, out, ops.abs(x), axes, keepdims), conj_of(ops.sign(x)))
     if kind == "singular":
-        return ops.mul(expand(g, x, axes, keepdims), ops.singular_factor(x, ord=ord, axes=axes))
+        return ops.mul(expand(g, x, axes, keepdims), _singular_factor(x, ord=ord, axes=axes))
     hit, count = _line_sums(x, out, axes, kind, keepdims)
     return ops.mul(ops.div(ops.mul(_keep(g, x, axes, keepdims), hit), count), conj_of(ops.sign(x)))
 
@@ -246,7 +246,7 @@ def _norm_jvp(t, out, x, ord=None, axis=None, keepdims=False):
     if kind == "extreme":
         return _extreme_jvp(real_of(ops.mul(t, conj_of(ops.sign(x)))), out, ops.abs(x), axes, keepdims)
     if kind == "singular":
-        return ops.sum(ops.mul(t, ops.singular_factor(x, ord=ord, axes=axes)), axis=axes, keepdims=keepdims)
+        return ops.sum(ops.mul(t, _singular_factor(x, ord=ord, axes=axes)), axis=axes, keepdims=keepdims)
     hit, count = _line_sums(x, out, axes, kind, keepdims)
     over = axes[0] if kind == "columns" else axes[1]
     sums = ops.sum(real_of(ops.mul(t, conj_of(ops.sign(x)))), axis=over, keepdims=True)
@@ -255,22 +255,14 @@ def _norm_jvp(t, out, x, ord=None, axis=None, keepdims=False):
 
 def _singular_factor(x, ord="nuc", axes=(0, 1)):
     """d norm / d x for the norms of singular values over the matrix `axes`: U V^T for 'nuc' (the sum),
-    u1 v1^T for 2 (the largest), un vn^T for -2 (the smallest)."""
-    x = np.moveaxis(np.asarray(x), axes, (-2, -1))
-    u, s, vh = np.linalg.svd(x, full_matrices=False)
-    pick = np.ones_like(s) if ord == "nuc" else np.eye(s.shape[-1], dtype=s.dtype)[0 if ord == 2 else -1]
-    return np.moveaxis((u * pick[..., None, :]) @ vh, (-2, -1), axes)
-
-
-def _singular_second(*_, **__):
-    raise TypeError("this is a second derivative of np.linalg.norm with ord 'nuc', 2 or -2 over two axes (a "
-                    "norm of singular values), which wengert does not differentiate; differentiate it once")
-
-
-singular_factor = primitive("singular_factor", _singular_factor, params={"ord": "nuc", "axes": (0, 1)},
-                            shape_rule=S.evaluating(_singular_factor),
-                            doc="d norm / d x of a norm of singular values (U V^T for 'nuc')",
-                            vjp=(_singular_second,), jvp=(_singular_second,))
+    u1 v1^T for 2 (the largest), un vn^T for -2 (the smallest). Written with the svd primitive, so
+    that it differentiates again (second order, where the singular values are distinct)."""
+    moved = ops.moveaxis(x, source=axes, destination=(-2, -1))
+    u, _, vh = ops.svd(moved, full_matrices=False)
+    if ord != "nuc":   # (a slice keeps the column and row axes: u1 v1^T is a product of matrices)
+        picked = slice(0, 1) if ord == 2 else slice(-1, None)
+        u, vh = ops.getitem(u, Ellipsis, picked), ops.getitem(vh, Ellipsis, picked, slice(None))
+    return ops.moveaxis(ops.matmul(u, vh), source=(-2, -1), destination=axes)
 
 
 norm = primitive("norm", _norm, params={"ord": None, "axis": None, "keepdims": False},

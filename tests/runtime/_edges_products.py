@@ -10,6 +10,7 @@ from tests.runtime._edges import BATCH, BATCH_KN, INF, MATRIX_POINTS, NAN, SQUAR
 _PAIR = {"args": ("x", "y"), "wrt": (0, 1)}
 
 NEGATIVE = SQUARE[::-1]   # rows swapped: a negative determinant
+ROTATION = _vec([[1.0, -2.0, 0.3], [2.0, 1.0, -0.5], [0.1, 0.4, 3.0]])   # eigenvalues 1 +- 2i (about) and 3
 
 _GRAM, _TORCH_GRAM = "(x @ np.swapaxes(x, -1, -2))", "(x @ x.mT)"   # symmetric positive definite for these x
 
@@ -79,6 +80,39 @@ CASES: list = [
          [(SQUARE,), (_r(2, 4, 3),)],
          f"torch.linalg.svd(x, {_THIN})[0] ** 2 * torch.linalg.svd(x, {_THIN})[1][..., None, :]"),
     Case("svd", "np.linalg.svd(x)[1]", [(SQUARE,), (BATCH,)], "torch.linalg.svd(x)[1]"),
+    Case("svdvals", "np.linalg.svd(x, compute_uv=False)", [(SQUARE,), (_r(4, 2),), (_r(2, 3),), (BATCH,),
+                                                           (_vec([[-2.0]]),), (np.zeros((2, 0, 3)),)],
+         "torch.linalg.svdvals(x)"),
+    Case("eigvalsh", f"np.linalg.eigvalsh({_GRAM})", [(SQUARE,), (BATCH,), (_vec([[2.0]]),), (np.zeros((0, 0)),)],
+         f"torch.linalg.eigvalsh({_TORCH_GRAM})"),
+    Case("eigvalsh", f"np.linalg.eigvalsh({_GRAM}, UPLO='U') ** 2", [(SQUARE,), (BATCH,)],
+         f"torch.linalg.eigvalsh({_TORCH_GRAM}, UPLO='U') ** 2"),
+    Case("eigh", f"np.linalg.eigh({_GRAM}, UPLO='U')[1] ** 2", [(SQUARE,), (BATCH,)],
+         f"torch.linalg.eigh({_TORCH_GRAM}, UPLO='U')[1] ** 2"),
+    # (x^0 is the identity: no gradient; negative powers invert)
+    *[Case("matrix_power", f"np.linalg.matrix_power(x, {n})", [(SQUARE,), (BATCH,), (_vec([[2.0]]),)],
+           f"torch.linalg.matrix_power(x, {n})") for n in (0, 1, 2, 3, -1, -3)],
+    Case("matrix_power", "np.linalg.matrix_power(x, 2)", [(np.zeros((0, 0)),), (np.zeros((2, 0, 0)),)],
+         "torch.linalg.matrix_power(x, 2)"),
+    Case("qr", "np.linalg.qr(x, mode='complete')[0] @ np.linalg.qr(x, mode='complete')[1] ** 2",
+         [(SQUARE,), (BATCH,)], "torch.linalg.qr(x, mode='complete')[0] @ torch.linalg.qr(x, mode='complete')[1] ** 2"),
+    Case("qr_r", "np.linalg.qr(x, mode='r')", [(SQUARE,), (_r(4, 2),), (BATCH,), (_vec([[-2.0]]),)],
+         "torch.linalg.qr(x)[1]"),
+    Case("pinv", "np.linalg.pinv(x, rcond=1e-12)", [(SQUARE,), (_r(4, 2),), (BATCH,)], "torch.linalg.pinv(x)"),
+    Case("pinv", "np.linalg.pinv(x, rtol=1e-12)", [(_r(2, 3),)], "torch.linalg.pinv(x, rtol=1e-12)"),
+    Case("pinv", f"np.linalg.pinv({_GRAM}, hermitian=True)", [(SQUARE,), (BATCH,)],
+         f"torch.linalg.pinv({_TORCH_GRAM}, hermitian=True)"),
+    # np.linalg.eig of general matrices (real, or complex pairs of eigenvalues: ROTATION); real functions of each
+    # eigenpair (an eigenvector's phase is arbitrary: |v|^2)
+    Case("eig", "np.abs(np.linalg.eig(x)[0]) ** 2", [(SQUARE,), (BATCH,), (ROTATION,), (_vec([[2.0]]),)],
+         "torch.abs(torch.linalg.eig(x)[0]) ** 2"),
+    Case("eig", "np.real(np.linalg.eig(x)[0]) * np.imag(np.linalg.eig(x)[0])", [(ROTATION,), (_r(2, 3, 3),)],
+         "torch.real(torch.linalg.eig(x)[0]) * torch.imag(torch.linalg.eig(x)[0])"),
+    Case("eig", "np.abs(np.linalg.eig(x)[1]) ** 2 * np.real(np.linalg.eig(x)[0])[..., None, :]",
+         [(SQUARE,), (BATCH,), (ROTATION,)],
+         "torch.abs(torch.linalg.eig(x)[1]) ** 2 * torch.real(torch.linalg.eig(x)[0])[..., None, :]"),
+    Case("eigvals", "np.abs(np.linalg.eigvals(x)) ** 2", [(SQUARE,), (BATCH,), (ROTATION,), (_vec([[-2.0]]),)],
+         "torch.abs(torch.linalg.eigvals(x)) ** 2"),
     # np.trace off the main diagonal and of any two axes (an offset past the plane sums nothing: 0)
     Case("trace", "np.trace(x, 1)", MATRIX_POINTS + [(BATCH,), (_r(2, 1, 3),)], "torch.diagonal(x, 1).sum(-1)"),
     Case("trace", "np.trace(x, -1, 2, 0)", [(BATCH,), (_r(2, 1, 3),), (np.zeros((2, 0, 3)),)],
@@ -126,4 +160,8 @@ CHOICES: dict = {
 NOT_ON_TENSOR = {
     "trace": "the Tensor's trace is PyTorch's (a matrix's main diagonal); others are torch.diagonal(...).sum(-1)",
     "lstsq": "torch.linalg.lstsq returns no residuals for a full-rank tall matrix on CPU, and its rank is a tensor",
+    # (tests/runtime/test_eig.py checks the Tensor's eig against PyTorch's with conjugated cotangents)
+    "eig": "its results are complex: PyTorch's complex gradients are the conjugates of wengert's (HIPS autograd's "
+           "convention), and the Tensor has no complex abs, real, imag to write these cases",
+    "eigvals": "as eig",
 }

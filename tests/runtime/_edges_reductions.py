@@ -86,12 +86,13 @@ CASES: list = [
     _reduction("norm", "np.linalg.norm(x, np.inf, keepdims=True)",
                "torch.amax(torch.sum(torch.abs(x), 1, keepdim=True), 0, keepdim=True)", NONEMPTY),
     _reduction("norm", "np.linalg.norm(x, -np.inf)", "torch.amin(torch.sum(torch.abs(x), 1))", NONEMPTY),
-    # norms of singular values: autograd ('nuc') and central differences; second order is refused
-    Case("norm", "np.linalg.norm(x, 'nuc')", SINGULAR_POINTS, smooth=(0, 1, 2), second=False,
-         also=("singular_factor",)),
-    Case("norm", "np.linalg.norm(x, 'nuc', axis=(2, 1))", [(BATCH,)], second=False),
-    Case("norm", "np.linalg.norm(x, 2)", SINGULAR_POINTS, smooth=(0, 1, 2), second=False),
-    Case("norm", "np.linalg.norm(x, -2, axis=(1, 2))", [(BATCH,)], second=False),
+    # norms of singular values: autograd ('nuc') and central differences, in second order too (through the svd
+    # primitive: distinct nonzero singular values)
+    Case("norm", "np.linalg.norm(x, 'nuc')", SINGULAR_POINTS, smooth=(0, 1, 2)),
+    Case("norm", "np.linalg.norm(x, 'nuc', axis=(2, 1))", [(BATCH,)]),
+    Case("norm", "np.linalg.norm(x, 2)", SINGULAR_POINTS, smooth=(0, 1, 2)),
+    Case("norm", "np.linalg.norm(x, -2, axis=(1, 2))", [(BATCH,)]),
+    Case("norm", "np.linalg.norm(x, -2, keepdims=True)", SINGULAR_POINTS, smooth=(0, 1, 2)),
     # three entries about their first and last: sorted (PyTorch's sort is the reference)
     Case("partition", "np.partition(x, (0, 2), axis=1)", MATRIX_POINTS, "torch.sort(x, 1).values"),
     # np.gradient: central differences inside, one-sided at the ends (edge_order 1 or 2); a tuple for n-d

@@ -162,13 +162,17 @@ def test_norm_at_zero_has_the_zero_subgradient_like_torch():
     assert np.all(np.isfinite(wengert.hessian(row_norms)(x)))
 
 
-def test_spectral_norm_of_matrices_is_differentiated_once():
-    """d ||a||_2 = u1 v1^T (the top singular vectors); its second derivative is refused, not wrong."""
+def test_spectral_norm_of_matrices_is_differentiated_twice():
+    """d ||a||_2 = u1 v1^T (the top singular vectors); its second derivative (through the svd's
+    rules, distinct singular values) is the central difference of the gradient."""
     a = well_conditioned(2, 3, 3)
     u, _, vh = np.linalg.svd(a)
-    np.testing.assert_allclose(wengert.grad(spectral_loss)(a), u[..., :, :1] @ vh[..., :1, :], rtol=1e-10)
-    with pytest.raises(wengert.WengertError, match="second derivative of np.linalg.norm"):
-        wengert.hessian(spectral_loss)(a)
+    gradient = wengert.grad(spectral_loss)
+    np.testing.assert_allclose(gradient(a), u[..., :, :1] @ vh[..., :1, :], rtol=1e-10)
+    direction = np.random.default_rng(0).normal(size=a.shape)
+    central = (gradient(a + 1e-6 * direction) - gradient(a - 1e-6 * direction)) / 2e-6
+    hessian = wengert.hessian(spectral_loss)(a).reshape(a.size, a.size)
+    np.testing.assert_allclose(hessian @ direction.ravel(), central.ravel(), rtol=1e-5, atol=1e-7)
 
 
 # ---------------------------------------------------------------------------------------------
