@@ -123,7 +123,8 @@ def result_type(dims: list, zero_dims: list, scalars: list) -> np.dtype:
         if result is None:
             result = d
         elif category(d) > category(result):
-            result = d
+            # a complex number with a floating tensor keeps the tensor's precision (float64 -> complex128)
+            result = np.promote_types(result, np.complex64) if d.kind == "c" and result.kind == "f" else d
     return result
 
 

@@ -256,8 +256,11 @@ def _over_modulus(v, modulus):
 
 
 def _abs_vjp(g, out, x):
-    """g * conj(x) / |x|: the conjugate of a complex x's direction (autograd's convention)."""
-    return _abs_partial(g, out, x) if is_complex(x) is False else _over_modulus(ops.mul(g, ops.conj(x)), out)
+    """g * conj(x) / |x|: the conjugate of a complex x's direction (autograd's convention). |x| is
+    computed again, not read from `out`: the eager node saves only x, as PyTorch's AbsBackward0."""
+    if is_complex(x) is False:
+        return _abs_partial(g, out, x)
+    return _over_modulus(ops.mul(g, ops.conj(x)), ops.abs(x))
 
 
 def _abs_jvp(t, out, x):
