@@ -293,13 +293,15 @@ _stand_ins: dict = {}
 
 def stand_in(shape: tuple, dtype) -> np.ndarray:
     """A read-only array with this shape and dtype and no data: what a rule gets for an operand
-    whose value it does not read (it only asks for the shape)."""
+    whose value it does not read (it only asks for the shape). Floating stand-ins are nan, so that
+    a rule reading a value its node does not save gives nan, never a plausible silent zero."""
     key = (shape, dtype)
     a = _stand_ins.get(key)
     if a is None:
         if len(_stand_ins) > 4096:
             _stand_ins.clear()
-        a = _stand_ins[key] = np.broadcast_to(np.zeros((), dtype), shape)
+        fill = np.nan if np.dtype(dtype).kind in "fc" else 0
+        a = _stand_ins[key] = np.broadcast_to(np.full((), fill, dtype), shape)
     return a
 
 
