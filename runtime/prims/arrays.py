@@ -116,6 +116,20 @@ swapaxes = primitive("swapaxes", np.swapaxes, params={"axis1": None, "axis2": No
                      vjp=(lambda g, out, x, axis1=None, axis2=None: ops.swapaxes(g, axis1=axis1, axis2=axis2),),
                      eager=_view("TransposeBackward0"))
 stands_for(swapaxes, [np.swapaxes], "x, axis1, axis2", "x", "axis1 axis2", method="swapaxes")
+
+
+def _matrix_transpose(x):
+    return np.swapaxes(x, -1, -2)
+
+
+# x.mT / np.matrix_transpose (NumPy 2): the last two axes exchanged, its own adjoint
+matrix_transpose = declare("matrix_transpose", _matrix_transpose, linear=True, view_of_first=True,
+                           shape_checked=True, shape_rule=S.evaluating(_matrix_transpose),
+                           doc="exchange the last two axes (x.mT)", linear_in=(0,),
+                           vjp=(lambda g, out, x: ops.matrix_transpose(g),), eager=_view("TransposeBackward0"),
+                           callables=[getattr(np, "matrix_transpose", _matrix_transpose),
+                                      getattr(np.linalg, "matrix_transpose", _matrix_transpose)],
+                           spec="x, /", operands="x")
 moveaxis = primitive("moveaxis", np.moveaxis, params={"source": None, "destination": None}, linear=True,
                      view_of_first=True, shape_checked=True,
                      shape_rule=S.evaluating(np.moveaxis), doc="move axes to new positions", linear_in=(0,),
@@ -253,6 +267,7 @@ stack = primitive("stack", _stack, params={"axis": 0}, linear=True,
 stands_for(stack, [np.stack], "seq, axis=0", "seq", "axis")
 for _name, _fn, _doc in [("hstack", np.hstack, "join a sequence of arrays horizontally"),
                          ("vstack", np.vstack, "join a sequence of arrays vertically"),
+                         ("dstack", np.dstack, "join a sequence of arrays along the third axis"),
                          ("column_stack", np.column_stack, "join 1-D arrays as columns, 2-D arrays side by side")]:
     _impl = (lambda fn: lambda seq: fn(list(seq)))(_fn)
     _p = primitive(_name, _impl, linear=True,
@@ -262,6 +277,8 @@ for _name, _fn, _doc in [("hstack", np.hstack, "join a sequence of arrays horizo
                    vjp=((lambda mode: lambda g, out, seq: ops.unconcatenate(g, seq, mode=mode))(_name),),
                    eager=Eager(node="CatBackward0", saves=NOTHING))
     stands_for(_p, [_fn], "seq, /", "seq")
+if hasattr(np, "row_stack"):   # np.vstack's older name (gone in NumPy 2.5)
+    stands_for(PRIMITIVES["vstack"], [np.row_stack], "seq, /", "seq")
 
 # ---------------------------------------------------------------------------------------------
 # Indexing
@@ -803,5 +820,5 @@ size = primitive("size", np.size, differentiable=False, shape_rule=S.fixed(T.Sca
 stands_for(size, [np.size], "x, /", "x")
 dtype_of = primitive("dtype", lambda x: np.asarray(x).dtype, differentiable=False,
                      shape_rule=S.fixed(T.OpaqueType("dtype")), doc="x.dtype")
-PROPERTIES.update({"T": transpose, "shape": shape, "ndim": ndim, "size": size, "dtype": dtype_of,
+PROPERTIES.update({"T": transpose, "mT": matrix_transpose, "shape": shape, "ndim": ndim, "size": size, "dtype": dtype_of,
                    "real": real, "imag": imag})

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import shape_rules as S
 from .. import types as T
-from ..calculus import add_tangents, axes_of, conj_of, expand, ndim_of, ops, real_of, shape
+from ..calculus import add_tangents, axes_of, conj_of, expand, ndim_of, ops, real_of, shape, unbroadcast
 from ..registry import NOTHING, Eager, declare, primitive, stands_for
 from .arrays import item_cotangent
 
@@ -169,6 +169,11 @@ for _name, _fn, _doc in [("argmax", np.argmax, "index of the maximum over `axis`
     _p = primitive(_name, _fn, params={"axis": None}, differentiable=False, fancy_index=True,
                    shape_rule=S.reduction_rule(lambda t: "i64"), doc=_doc)
     stands_for(_p, [_fn], "x, axis=None", "x", "axis", method=_name)
+argsort = primitive("argsort", lambda x, axis=-1, kind=None: np.argsort(x, axis=axis, kind=kind),
+                    params={"axis": -1, "kind": None}, differentiable=False, fancy_index=True,
+                    shape_rule=S.evaluating(lambda x, axis=-1, kind=None: np.argsort(x, axis=axis, kind=kind)),
+                    doc="the indices that sort x along `axis` (flat for None)")
+stands_for(argsort, [np.argsort], "x, axis=-1, kind=None", "x", "axis kind", method="argsort")
 
 
 def _cumsum_grad(g, out, x, axis=None):
@@ -181,6 +186,41 @@ cumsum = primitive("cumsum", np.cumsum, params={"axis": None}, linear=True, shap
                    doc="cumulative sum over `axis`", linear_in=(0,), vjp=(_cumsum_grad,),
                    eager=Eager(node="CumsumBackward0", saves=NOTHING))
 stands_for(cumsum, [np.cumsum], "x, axis=None", "x", "axis", method="cumsum")
+
+
+# vecdot / vdot: sums of conj(x) * y (the conjugate of the first operand, as NumPy takes it);
+# each is linear in each operand, its cotangent the other operand times g
+def _vecdot(x, y, axis=-1):
+    """np.vecdot (NumPy 2; its core axes have one length, they do not broadcast)."""
+    if np.shape(x)[axis] != np.shape(y)[axis]:
+        raise ValueError(f"vecdot: the operands' axis {axis} have lengths {np.shape(x)[axis]} and {np.shape(y)[axis]}")
+    return np.sum(np.conj(x) * y, axis=axis)
+
+
+def _vecdot_grad_x(g, out, x, y, axis=-1):
+    return unbroadcast(ops.mul(conj_of(ops.expand_dims(g, axis=axis)), y), x)
+
+
+def _vecdot_grad_y(g, out, x, y, axis=-1):
+    return unbroadcast(ops.mul(ops.expand_dims(g, axis=axis), x), y)
+
+
+vecdot = declare("vecdot", _vecdot, params={"axis": -1}, arity=2, shape_checked=True,
+                 shape_rule=S.evaluating(_vecdot), doc="sum of conj(x) * y over `axis` (stacks broadcast)",
+                 vjp=(_vecdot_grad_x, _vecdot_grad_y),
+                 jvp=(lambda t, out, x, y, axis=-1: ops.vecdot(t, y, axis=axis),
+                      lambda t, out, x, y, axis=-1: ops.vecdot(x, t, axis=axis)),
+                 eager=Eager(node="SumBackward1", saves={0: (1,), 1: (0,)}, functions=("linalg.vecdot",),
+                             args="x, y, *, dim=-1", rename={"dim": "axis"}),
+                 callables=[f for f in (getattr(np, "vecdot", None), getattr(np.linalg, "vecdot", None)) if f],
+                 spec="x, y, /, *, axis=-1", operands="x y", params_spec="axis")
+vdot = declare("vdot", np.vdot, arity=2, shape_checked=True, shape_rule=S.evaluating(np.vdot),
+               doc="sum of conj(x) * y over the flattened arrays (of one size)",
+               vjp=(lambda g, out, x, y: ops.reshape(ops.mul(conj_of(g), ops.ravel(y)), shape(x)),
+                    lambda g, out, x, y: ops.reshape(ops.mul(g, ops.ravel(x)), shape(y))),
+               jvp=(lambda t, out, x, y: ops.vdot(t, y), lambda t, out, x, y: ops.vdot(x, t)),
+               eager=Eager(node="VdotBackward0", saves={0: (1,), 1: (0,)}, functions=("vdot",), methods=("vdot",)),
+               callables=[np.vdot], spec="a, b, /", operands="a b")
 
 
 def _norm(x, ord=None, axis=None, keepdims=False):

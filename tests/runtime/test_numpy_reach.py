@@ -174,6 +174,20 @@ ARRAYS = [
     case("concatenate-flat", "np.concatenate((x, y), axis=None) ** 3", (R(2, 2), R(3)), autograd=False),
     case("r_", "np.r_[x, y] ** 2", (R(3), R(2))),
     case("c_", "np.c_[x, y] ** 2", (R(3), R(3))),
+    case("argsort", "np.take_along_axis(x, np.argsort(x, axis=-1), axis=-1) * np.arange(3.0)", (R(2, 3),),
+         (R(2, 2, 3),), autograd=False),
+    case("argsort-method", "x[x.argsort()] ** 2 * np.arange(4.0)", (R(4),)),
+    case("dstack", "np.dstack([x, y ** 2])", (R(2, 3), R(2, 3)), (R(2, 3, 1), R(2, 3, 2)), autograd=False),
+    case("dstack-vectors", "np.dstack((x, x * y))", (R(3), R(3)), autograd=False),
+    case("column_stack-vectors", "np.column_stack((x, x * y))", (R(3), R(3))),
+    case("vstack-hstack", "np.vstack([x, y]) * np.hstack([x, y])[:3]", (R(3), R(3))),
+    case("matrix_transpose", "np.matrix_transpose(x) @ x", (R(2, 3),), (R(2, 2, 3),), autograd=False),
+    case("mT", "x.mT * 2.0 + x.mT ** 2", (R(3, 2),), (R(2, 3, 2),), autograd=False),
+    case("linalg.matrix_transpose", "np.linalg.matrix_transpose(x) ** 3", (R(2, 3),), autograd=False),
+    case("vecdot", "np.vecdot(x, y)", (R(3), R(3)), (R(2, 3), R(3)), autograd=False),
+    case("vecdot-axis", "np.linalg.vecdot(x, y ** 2, axis=0)", (R(3, 2), R(3, 2)), autograd=False),
+    case("vdot", "np.vdot(x, y) * x", (R(2, 2), R(4)), autograd=False),
+    case("outer", "np.outer(x, y ** 2)", (R(3), R(2, 2)), autograd=False),   # autograd: y of two axes fails
 ]
 
 REDUCTIONS = [
