@@ -544,3 +544,15 @@ def test_norm_at_zeros_and_ties_is_pytorchs_subgradient(ord, x):
     norm = torch.linalg.vector_norm(t, ord=ord) if x.ndim == 1 else torch.linalg.matrix_norm(t, ord=ord or "fro")
     norm.backward()
     assert_close(got, t.grad.numpy(), "gradient vs PyTorch")
+
+
+@pytest.mark.parametrize("body", ["np.take(x, [5])", "np.take(x, [0, -4], axis=0)", "x.take([1, 3])"])
+def test_take_of_a_constant_index_out_of_bounds_is_refused_at_the_users_line(body):
+    from wengert.tracer.infer import ShapeMismatchError
+    text = f"import numpy as np\n\n\ndef f(x):\n    return np.sum({body})\n"
+    register_source("<take out of bounds>", text)
+    scope: dict = {}
+    exec(compile(text, "<take out of bounds>", "exec"), scope)
+    with pytest.raises(ShapeMismatchError, match="out of bounds") as info:
+        wengert.grad(scope["f"])(R(3))
+    assert "<take out of bounds>:5:" in str(info.value) and body in str(info.value)
