@@ -176,16 +176,17 @@ argsort = primitive("argsort", lambda x, axis=-1, kind=None: np.argsort(x, axis=
 stands_for(argsort, [np.argsort], "x, axis=-1, kind=None", "x", "axis kind", method="argsort")
 
 
-def _cumsum_grad(g, out, x, axis=None):
+def _cumsum_grad(g, out, x, axis=None, dtype=None):
     if axis is None:
         return ops.reshape(ops.flip(ops.cumsum(ops.flip(g, axis=0), axis=0), axis=0), shape(x))
     return ops.flip(ops.cumsum(ops.flip(g, axis=axis), axis=axis), axis=axis)
 
 
-cumsum = primitive("cumsum", np.cumsum, params={"axis": None}, linear=True, shape_rule=S.evaluating(np.cumsum),
+cumsum = primitive("cumsum", np.cumsum, params={"axis": None, "dtype": None}, linear=True,
+                   shape_rule=S.evaluating(np.cumsum),
                    doc="cumulative sum over `axis`", linear_in=(0,), vjp=(_cumsum_grad,),
                    eager=Eager(node="CumsumBackward0", saves=NOTHING))
-stands_for(cumsum, [np.cumsum], "x, axis=None", "x", "axis", method="cumsum")
+stands_for(cumsum, [np.cumsum], "x, axis=None, dtype=None", "x", "axis dtype", method="cumsum")
 
 
 # vecdot / vdot: sums of conj(x) * y (the conjugate of the first operand, as NumPy takes it);
@@ -333,7 +334,7 @@ def _reverse_cumsum(v, axis):
 def _along(rule, cotangent: bool = True):
     """A rule of a scan along one axis, given `axis=None` too: that scan runs over the flattened
     operands, and a cotangent takes x's shape back (a tangent is flat, as the result)."""
-    def along(d, out, x, axis=None):
+    def along(d, out, x, axis=None, dtype=None):   # (a float dtype casts the result: the rule is the same)
         if axis is not None:
             return rule(d, out, x, axis)
         flat = rule(*[ops.reshape(v, (-1,)) for v in (d, out, x)], 0)
@@ -390,11 +391,11 @@ def _cumprod_jvp(t, out, x, axis):
     return ops.add(ops.mul(out, ops.cumsum(ratios, axis=axis)), ops.where(before, 0.0, from_zero))
 
 
-cumprod = primitive("cumprod", np.cumprod, params={"axis": None}, shape_rule=S.evaluating(np.cumprod),
+cumprod = primitive("cumprod", np.cumprod, params={"axis": None, "dtype": None}, shape_rule=S.evaluating(np.cumprod),
                     doc="cumulative product over `axis`", vjp=(_cumprod_grad,), jvp=(_cumprod_jvp,),
                     eager=Eager(node="CumprodBackward0", saves={0: (0, "out")}, methods=("cumprod",),
                                 functions=("cumprod",), args="input, dim, *, dtype=None", rename={"dim": "axis"}))
-stands_for(cumprod, [np.cumprod], "x, axis=None", "x", "axis", method="cumprod")
+stands_for(cumprod, [np.cumprod], "x, axis=None, dtype=None", "x", "axis dtype", method="cumprod")
 
 
 def _length(x, axis: int) -> int:

@@ -198,6 +198,10 @@ REDUCTIONS = [
     case("cumprod-method", "x.cumprod()", (R(2, 3),), edge=edge(A(0.0, 0.0, 2.0), smooth=True), autograd=False),
     case("diff", "np.diff(x)", (R(2, 4),), (R(2, 2, 4),)),
     case("diff-n-axis", "np.diff(x, n=2, axis=0) ** 2", (R(4, 2),), (R(4, 2, 2),)),
+    case("cumsum-dtype", "np.cumsum(x, axis=0, dtype=np.float64) * x", (R(3, 2),), (R(3, 2, 2),), autograd=False),
+    case("cumsum-method-dtype", "x.cumsum(dtype=float) ** 2", (R(2, 3),), autograd=False),
+    case("cumprod-dtype", "np.cumprod(x, -1, float) ** 2", (R(2, 3),), (R(2, 2, 3),), autograd=False),
+    case("cumprod-method-dtype", "x.cumprod(axis=0, dtype=np.float64)", (R(2, 3),), autograd=False),
     case("sort", "np.sort(x) * np.arange(6.0)", (R(6),), edge=edge(A(1.0, 2.0, 2.0, 0.5, 3.0, 3.0))),
     case("sort-axis", "np.sort(x, axis=-1) * np.arange(4.0)", (R(2, 4),), (R(3, 2, 4),), autograd=False),
     case("sort-axis0", "np.sort(x, axis=0) ** 2", (R(3, 2),), (R(3, 2, 2),), autograd=False),
@@ -278,6 +282,9 @@ PRODUCTS = [
     case("dot-method", "x.dot(y)", (R(3), R(3)), (R(2, 2, 3), R(3)), autograd=False),
     case("einsum", "np.einsum('ij,jk->ik', x, y)", (R(2, 3), R(3, 4))),
     case("einsum-trace", "np.einsum('ii', x) * x", (R(3, 3),), autograd=False),
+    case("einsum-optimize", "np.einsum('ij,jk,k->i', x, y, w, optimize=True)", (R(2, 3), R(3, 4), R(4)),
+         autograd=False),
+    case("einsum-optimal", "np.einsum('ij,ij->', x, y, optimize='optimal')", (R(2, 3), R(2, 3)), autograd=False),
 ]
 
 LINALG = [
