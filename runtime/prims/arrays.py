@@ -423,10 +423,19 @@ rot90, _ = _gather("rot90", np.rot90, "rot90_back", _rot90_back, params={"k": 1,
                    callables=[np.rot90], spec="x, k=1, axes=(0, 1)", operands="x", params_spec="k axes")
 
 
-def _take_back(g, x, indices, axis=None):
-    """g summed into zeros shaped like x at the entries np.take(x, indices, axis) read (an
-    entry read twice gets both)."""
+def _read_positions(indices, length: int, mode: str):
+    """The positions np.take in `mode` reads: indices out of range clipped to the ends ('clip') or
+    wrapped around ('wrap'); as given for 'raise'."""
+    if mode == "clip":
+        return np.clip(indices, 0, length - 1)
+    return np.mod(indices, length) if mode == "wrap" else indices
+
+
+def _take_back(g, x, indices, axis=None, mode="raise"):
+    """g summed into zeros shaped like x at the entries np.take(x, indices, axis, mode=mode) read
+    (an entry read twice gets both)."""
     out = _cotangent_zeros(g, x)
+    indices = _read_positions(indices, out.size if axis is None else out.shape[axis], mode)
     if axis is None:
         np.add.at(out.reshape(-1), indices, g)   # (a fresh array: reshape is a view)
     else:
@@ -529,15 +538,21 @@ append = declare("append", np.append, params={"axis": None}, arity=2, linear=Tru
                       lambda g, out, arr, values, axis=None: _append_part(g, arr, values, axis, 1)),
                  eager=Eager(node="CatBackward0", saves=NOTHING, quiet=True),
                  callables=[np.append], spec="arr, values, axis=None", operands="arr values", params_spec="axis")
-take, _ = _gather("take", np.take, "take_back", _take_back, params={"axis": None}, arity=2,
-                  shape_rule=S.evaluating(np.take), shape_checked=True,
-                  doc="the entries of x (flattened when axis is None) at `indices` along `axis`",
+def _take(x, indices, axis=None, mode="raise"):
+    return np.take(x, indices, axis=axis, mode=mode)
+
+
+take, _ = _gather("take", _take, "take_back", _take_back, params={"axis": None, "mode": "raise"}, arity=2,
+                  shape_rule=S.evaluating(_take), shape_checked=True,
+                  doc="the entries of x (flattened when axis is None) at `indices` along `axis` (indices out of "
+                      "range clipped or wrapped in mode 'clip' / 'wrap')",
                   adjoint_doc="g summed into x's shape where take read: the adjoint of take",
                   eager=Eager(node=_index_node("IndexSelectBackward0", "TakeBackward0"), saves={0: (1,)}, quiet=True,
                               methods=("take", "index_select"), functions=("take", "index_select"),
                               args={"take": "input, index", "index_select": "input, dim, index"},
                               rename={"dim": "axis"}),
-                  callables=[np.take], spec="x, indices, axis=None", operands="x indices", params_spec="axis",
+                  callables=[np.take], spec="x, indices, axis=None, *, mode='raise'", operands="x indices",
+                  params_spec="axis mode",
                   array_method="take")
 
 

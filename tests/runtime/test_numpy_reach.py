@@ -168,6 +168,8 @@ ARRAYS = [
     case("take", "np.take(x, [2, 0, 2], axis=-1)", (R(2, 3),), (R(4, 2, 3),), autograd=False),
     case("take-method", "x.take([0, 2, 2])", (R(2, 3),), (R(2, 2, 3),), autograd=False),
     case("take-scalar", "np.take(x, 1, axis=0)", (R(2, 3),), (R(2, 2, 3),), autograd=False),
+    case("take-clip", "np.take(x, [-2, 0, 9], axis=-1, mode='clip') ** 2", (R(2, 3),), (R(4, 2, 3),), autograd=False),
+    case("take-wrap", "x.take([4, -1, 3], mode='wrap') * x[0]", (R(2, 3),), autograd=False),
     case("take_along_axis", "np.take_along_axis(x, np.argmax(x, axis=-1)[..., None], axis=-1)", (R(2, 3),),
          (R(2, 2, 3),), autograd=False),
     # autograd raises a TypeError on axis=None
