@@ -243,6 +243,8 @@ def _norm_kind(x, ord, axis) -> tuple:
             return kinds[ord], (r, c)
     elif ord in (2, 1, np.inf, -np.inf):
         return {2: "euclidean", 1: "absolute"}.get(ord, "extreme"), axis
+    elif isinstance(ord, (int, float, np.integer, np.floating)) and not isinstance(ord, bool):
+        return ("count" if ord == 0 else "power"), axis   # sum(x != 0), and (sum |x|**p)**(1/p)
     raise NotImplementedError(f"no gradient rule for np.linalg.norm with ord={ord!r}"
                               f"{' over two axes' if isinstance(rows_cols, tuple) else ''}; use ord in "
                               "(None, 1, 2, inf, -inf) for vectors, (None, 'fro', 'nuc', 1, 2, inf, -inf, -1, -2) "
@@ -264,8 +266,21 @@ def _line_sums(x, out, axes, kind, keepdims):
     return hit, ops.sum(hit, axis=across, keepdims=True)
 
 
+def _power_factor(x, out, ord, axes, keepdims):
+    """d |x|_p / d x = sign(x) (|x| / |x|_p)**(p - 1), for the vector p-norms; 0 at a zero entry and
+    where the norm is 0 (PyTorch's subgradient: a zero entry of a norm of negative p makes it 0)."""
+    norm = expand(out, x, axes, keepdims)
+    vanishes = ops.eq(norm, 0.0)
+    ratio = ops.div(ops.where(ops.eq(x, 0.0), 1.0, ops.abs(x)), ops.where(vanishes, 1.0, norm))
+    return ops.where(vanishes, 0.0, ops.mul(conj_of(ops.sign(x)), ops.pow(ratio, ord - 1)))
+
+
 def _norm_grad(g, out, x, ord=None, axis=None, keepdims=False):
     kind, axes = _norm_kind(x, ord, axis)
+    if kind == "count":   # a count of nonzero entries: piecewise constant
+        return ops.zeros_like(x)
+    if kind == "power":
+        return ops.mul(expand(g, x, axes, keepdims), _power_factor(x, out, ord, axes, keepdims))
     if kind == "euclidean":
         return ops.mul(expand(_over_norm(g, out), x, axes, keepdims), conj_of(x))
     if kind == "absolute":
@@ -280,6 +295,10 @@ def _norm_grad(g, out, x, ord=None, axis=None, keepdims=False):
 
 def _norm_jvp(t, out, x, ord=None, axis=None, keepdims=False):
     kind, axes = _norm_kind(x, ord, axis)
+    if kind == "count":
+        return ops.mul(out, 0.0)
+    if kind == "power":
+        return ops.sum(real_of(ops.mul(t, _power_factor(x, out, ord, axes, keepdims))), axis=axes, keepdims=keepdims)
     if kind == "euclidean":
         return _over_norm(real_of(ops.sum(ops.mul(conj_of(x), t), axis=axes, keepdims=keepdims)), out)
     if kind == "absolute":

@@ -12,6 +12,8 @@ ZEROS = _vec([[0.5, 0.0, 2.0, 0.0, 3.0], [1.5, -2.0, 0.0, 0.7, 0.2], [0.0, 1.2, 
 WITH_ZEROS = [MATRIX_POINTS[0], (ZEROS,)] + MATRIX_POINTS[1:]
 #: no empty arrays: their maximum has no identity
 NONEMPTY = MATRIX_POINTS[:4]
+#: points with no zero, nan or inf entry
+NO_ZEROS = [MATRIX_POINTS[0], MATRIX_POINTS[3]]
 
 
 def _weights(*shape) -> np.ndarray:
@@ -90,6 +92,17 @@ CASES: list = [
     _reduction("norm", "np.linalg.norm(x, np.inf, keepdims=True)",
                "torch.amax(torch.sum(torch.abs(x), 1, keepdim=True), 0, keepdim=True)", NONEMPTY),
     _reduction("norm", "np.linalg.norm(x, -np.inf)", "torch.amin(torch.sum(torch.abs(x), 1))", NONEMPTY),
+    # the vector p-norms (sum |x|**p)**(1/p): 0 at a zero entry, and where the norm is 0 (a zero entry for p < 0),
+    # as PyTorch's; there (not differentiable for p < 1) wengert's second order is 0, PyTorch's nan: first order only
+    _reduction("norm", "np.linalg.norm(x, 3, axis=1)", "torch.linalg.vector_norm(x, 3, 1)"),
+    *[Case("norm", f"np.linalg.norm(x, {p}, axis={axis})", points, f"torch.linalg.vector_norm(x, {p}, {axis})",
+           second=second)
+      for p, axis in ((0.5, 0), (-1.5, -1)) for points, second in ((NO_ZEROS, True), ([(M,)], False))],
+    Case("norm", "np.linalg.norm(x, -1.5, axis=-1, keepdims=True)", [(M_NAN,)],
+         "torch.linalg.vector_norm(x, -1.5, -1, keepdim=True)", smooth=()),
+    Case("norm", "np.linalg.norm(x, -2)", VECTORS[:1] + VECTORS[2:], "torch.linalg.vector_norm(x, -2)"),
+    Case("norm", "np.linalg.norm(x, -2)", VECTORS[1:2], "torch.linalg.vector_norm(x, -2)", second=False),
+    Case("norm", "np.linalg.norm(x, 0) * x", VECTORS, "torch.linalg.vector_norm(x, 0) * x", smooth=(0, 3)),
     # norms of singular values: autograd ('nuc') and central differences; second order is refused
     Case("norm", "np.linalg.norm(x, 'nuc')", SINGULAR_POINTS, smooth=(0, 1, 2), second=False,
          also=("singular_factor",)),

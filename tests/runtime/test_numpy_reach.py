@@ -238,7 +238,8 @@ REDUCTIONS = [
 
 NORMS = []
 #: ord -> whether autograd differentiates np.linalg.norm with it (vectors, matrices)
-VECTOR_ORDS = {"None": True, "1": False, "2": True, "np.inf": False, "-np.inf": False}
+VECTOR_ORDS = {"None": True, "1": False, "2": True, "np.inf": False, "-np.inf": False, "3": True, "0.5": False,
+               "-2": False, "-1.5": False}
 MATRIX_ORDS = {"'fro'": True, "'nuc'": True, "1": False, "-1": False, "2": False, "-2": False, "np.inf": False,
                "-np.inf": False}
 for _ord, _autograd in VECTOR_ORDS.items():
@@ -252,6 +253,7 @@ for _ord, _autograd in MATRIX_ORDS.items():   # second order of 'nuc', 2, -2: in
                    skip=skip),
               case(f"norm-matrix-axes-{_ord}", f"np.linalg.norm(x, ord={_ord}, axis=(-2, -1), keepdims=True)",
                    (R(3, 2),), (R(2, 3, 2),), autograd=False, skip=skip)]   # autograd's gradient: wrong shape
+NORMS += [case("norm-vector-0", "np.linalg.norm(x, ord=0) * x", (R(4),), autograd=False)]
 
 ELEMENTWISE = [
     case("fmax", "np.fmax(x, y)", (R(4), R(4)), (R(2, 1, 3), R(4, 3)), edge(A(1.0, 2.0), A(1.0, -1.0))),
@@ -565,3 +567,29 @@ def test_take_of_a_constant_index_out_of_bounds_is_refused_at_the_users_line(bod
     with pytest.raises(ShapeMismatchError, match="out of bounds") as info:
         wengert.grad(scope["f"])(R(3))
     assert "<take out of bounds>:5:" in str(info.value) and body in str(info.value)
+
+
+@pytest.mark.parametrize("ord", [-2, -1, -0.5, 0.5, 1.5, 3, 0])
+@pytest.mark.parametrize("dim, keepdim", [(None, False), (None, True), (1, False), ((0, 1), True), ((1, 0), False)])
+def test_eager_vector_norm_of_any_order_is_pytorchs(ord, dim, keepdim):
+    """wengert.linalg.vector_norm (flattening for dim None, and over two axes: no matrix norm) and
+    wengert.linalg.norm of a vector, backward through any p-norm, as PyTorch's."""
+    torch = pytest.importorskip("torch")
+    x = A([0.5, -1.0, 2.0], [0.0, 1.5, -0.25])
+    got, want = wengert.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    norm, reference = (wengert.linalg.vector_norm(got, ord, dim, keepdim),
+                       torch.linalg.vector_norm(want, ord, dim, keepdim))
+    assert norm.shape == reference.shape
+    (norm ** 2).sum().backward()
+    (reference ** 2).sum().backward()
+    assert_close(norm.detach().numpy(), reference.detach().numpy(), "value vs PyTorch")
+    assert_close(_grad_of(got), _grad_of(want), "gradient vs PyTorch")
+    vector, reference = wengert.tensor(x[0], requires_grad=True), torch.tensor(x[0], requires_grad=True)
+    wengert.linalg.norm(vector, ord).backward()
+    torch.linalg.norm(reference, ord).backward()
+    assert_close(_grad_of(vector), _grad_of(reference), "gradient of linalg.norm vs PyTorch")
+
+
+def _grad_of(leaf) -> np.ndarray:
+    """A leaf's gradient, zeros where none reached it (PyTorch's ord=0 norm is not connected)."""
+    return np.zeros(tuple(leaf.shape)) if leaf.grad is None else leaf.grad.numpy()
