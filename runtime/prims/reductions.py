@@ -426,23 +426,60 @@ def _length(x, axis: int) -> int:
     return dims[axis]
 
 
-def _diff_grad(g, out, x, n=1, axis=-1):
-    """The adjoint of n differences: -diff of g padded with one zero each side, n times, that is
-    (-1)**n diff(g padded with n zeros each side, n)."""
-    if n == 0:
-        return g
-    if _length(x, axis) < n:   # fewer entries than differences: an empty result, constant
-        return ops.zeros_like(x)
-    pad = [ops.zeros_like(ops.sum(g, axis=axis, keepdims=True))] * n
-    back = ops.diff(ops.concatenate(ops.list(*pad, g, *pad), axis=axis), n=n, axis=axis)
-    return ops.neg(back) if n % 2 else back
+def _diff(x, prepend=None, append=None, n=1, axis=-1):
+    """np.diff; `prepend` / `append` (None: not given) join x along `axis` first (a scalar as one entry)."""
+    ends = {name: v for name, v in (("prepend", prepend), ("append", append)) if v is not None}
+    return np.diff(x, n=n, axis=axis, **ends)
 
 
-diff = primitive("diff", np.diff, params={"n": 1, "axis": -1}, linear=True, linear_in=(0,),
-                 shape_rule=S.evaluating(np.diff), doc="n-th differences along `axis`", vjp=(_diff_grad,),
+def _end_length(end, axis: int) -> int:
+    """The entries a prepend / append adds along `axis` (a scalar adds one; None, not given, none)."""
+    return 0 if end is None else 1 if ndim_of(end) == 0 else _length(end, axis)
+
+
+def _diff_grad(which: int):
+    """The adjoint of n differences of x joined with its ends, for operand `which` (x, prepend, append):
+    -diff of g padded with one zero each side, n times, that is (-1)**n diff(g padded with n zeros
+    each side, n), whose entries along `axis` are those of the joined array: the operand's part."""
+    def rule(g, out, x, prepend=None, append=None, n=1, axis=-1):
+        end = (x, prepend, append)[which]
+        if n == 0:   # NumPy returns x itself, its ends unread
+            return g if which == 0 else None
+        lengths = (_end_length(prepend, axis), _length(x, axis), _end_length(append, axis))
+        if sum(lengths) < n:   # fewer entries than differences: an empty result, constant
+            return ops.zeros_like(end)
+        pad = [ops.zeros_like(ops.sum(g, axis=axis, keepdims=True))] * n
+        back = ops.diff(ops.concatenate(ops.list(*pad, g, *pad), axis=axis), None, None, n=n, axis=axis)
+        back = ops.neg(back) if n % 2 else back
+        if lengths[0] == lengths[2] == 0:
+            return back
+        joined = (1, 0, 2)[which]   # the operand's place in the joined array: prepend, x, append
+        start = (0, lengths[0], lengths[0] + lengths[1])[joined]
+        part = ops.slice(start, start + lengths[joined], None)
+        # (Ellipsis counts a negative axis from the end: no need of the number of axes)
+        index = (slice(None),) * axis + (part,) if axis >= 0 else (Ellipsis, part) + (slice(None),) * (-axis - 1)
+        part = ops.getitem(back, *index)
+        return ops.sum(part) if which and ndim_of(end) == 0 else part
+    return rule
+
+
+def _zero_end(end):
+    """An end's zero tangent: of a number, a number (zeros_like would fold to an array, no IR operand)."""
+    if end is None:
+        return None
+    return 0.0 if isinstance(end, (int, float, np.number)) else ops.zeros_like(end)
+
+
+diff = primitive("diff", _diff, arity=3, params={"n": 1, "axis": -1}, linear=True, shape_rule=S.evaluating(_diff),
+                 doc="n-th differences along `axis` (of x joined with its ends prepend and append, None: none)",
+                 vjp=(_diff_grad(0), _diff_grad(1), _diff_grad(2)),
+                 jvp=(lambda t, out, x, prepend, append, **ps: ops.diff(t, _zero_end(prepend), _zero_end(append), **ps),
+                      lambda t, out, x, prepend, append, **ps: ops.diff(ops.zeros_like(x), t, _zero_end(append), **ps),
+                      lambda t, out, x, prepend, append, **ps: ops.diff(ops.zeros_like(x), _zero_end(prepend), t,
+                                                                        **ps)),
                  eager=Eager(node="SubBackward0", saves=NOTHING, methods=("diff",), functions=("diff",),
                              args="input, n=1, dim=-1, prepend=None, append=None", rename={"dim": "axis"}))
-stands_for(diff, [np.diff], "x, n=1, axis=-1", "x", "n axis")
+stands_for(diff, [np.diff], "x, n=1, axis=-1, prepend=None, append=None", "x prepend append", "n axis")
 
 
 _COORDINATES = ("np.gradient with coordinate arrays as spacing has no derivative in wengert; pass a scalar "

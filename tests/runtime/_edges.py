@@ -631,7 +631,7 @@ def autograd_jvp(case: Case, point: tuple, tangents: tuple) -> list | None:
             terms = [make_jvp(f, i)(*numpy_scalars(point))(t)[1] for i, t in enumerate(tangents) if t is not None]
             total = sum(terms[1:], terms[0])
             # (a function autograd does not wrap gives an object array of its constant zeros)
-            return [np.array(total.tolist()) if np.asarray(total).dtype == object else total]
+            return [np.array(total.tolist(), np.float64) if np.asarray(total).dtype == object else total]
     except Exception:   # autograd has no forward rule here
         return None
 

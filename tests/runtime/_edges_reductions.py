@@ -44,6 +44,14 @@ CASES: list = [
     _reduction("diff", "np.diff(x)", "torch.diff(x)"),
     _reduction("diff", "np.diff(x, n=2, axis=1)", "torch.diff(x, n=2, dim=1)"),
     _reduction("diff", "np.diff(x, 1, 0)", "torch.diff(x, dim=0)"),
+    # x joined with its ends first (a scalar end is one entry along the axis)
+    _reduction("diff", "np.diff(x, prepend=0.5, append=x[:, :1])",
+               "torch.diff(torch.cat([torch.full(x.shape[:1] + (1,), 0.5, dtype=x.dtype), x, x[:, :1]], 1))"),
+    Case("diff", "np.diff(x, 2, axis=0, prepend=x[:1] * 2.0, append=y)",
+         [(_r(2, 3), _r(1, 3)), (M, _r(2, 3)), (M_NAN, _r(1, 3)), (np.zeros((0, 2)), _r(2, 2))],
+         "torch.diff(torch.cat([x[:1] * 2.0, x, y], 0), n=2, dim=0)", args=("x", "y"), wrt=(0, 1), linear=True),
+    Case("diff", "np.diff(x, n=3, append=y ** 2)", [(_r(3), _r(1)), (_r(1), _r(2)), (_r(1), _r(1))],
+         "torch.diff(torch.cat([x, y ** 2]), n=3)", args=("x", "y"), wrt=(0, 1), linear=False, smooth=(0, 1, 2)),
     _reduction("diff", "np.diff(x, n=3, axis=1)", "torch.diff(x, n=3, dim=1)"),   # as many differences as entries
     _reduction("ptp", "np.ptp(x, axis=1)", "torch.amax(x, 1) - torch.amin(x, 1)", NONEMPTY),
     _reduction("ptp", "np.ptp(x)", "torch.amax(x) - torch.amin(x)", NONEMPTY),
