@@ -279,6 +279,9 @@ ELEMENTWISE = [
 PRODUCTS = [
     case("cross", "np.cross(x, y)", (R(3), R(3)), (R(4, 3), R(4, 3)), edge(R(4, 3), R(3), autograd=False, smooth=True)),
     case("cross-axis", "np.cross(x, y, axis=0)", (R(3, 2), R(3, 2)), (R(3, 2, 2), R(3, 2, 2))),
+    case("cross-axes", "np.cross(x, y, axisa=0, axisb=-1, axisc=0)", (R(3, 2), R(2, 3)), (R(3, 4, 2), R(2, 3)),
+         autograd=False),
+    case("cross-axisc", "np.cross(x, y, axisc=0) * 2.0", (R(4, 3), R(3)), autograd=False),
     case("kron", "np.kron(x, y)", (R(2, 2), R(3, 1)), (R(3), R(2))),
     case("tensordot-int", "np.tensordot(x, y, axes=1)", (R(2, 3), R(3, 4)), (R(2, 2, 3), R(3, 4))),
     case("tensordot-default", "np.tensordot(x, y)", (R(2, 3, 4), R(3, 4)), (R(2, 3, 4), R(3, 4, 2))),
