@@ -835,5 +835,5 @@ size = primitive("size", np.size, differentiable=False, shape_rule=S.fixed(T.Sca
 stands_for(size, [np.size], "x, /", "x")
 dtype_of = primitive("dtype", lambda x: np.asarray(x).dtype, differentiable=False,
                      shape_rule=S.fixed(T.OpaqueType("dtype")), doc="x.dtype")
-PROPERTIES.update({"T": transpose, "mT": matrix_transpose, "shape": shape, "ndim": ndim, "size": size, "dtype": dtype_of,
-                   "real": real, "imag": imag})
+PROPERTIES.update({"T": transpose, "mT": matrix_transpose, "shape": shape, "ndim": ndim, "size": size,
+                   "dtype": dtype_of, "real": real, "imag": imag})

@@ -124,7 +124,8 @@ def _cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 cross = declare("cross", _cross, arity=2, params={"axisa": -1, "axisb": -1, "axisc": -1, "axis": None},
                 shape_rule=S.evaluating(_cross), shape_checked=True,
                 vjp=(_cross_vjp(0), _cross_vjp(1)),
-                jvp=(lambda t, out, x, y, **ps: ops.cross(t, y, **ps), lambda t, out, x, y, **ps: ops.cross(x, t, **ps)),
+                jvp=(lambda t, out, x, y, **ps: ops.cross(t, y, **ps),
+                     lambda t, out, x, y, **ps: ops.cross(x, t, **ps)),
                 eager=Eager(node="LinalgCrossBackward0", saves=_CROSS, promote="promote", functions=("linalg.cross",),
                             args="input, other, *, dim=-1", rename={"dim": "axis"}),
                 doc="np.cross of 3-vectors along `axisa` / `axisb`, the result's along `axisc` (`axis`, when "

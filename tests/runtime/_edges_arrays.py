@@ -115,7 +115,8 @@ CASES: list = [
     Case("meshgrid", "np.meshgrid(x)[0] ** 2", [(_r(3),), (_r(2, 2),)],
          "torch.meshgrid(x.ravel(), indexing='xy')[0] ** 2", linear=False, smooth=(0, 1)),
     # indices out of range clipped or wrapped (x of 2 x 3 entries)
-    Case("take", "np.take(x, np.array([-1, 7, 2, 0]), mode='clip')", FILLED[:3], "torch.take(x, torch.tensor([0, 5, 2, 0]))"),
+    Case("take", "np.take(x, np.array([-1, 7, 2, 0]), mode='clip')", FILLED[:3],
+         "torch.take(x, torch.tensor([0, 5, 2, 0]))"),
     Case("take", "np.take(x, np.array([[3, -4], [1, 3]]), axis=1, mode='wrap')", FILLED[:3],
          "torch.index_select(x, 1, torch.tensor([0, 2, 1, 0])).reshape(2, 2, 2)"),
     Case("take", "x.take(np.array([7, -7]), mode='wrap') ** 2", FILLED[:3], "torch.take(x, torch.tensor([1, 5])) ** 2",

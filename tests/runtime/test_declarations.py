@@ -124,7 +124,8 @@ def test_emits_scalar_tables_are_the_declared_scalar_functions():
 def test_index_arrays_are_the_primitives_declaring_fancy_index():
     assert _declaring("fancy_index") == {
         "list", "lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or", "logical_not", "logical_xor",
-        "invert", "arange", "argmax", "argmin", "argsort", "isnan", "isfinite", "isclose", "iscomplex", "isreal", "isinf"}
+        "invert", "arange", "argmax", "argmin", "argsort", "isnan", "isfinite", "isclose", "iscomplex", "isreal",
+        "isinf"}
 
 
 def test_pad_in_a_mode_that_computes_entries_is_refused_at_the_users_line():
