@@ -599,3 +599,20 @@ def test_eager_vector_norm_of_any_order_is_pytorchs(ord, dim, keepdim):
 def _grad_of(leaf) -> np.ndarray:
     """A leaf's gradient, zeros where none reached it (PyTorch's ord=0 norm is not connected)."""
     return np.zeros(tuple(leaf.shape)) if leaf.grad is None else leaf.grad.numpy()
+
+
+def test_generated_code_spells_np_diff_with_its_ends_by_keyword():
+    text = ("import numpy as np\n\n\ndef f(x, y):\n"
+            "    return np.sum(np.diff(x) ** 2) + np.sum(np.diff(x, 2, prepend=y) ** 2)\n")
+    register_source("<diff spelling>", text)
+    scope: dict = {}
+    exec(compile(text, "<diff spelling>", "exec"), scope)
+    g = wengert.grad(scope["f"], wrt=(0, 1))
+    x, y = R(4), R(2)
+    gx, gy = g(x, y)
+    source = g.source
+    assert "np.diff(x)" in source and "np.diff(x, prepend=y, n=2)" in source and "None" not in source
+    want = autograd.grad(lambda x, y: anp.sum(anp.diff(x) ** 2) + anp.sum(anp.diff(anp.concatenate([y, x]), 2) ** 2),
+                         (0, 1))(x, y)
+    assert_close(gx, want[0], "gradient of x vs autograd")
+    assert_close(gy, want[1], "gradient of y vs autograd")
