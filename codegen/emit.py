@@ -39,8 +39,9 @@ def _numpy_names() -> dict:
     out = {}
     for fn, binding in P.bound_callables():
         name = getattr(fn, "__name__", None)
-        if binding.prim.name in out or name is None or binding.fixed or not _operands_lead(binding):
-            # (np.vsplit fixes a param of split; np.average takes `weights` after `axis`)
+        if binding.prim.name in out or name is None or binding.fixed or not (
+                _operands_lead(binding) or _optional_operands(binding)):
+            # (np.vsplit fixes a param of split; np.gradient's spacings are a `*varargs` param)
             continue
         for prefix, module in (("np.", np), ("np.linalg.", np.linalg), ("np.fft.", np.fft)):
             if getattr(module, name, None) is fn:
@@ -49,9 +50,21 @@ def _numpy_names() -> dict:
     return out
 
 
+def _optional_operands(binding) -> tuple:
+    """The operands generated code passes by keyword, left out when None: those after a parameter
+    (np.diff's prepend and append), where each is optional (its default None) and the function's
+    own name for it; () where there are none or one of them is not such."""
+    spec = binding.spec.parameters
+    first_param = min((list(spec).index(p) for p in binding.params), default=len(spec))
+    late = tuple(o for o in binding.operands if list(spec).index(o) > first_param)
+    if not late:
+        return ()
+    return late if all(spec[o].default is None and spec[o].kind is not spec[o].VAR_POSITIONAL for o in late) else ()
+
+
 def _operands_lead(binding) -> bool:
     """Whether generated code may pass the operands by position: none comes after a parameter
-    (np.average's weights come after axis: it is spelled by its implementation)."""
+    (np.average's weights come after axis: see `_optional_operands`)."""
     spec = binding.spec.parameters
     names = [n for n in spec if n in binding.operands or n in binding.params]
     if any(spec[p].kind is spec[p].VAR_POSITIONAL for p in binding.params):
@@ -61,6 +74,9 @@ def _operands_lead(binding) -> bool:
 
 
 NUMPY = _numpy_names()
+#: prim name -> its operands that generated code passes to the NumPy function by keyword (np.diff's ends)
+KEYWORD_OPERANDS = {binding.prim.name: _optional_operands(binding) for _, binding in P.bound_callables()
+                    if binding.prim.name in NUMPY and _optional_operands(binding)}
 #: primitives computed on Python numbers by their declared `scalar` (runtime/scalar.py): `math` and
 #: Python's operators where they agree with NumPy, NumPy's result (inf, nan, a RuntimeWarning) where
 #: they would raise
@@ -287,6 +303,12 @@ class Emitter:
         keywords = [f"{k}={literal(v)}" for k, v in params.items()
                     if not (k == "n" and prim.results is None)   # unpack's count of results
                     and not (k in prim.params and _same(prim.params[k], v))]
+        if kind in KEYWORD_OPERANDS:
+            late = KEYWORD_OPERANDS[kind]
+            lead = len(op.operands) - len(late)
+            keywords = [f"{name}={a}" for name, x, a in zip(late, op.operands[lead:], args[lead:])
+                        if not (isinstance(x, Literal) and x.value is None)] + keywords
+            args = args[:lead]
         if kind in NUMPY:
             return f"{NUMPY[kind]}({', '.join(args + keywords)})"
         return f"{self.helper(prim)}({', '.join(args + keywords)})"

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import dtypes as D
 from . import primitives as P
-from .tensor import (Tensor, _as_operand, leaf as _leaf, _dim, _shape_args, record, tensor_from, torch_call,
+from .tensor import (Tensor, _as_operand, leaf as _leaf, _dim, _dims, _shape_args, record, tensor_from, torch_call,
                      torch_signatures)
 
 
@@ -330,6 +330,25 @@ def _add_declared_functions(prim) -> None:
 
 
 P.on_declare(_add_declared_functions)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """torch.linalg.vector_norm: np.linalg.norm's vector norm over the axes `dim` (all for None) put
+    last and flattened into one (over two axes np.linalg.norm would take a matrix norm)."""
+    if dtype is not None:
+        raise TypeError(f"vector_norm(): wengert does not support the argument dtype={dtype!r}")
+    x = _tensor(x)
+    dims = tuple(range(x.ndim)) if dim is None else _dims(dim, x.ndim)
+    dims = tuple(d % max(x.ndim, 1) for d in (dims if isinstance(dims, tuple) else (dims,)))
+    if len(dims) == 1:
+        return record(P.norm, (x,), {"ord": ord, "axis": dims[0], "keepdims": keepdim})
+    others = tuple(d for d in range(x.ndim) if d not in dims)
+    flat = x.permute(*others, *dims).reshape(*[x.shape[d] for d in others], -1)
+    norm = record(P.norm, (flat,), {"ord": ord, "axis": -1})
+    return norm.reshape(*[1 if d in dims else x.shape[d] for d in range(x.ndim)]) if keepdim else norm
+
+
+NAMESPACES.setdefault("linalg", {})["vector_norm"] = vector_norm
 
 
 # -- PyTorch's functions of several results over NumPy's primitives (a tuple of Tensors) --------

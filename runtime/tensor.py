@@ -526,7 +526,10 @@ def torch_signatures(prim, name: str) -> tuple:
 
 
 def _param_value(v):
-    """A PyTorch argument as the primitive's param: lists (dims) as tuples, tensors as numbers."""
+    """A PyTorch argument as the primitive's param: lists (dims) as tuples, tensors as numbers,
+    dtypes as NumPy's."""
+    if isinstance(v, D.dtype):
+        return v.np
     if isinstance(v, Tensor):
         v = v._data.tolist()
     return tuple(_param_value(e) for e in v) if isinstance(v, (list, tuple)) else v
@@ -1177,8 +1180,8 @@ class Tensor:
             return (self.abs() ** p).sum(dim, keepdim) ** (1.0 / p)
         return record(P.norm, (self,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim})
 
-    def cumsum(self, dim: int) -> "Tensor":
-        return record(P.cumsum, (self,), {"axis": _dim(dim, self.ndim)})
+    def cumsum(self, dim: int, *, dtype=None) -> "Tensor":
+        return record(P.cumsum, (self,), {"axis": _dim(dim, self.ndim), "dtype": _param_value(dtype)})
 
     def all(self, dim=None, keepdim: bool = False) -> "Tensor":
         return Tensor._wrap(np.asarray(np.all(self._data, axis=_dims(dim, self.ndim), keepdims=keepdim)))

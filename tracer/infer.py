@@ -91,6 +91,7 @@ class _Inference:
         self.current: list = []
         self.returns: dict[str, T.Type] = {}   # functions inferred so far, and their return types
         self.list_items: dict = {}   # a `list` op's result -> its items' types (the list type joins them)
+        self.list_values: dict = {}   # a `list` op of literals' result -> its items
         self.conditional = 0   # > 0 inside a branch: it may never run, so a shape mismatch there is not refused
         self.range_lengths: dict = {}   # a `range` of constants -> its length
         self.depth = 0   # loops entered
@@ -207,13 +208,16 @@ class _Inference:
             # an op NumPy rejects for its operands' shapes alone (declared `shape_checked`) is refused
             # here, with NumPy's message, at the user's line, when its types say it must fail
             if prim.shape_checked and not self.conditional and all(t == T.UNKNOWN for t in out):
-                problem = _shape_problem(prim, ins, consts, params)
+                problem = _shape_problem(prim, ins, [self.list_values.get(x, c) for x, c in zip(op.operands, consts)],
+                                         params)
                 if problem is not None:
                     raise self.mismatch(op, ins, problem)
         for value, t in zip(op.results, out):
             value.type = t if isinstance(t, T.Type) else T.UNKNOWN
         if op.kind == "list":
             self.list_items[op.results[0]] = ins
+            if all(isinstance(x, Literal) for x in op.operands):   # `[5]`: NumPy can check an index against it
+                self.list_values[op.results[0]] = [x.value for x in op.operands]
         elif op.kind == "range" and all(isinstance(x, Literal) for x in op.operands):
             self.range_lengths[op.results[0]] = len(range(*[x.value for x in op.operands]))
 

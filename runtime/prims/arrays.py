@@ -116,6 +116,20 @@ swapaxes = primitive("swapaxes", np.swapaxes, params={"axis1": None, "axis2": No
                      vjp=(lambda g, out, x, axis1=None, axis2=None: ops.swapaxes(g, axis1=axis1, axis2=axis2),),
                      eager=_view("TransposeBackward0"))
 stands_for(swapaxes, [np.swapaxes], "x, axis1, axis2", "x", "axis1 axis2", method="swapaxes")
+
+
+def _matrix_transpose(x):
+    return np.swapaxes(x, -1, -2)
+
+
+# x.mT / np.matrix_transpose (NumPy 2): the last two axes exchanged, its own adjoint
+matrix_transpose = declare("matrix_transpose", _matrix_transpose, linear=True, view_of_first=True,
+                           shape_checked=True, shape_rule=S.evaluating(_matrix_transpose),
+                           doc="exchange the last two axes (x.mT)", linear_in=(0,),
+                           vjp=(lambda g, out, x: ops.matrix_transpose(g),), eager=_view("TransposeBackward0"),
+                           callables=[getattr(np, "matrix_transpose", _matrix_transpose),
+                                      getattr(np.linalg, "matrix_transpose", _matrix_transpose)],
+                           spec="x, /", operands="x")
 moveaxis = primitive("moveaxis", np.moveaxis, params={"source": None, "destination": None}, linear=True,
                      view_of_first=True, shape_checked=True,
                      shape_rule=S.evaluating(np.moveaxis), doc="move axes to new positions", linear_in=(0,),
@@ -253,6 +267,7 @@ stack = primitive("stack", _stack, params={"axis": 0}, linear=True,
 stands_for(stack, [np.stack], "seq, axis=0", "seq", "axis")
 for _name, _fn, _doc in [("hstack", np.hstack, "join a sequence of arrays horizontally"),
                          ("vstack", np.vstack, "join a sequence of arrays vertically"),
+                         ("dstack", np.dstack, "join a sequence of arrays along the third axis"),
                          ("column_stack", np.column_stack, "join 1-D arrays as columns, 2-D arrays side by side")]:
     _impl = (lambda fn: lambda seq: fn(list(seq)))(_fn)
     _p = primitive(_name, _impl, linear=True,
@@ -262,6 +277,8 @@ for _name, _fn, _doc in [("hstack", np.hstack, "join a sequence of arrays horizo
                    vjp=((lambda mode: lambda g, out, seq: ops.unconcatenate(g, seq, mode=mode))(_name),),
                    eager=Eager(node="CatBackward0", saves=NOTHING))
     stands_for(_p, [_fn], "seq, /", "seq")
+if hasattr(np, "row_stack"):   # np.vstack's older name (gone in NumPy 2.5)
+    stands_for(PRIMITIVES["vstack"], [np.row_stack], "seq, /", "seq")
 
 # ---------------------------------------------------------------------------------------------
 # Indexing
@@ -406,10 +423,19 @@ rot90, _ = _gather("rot90", np.rot90, "rot90_back", _rot90_back, params={"k": 1,
                    callables=[np.rot90], spec="x, k=1, axes=(0, 1)", operands="x", params_spec="k axes")
 
 
-def _take_back(g, x, indices, axis=None):
-    """g summed into zeros shaped like x at the entries np.take(x, indices, axis) read (an
-    entry read twice gets both)."""
+def _read_positions(indices, length: int, mode: str):
+    """The positions np.take in `mode` reads: indices out of range clipped to the ends ('clip') or
+    wrapped around ('wrap'); as given for 'raise'."""
+    if mode == "clip":
+        return np.clip(indices, 0, length - 1)
+    return np.mod(indices, length) if mode == "wrap" else indices
+
+
+def _take_back(g, x, indices, axis=None, mode="raise"):
+    """g summed into zeros shaped like x at the entries np.take(x, indices, axis, mode=mode) read
+    (an entry read twice gets both)."""
     out = _cotangent_zeros(g, x)
+    indices = _read_positions(indices, out.size if axis is None else out.shape[axis], mode)
     if axis is None:
         np.add.at(out.reshape(-1), indices, g)   # (a fresh array: reshape is a view)
     else:
@@ -512,15 +538,21 @@ append = declare("append", np.append, params={"axis": None}, arity=2, linear=Tru
                       lambda g, out, arr, values, axis=None: _append_part(g, arr, values, axis, 1)),
                  eager=Eager(node="CatBackward0", saves=NOTHING, quiet=True),
                  callables=[np.append], spec="arr, values, axis=None", operands="arr values", params_spec="axis")
-take, _ = _gather("take", np.take, "take_back", _take_back, params={"axis": None}, arity=2,
-                  shape_rule=S.evaluating(np.take), shape_checked=True,
-                  doc="the entries of x (flattened when axis is None) at `indices` along `axis`",
+def _take(x, indices, axis=None, mode="raise"):
+    return np.take(x, indices, axis=axis, mode=mode)
+
+
+take, _ = _gather("take", _take, "take_back", _take_back, params={"axis": None, "mode": "raise"}, arity=2,
+                  shape_rule=S.evaluating(_take), shape_checked=True,
+                  doc="the entries of x (flattened when axis is None) at `indices` along `axis` (indices out of "
+                      "range clipped or wrapped in mode 'clip' / 'wrap')",
                   adjoint_doc="g summed into x's shape where take read: the adjoint of take",
                   eager=Eager(node=_index_node("IndexSelectBackward0", "TakeBackward0"), saves={0: (1,)}, quiet=True,
                               methods=("take", "index_select"), functions=("take", "index_select"),
                               args={"take": "input, index", "index_select": "input, dim, index"},
                               rename={"dim": "axis"}),
-                  callables=[np.take], spec="x, indices, axis=None", operands="x indices", params_spec="axis",
+                  callables=[np.take], spec="x, indices, axis=None, *, mode='raise'", operands="x indices",
+                  params_spec="axis mode",
                   array_method="take")
 
 
@@ -803,5 +835,5 @@ size = primitive("size", np.size, differentiable=False, shape_rule=S.fixed(T.Sca
 stands_for(size, [np.size], "x, /", "x")
 dtype_of = primitive("dtype", lambda x: np.asarray(x).dtype, differentiable=False,
                      shape_rule=S.fixed(T.OpaqueType("dtype")), doc="x.dtype")
-PROPERTIES.update({"T": transpose, "shape": shape, "ndim": ndim, "size": size, "dtype": dtype_of,
-                   "real": real, "imag": imag})
+PROPERTIES.update({"T": transpose, "mT": matrix_transpose, "shape": shape, "ndim": ndim, "size": size,
+                   "dtype": dtype_of, "real": real, "imag": imag})

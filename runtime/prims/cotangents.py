@@ -264,12 +264,14 @@ getitem_grad = primitive("getitem_grad", _getitem_grad, arity=None, linear=True,
 
 def _unconcatenate(g, seq, axis=0, mode="concatenate"):
     """Split g into pieces shaped like the arrays of `seq` it was made from (the adjoint of
-    np.concatenate / np.hstack / np.vstack / np.column_stack)."""
+    np.concatenate / np.hstack / np.vstack / np.dstack / np.column_stack)."""
     pieces = [np.asarray(x) for x in seq]
     if mode == "vstack":
         sizes, axis = [np.atleast_2d(p).shape[0] for p in pieces], 0
     elif mode == "column_stack":
         sizes, axis = [1 if p.ndim < 2 else p.shape[1] for p in pieces], 1
+    elif mode == "dstack":
+        sizes, axis = [np.atleast_3d(p).shape[2] for p in pieces], 2
     elif mode == "hstack":
         axis = 0 if pieces[0].ndim <= 1 else 1
         sizes = [np.atleast_1d(p).shape[axis] for p in pieces]

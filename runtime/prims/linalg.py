@@ -89,35 +89,49 @@ outer = primitive("outer", np.outer, arity=2,
 stands_for(outer, [np.outer], "x, y, /", "x y")
 
 
-def _three_vectors(x, y, axis):
+def _cross_axes(axisa=-1, axisb=-1, axisc=-1, axis=None) -> tuple:
+    """The axes of a's vectors, b's and the result's (np.cross: `axis`, when given, for all three)."""
+    return (axisa, axisb, axisc) if axis is None else (axis,) * 3
+
+
+def _three_vectors(x, y, axes):
     """The rules of np.cross hold for 3-vectors (2-vectors give a scalar or a 3-vector: refused)."""
     dims = [ops.shape(v) for v in (x, y)]
-    if not all(isinstance(d, tuple) and len(d) > 0 and d[axis] == 3 for d in dims):
+    if not all(isinstance(d, tuple) and len(d) > 0 and d[a] == 3 for d, a in zip(dims, axes)):
         raise NotImplementedError("no gradient rule for np.cross of vectors other than 3-vectors of known shape "
                                   "along `axis`; pad 2-vectors with a zero third component")
 
 
 def _cross_vjp(which: int):
-    """<g, x × y> = <x, y × g> = <y, g × x>: each cotangent is a cross product with g."""
-    def rule(g, out, x, y, axis=-1):
-        _three_vectors(x, y, axis)
-        other = ops.cross(y, g, axis=axis) if which == 0 else ops.cross(g, x, axis=axis)
+    """<g, x × y> = <x, y × g> = <y, g × x>: each cotangent is a cross product with g (the vectors
+    along the operand's axis, g's along the result's)."""
+    def rule(g, out, x, y, **params):
+        axes = _cross_axes(**params)
+        _three_vectors(x, y, axes)
+        a, b, c = axes
+        # the cross product of vectors along axes (i, j), put along the axis k
+        pair = (lambda u, v, i, j, k: ops.cross(u, v, axisa=i, axisb=j, axisc=k)) if len(set(axes)) > 1 else \
+            (lambda u, v, i, j, k: ops.cross(u, v, axis=i))
+        other = pair(y, g, b, c, a) if which == 0 else pair(g, x, c, a, b)
         return unbroadcast(other, x if which == 0 else y)
     return rule
 
 
-def _cross(a, b, axis=-1):
-    return np.cross(a, b, axis=axis)
+def _cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    return np.cross(a, b, axisa=axisa, axisb=axisb, axisc=axisc, axis=axis)
 
 
-cross = declare("cross", _cross, arity=2, params={"axis": -1}, shape_rule=S.evaluating(_cross), shape_checked=True,
+cross = declare("cross", _cross, arity=2, params={"axisa": -1, "axisb": -1, "axisc": -1, "axis": None},
+                shape_rule=S.evaluating(_cross), shape_checked=True,
                 vjp=(_cross_vjp(0), _cross_vjp(1)),
-                jvp=(lambda t, out, x, y, axis=-1: ops.cross(t, y, axis=axis),
-                     lambda t, out, x, y, axis=-1: ops.cross(x, t, axis=axis)),
+                jvp=(lambda t, out, x, y, **ps: ops.cross(t, y, **ps),
+                     lambda t, out, x, y, **ps: ops.cross(x, t, **ps)),
                 eager=Eager(node="LinalgCrossBackward0", saves=_CROSS, promote="promote", functions=("linalg.cross",),
                             args="input, other, *, dim=-1", rename={"dim": "axis"}),
-                doc="np.cross of 3-vectors along `axis` (stacks broadcast)",
-                callables=[np.cross], spec="a, b, /, *, axis=-1", operands="a b", params_spec="axis")
+                doc="np.cross of 3-vectors along `axisa` / `axisb`, the result's along `axisc` (`axis`, when "
+                    "given, for all three; stacks broadcast)",
+                callables=[np.cross], spec="a, b, axisa=-1, axisb=-1, axisc=-1, axis=None", operands="a b",
+                params_spec="axisa axisb axisc axis")
 
 
 def _kron_grad(which: int):
@@ -266,7 +280,8 @@ einsum = primitive("einsum", lambda *operands, spec: np.einsum(spec, *operands),
                    shape_checked=True,
                    arity=None, shape_rule=S.einsum_rule, doc="np.einsum(spec, *operands)",
                    vjp=_einsum_grad, jvp=_einsum_jvp, eager=Eager(node="EinsumBackward0"))
-stands_for(einsum, [np.einsum], "spec, /, *operands", "operands", "spec")
+# `optimize` picks the order of the contractions, not the value: accepted and left to NumPy's default
+stands_for(einsum, [np.einsum], "spec, /, *operands, optimize=False", "operands", "spec")
 
 
 def _trace_vjp(g, out, x, offset=0, axis1=0, axis2=1):

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import shape_rules as S
 from .. import types as T
-from ..calculus import add_tangents, axes_of, conj_of, expand, ndim_of, ops, real_of, shape
+from ..calculus import add_tangents, axes_of, conj_of, expand, ndim_of, ops, real_of, shape, unbroadcast
 from ..registry import NOTHING, Eager, declare, primitive, stands_for
 from .arrays import item_cotangent
 
@@ -169,18 +169,59 @@ for _name, _fn, _doc in [("argmax", np.argmax, "index of the maximum over `axis`
     _p = primitive(_name, _fn, params={"axis": None}, differentiable=False, fancy_index=True,
                    shape_rule=S.reduction_rule(lambda t: "i64"), doc=_doc)
     stands_for(_p, [_fn], "x, axis=None", "x", "axis", method=_name)
+argsort = primitive("argsort", lambda x, axis=-1, kind=None: np.argsort(x, axis=axis, kind=kind),
+                    params={"axis": -1, "kind": None}, differentiable=False, fancy_index=True,
+                    shape_rule=S.evaluating(lambda x, axis=-1, kind=None: np.argsort(x, axis=axis, kind=kind)),
+                    doc="the indices that sort x along `axis` (flat for None)")
+stands_for(argsort, [np.argsort], "x, axis=-1, kind=None", "x", "axis kind", method="argsort")
 
 
-def _cumsum_grad(g, out, x, axis=None):
+def _cumsum_grad(g, out, x, axis=None, dtype=None):
     if axis is None:
         return ops.reshape(ops.flip(ops.cumsum(ops.flip(g, axis=0), axis=0), axis=0), shape(x))
     return ops.flip(ops.cumsum(ops.flip(g, axis=axis), axis=axis), axis=axis)
 
 
-cumsum = primitive("cumsum", np.cumsum, params={"axis": None}, linear=True, shape_rule=S.evaluating(np.cumsum),
+cumsum = primitive("cumsum", np.cumsum, params={"axis": None, "dtype": None}, linear=True,
+                   shape_rule=S.evaluating(np.cumsum),
                    doc="cumulative sum over `axis`", linear_in=(0,), vjp=(_cumsum_grad,),
                    eager=Eager(node="CumsumBackward0", saves=NOTHING))
-stands_for(cumsum, [np.cumsum], "x, axis=None", "x", "axis", method="cumsum")
+stands_for(cumsum, [np.cumsum], "x, axis=None, dtype=None", "x", "axis dtype", method="cumsum")
+
+
+# vecdot / vdot: sums of conj(x) * y (the conjugate of the first operand, as NumPy takes it);
+# each is linear in each operand, its cotangent the other operand times g
+def _vecdot(x, y, axis=-1):
+    """np.vecdot (NumPy 2; its core axes have one length, they do not broadcast)."""
+    if np.shape(x)[axis] != np.shape(y)[axis]:
+        raise ValueError(f"vecdot: the operands' axis {axis} have lengths {np.shape(x)[axis]} and {np.shape(y)[axis]}")
+    return np.sum(np.conj(x) * y, axis=axis)
+
+
+def _vecdot_grad_x(g, out, x, y, axis=-1):
+    return unbroadcast(ops.mul(conj_of(ops.expand_dims(g, axis=axis)), y), x)
+
+
+def _vecdot_grad_y(g, out, x, y, axis=-1):
+    return unbroadcast(ops.mul(ops.expand_dims(g, axis=axis), x), y)
+
+
+vecdot = declare("vecdot", _vecdot, params={"axis": -1}, arity=2, shape_checked=True,
+                 shape_rule=S.evaluating(_vecdot), doc="sum of conj(x) * y over `axis` (stacks broadcast)",
+                 vjp=(_vecdot_grad_x, _vecdot_grad_y),
+                 jvp=(lambda t, out, x, y, axis=-1: ops.vecdot(t, y, axis=axis),
+                      lambda t, out, x, y, axis=-1: ops.vecdot(x, t, axis=axis)),
+                 eager=Eager(node="SumBackward1", saves={0: (1,), 1: (0,)}, functions=("linalg.vecdot",),
+                             args="x, y, *, dim=-1", rename={"dim": "axis"}),
+                 callables=[f for f in (getattr(np, "vecdot", None), getattr(np.linalg, "vecdot", None)) if f],
+                 spec="x, y, /, *, axis=-1", operands="x y", params_spec="axis")
+vdot = declare("vdot", np.vdot, arity=2, shape_checked=True, shape_rule=S.evaluating(np.vdot),
+               doc="sum of conj(x) * y over the flattened arrays (of one size)",
+               vjp=(lambda g, out, x, y: ops.reshape(ops.mul(conj_of(g), ops.ravel(y)), shape(x)),
+                    lambda g, out, x, y: ops.reshape(ops.mul(g, ops.ravel(x)), shape(y))),
+               jvp=(lambda t, out, x, y: ops.vdot(t, y), lambda t, out, x, y: ops.vdot(x, t)),
+               eager=Eager(node="VdotBackward0", saves={0: (1,), 1: (0,)}, functions=("vdot",), methods=("vdot",)),
+               callables=[np.vdot], spec="a, b, /", operands="a b")
 
 
 def _norm(x, ord=None, axis=None, keepdims=False):
@@ -202,6 +243,8 @@ def _norm_kind(x, ord, axis) -> tuple:
             return kinds[ord], (r, c)
     elif ord in (2, 1, np.inf, -np.inf):
         return {2: "euclidean", 1: "absolute"}.get(ord, "extreme"), axis
+    elif isinstance(ord, (int, float, np.integer, np.floating)) and not isinstance(ord, bool):
+        return ("count" if ord == 0 else "power"), axis   # sum(x != 0), and (sum |x|**p)**(1/p)
     raise NotImplementedError(f"no gradient rule for np.linalg.norm with ord={ord!r}"
                               f"{' over two axes' if isinstance(rows_cols, tuple) else ''}; use ord in "
                               "(None, 1, 2, inf, -inf) for vectors, (None, 'fro', 'nuc', 1, 2, inf, -inf, -1, -2) "
@@ -223,8 +266,21 @@ def _line_sums(x, out, axes, kind, keepdims):
     return hit, ops.sum(hit, axis=across, keepdims=True)
 
 
+def _power_factor(x, out, ord, axes, keepdims):
+    """d |x|_p / d x = sign(x) (|x| / |x|_p)**(p - 1), for the vector p-norms; 0 at a zero entry and
+    where the norm is 0 (PyTorch's subgradient: a zero entry of a norm of negative p makes it 0)."""
+    norm = expand(out, x, axes, keepdims)
+    vanishes = ops.eq(norm, 0.0)
+    ratio = ops.div(ops.where(ops.eq(x, 0.0), 1.0, ops.abs(x)), ops.where(vanishes, 1.0, norm))
+    return ops.where(vanishes, 0.0, ops.mul(conj_of(ops.sign(x)), ops.pow(ratio, ord - 1)))
+
+
 def _norm_grad(g, out, x, ord=None, axis=None, keepdims=False):
     kind, axes = _norm_kind(x, ord, axis)
+    if kind == "count":   # a count of nonzero entries: piecewise constant
+        return ops.zeros_like(x)
+    if kind == "power":
+        return ops.mul(expand(g, x, axes, keepdims), _power_factor(x, out, ord, axes, keepdims))
     if kind == "euclidean":
         return ops.mul(expand(_over_norm(g, out), x, axes, keepdims), conj_of(x))
     if kind == "absolute":
@@ -239,6 +295,10 @@ def _norm_grad(g, out, x, ord=None, axis=None, keepdims=False):
 
 def _norm_jvp(t, out, x, ord=None, axis=None, keepdims=False):
     kind, axes = _norm_kind(x, ord, axis)
+    if kind == "count":
+        return ops.mul(out, 0.0)
+    if kind == "power":
+        return ops.sum(real_of(ops.mul(t, _power_factor(x, out, ord, axes, keepdims))), axis=axes, keepdims=keepdims)
     if kind == "euclidean":
         return _over_norm(real_of(ops.sum(ops.mul(conj_of(x), t), axis=axes, keepdims=keepdims)), out)
     if kind == "absolute":
@@ -285,7 +345,7 @@ def _reverse_cumsum(v, axis):
 def _along(rule, cotangent: bool = True):
     """A rule of a scan along one axis, given `axis=None` too: that scan runs over the flattened
     operands, and a cotangent takes x's shape back (a tangent is flat, as the result)."""
-    def along(d, out, x, axis=None):
+    def along(d, out, x, axis=None, dtype=None):   # (a float dtype casts the result: the rule is the same)
         if axis is not None:
             return rule(d, out, x, axis)
         flat = rule(*[ops.reshape(v, (-1,)) for v in (d, out, x)], 0)
@@ -342,11 +402,11 @@ def _cumprod_jvp(t, out, x, axis):
     return ops.add(ops.mul(out, ops.cumsum(ratios, axis=axis)), ops.where(before, 0.0, from_zero))
 
 
-cumprod = primitive("cumprod", np.cumprod, params={"axis": None}, shape_rule=S.evaluating(np.cumprod),
+cumprod = primitive("cumprod", np.cumprod, params={"axis": None, "dtype": None}, shape_rule=S.evaluating(np.cumprod),
                     doc="cumulative product over `axis`", vjp=(_cumprod_grad,), jvp=(_cumprod_jvp,),
                     eager=Eager(node="CumprodBackward0", saves={0: (0, "out")}, methods=("cumprod",),
                                 functions=("cumprod",), args="input, dim, *, dtype=None", rename={"dim": "axis"}))
-stands_for(cumprod, [np.cumprod], "x, axis=None", "x", "axis", method="cumprod")
+stands_for(cumprod, [np.cumprod], "x, axis=None, dtype=None", "x", "axis dtype", method="cumprod")
 
 
 def _length(x, axis: int) -> int:
@@ -358,23 +418,60 @@ def _length(x, axis: int) -> int:
     return dims[axis]
 
 
-def _diff_grad(g, out, x, n=1, axis=-1):
-    """The adjoint of n differences: -diff of g padded with one zero each side, n times, that is
-    (-1)**n diff(g padded with n zeros each side, n)."""
-    if n == 0:
-        return g
-    if _length(x, axis) < n:   # fewer entries than differences: an empty result, constant
-        return ops.zeros_like(x)
-    pad = [ops.zeros_like(ops.sum(g, axis=axis, keepdims=True))] * n
-    back = ops.diff(ops.concatenate(ops.list(*pad, g, *pad), axis=axis), n=n, axis=axis)
-    return ops.neg(back) if n % 2 else back
+def _diff(x, prepend=None, append=None, n=1, axis=-1):
+    """np.diff; `prepend` / `append` (None: not given) join x along `axis` first (a scalar as one entry)."""
+    ends = {name: v for name, v in (("prepend", prepend), ("append", append)) if v is not None}
+    return np.diff(x, n=n, axis=axis, **ends)
 
 
-diff = primitive("diff", np.diff, params={"n": 1, "axis": -1}, linear=True, linear_in=(0,),
-                 shape_rule=S.evaluating(np.diff), doc="n-th differences along `axis`", vjp=(_diff_grad,),
+def _end_length(end, axis: int) -> int:
+    """The entries a prepend / append adds along `axis` (a scalar adds one; None, not given, none)."""
+    return 0 if end is None else 1 if ndim_of(end) == 0 else _length(end, axis)
+
+
+def _diff_grad(which: int):
+    """The adjoint of n differences of x joined with its ends, for operand `which` (x, prepend, append):
+    -diff of g padded with one zero each side, n times, that is (-1)**n diff(g padded with n zeros
+    each side, n), whose entries along `axis` are those of the joined array: the operand's part."""
+    def rule(g, out, x, prepend=None, append=None, n=1, axis=-1):
+        end = (x, prepend, append)[which]
+        if n == 0:   # NumPy returns x itself, its ends unread
+            return g if which == 0 else None
+        lengths = (_end_length(prepend, axis), _length(x, axis), _end_length(append, axis))
+        if sum(lengths) < n:   # fewer entries than differences: an empty result, constant
+            return ops.zeros_like(end)
+        pad = [ops.zeros_like(ops.sum(g, axis=axis, keepdims=True))] * n
+        back = ops.diff(ops.concatenate(ops.list(*pad, g, *pad), axis=axis), None, None, n=n, axis=axis)
+        back = ops.neg(back) if n % 2 else back
+        if lengths[0] == lengths[2] == 0:
+            return back
+        joined = (1, 0, 2)[which]   # the operand's place in the joined array: prepend, x, append
+        start = (0, lengths[0], lengths[0] + lengths[1])[joined]
+        part = ops.slice(start, start + lengths[joined], None)
+        # (Ellipsis counts a negative axis from the end: no need of the number of axes)
+        index = (slice(None),) * axis + (part,) if axis >= 0 else (Ellipsis, part) + (slice(None),) * (-axis - 1)
+        part = ops.getitem(back, *index)
+        return ops.sum(part) if which and ndim_of(end) == 0 else part
+    return rule
+
+
+def _zero_end(end):
+    """An end's zero tangent: of a number, a number (zeros_like would fold to an array, no IR operand)."""
+    if end is None:
+        return None
+    return 0.0 if isinstance(end, (int, float, np.number)) else ops.zeros_like(end)
+
+
+diff = primitive("diff", _diff, arity=3, params={"n": 1, "axis": -1}, linear=True, shape_rule=S.evaluating(_diff),
+                 doc="n-th differences along `axis` (of x joined with its ends prepend and append, None: none)",
+                 vjp=(_diff_grad(0), _diff_grad(1), _diff_grad(2)),
+                 jvp=(lambda t, out, x, prepend, append, **ps: ops.diff(t, _zero_end(prepend), _zero_end(append), **ps),
+                      lambda t, out, x, prepend, append, **ps: ops.diff(ops.zeros_like(x), t, _zero_end(append), **ps),
+                      lambda t, out, x, prepend, append, **ps: ops.diff(ops.zeros_like(x), _zero_end(prepend), t,
+                                                                        **ps)),
                  eager=Eager(node="SubBackward0", saves=NOTHING, methods=("diff",), functions=("diff",),
                              args="input, n=1, dim=-1, prepend=None, append=None", rename={"dim": "axis"}))
-stands_for(diff, [np.diff], "x, n=1, axis=-1", "x", "n axis")
+stands_for(diff, [np.diff], "x, n=1, axis=-1, prepend=None, append=None", "x prepend append", "n axis")
 
 
 _COORDINATES = ("np.gradient with coordinate arrays as spacing has no derivative in wengert; pass a scalar "

@@ -629,7 +629,9 @@ def autograd_jvp(case: Case, point: tuple, tangents: tuple) -> list | None:
     try:
         with np.errstate(all="ignore"):
             terms = [make_jvp(f, i)(*numpy_scalars(point))(t)[1] for i, t in enumerate(tangents) if t is not None]
-            return [sum(terms[1:], terms[0])]
+            total = sum(terms[1:], terms[0])
+            # (a function autograd does not wrap gives an object array of its constant zeros)
+            return [np.array(total.tolist(), np.float64) if np.asarray(total).dtype == object else total]
     except Exception:   # autograd has no forward rule here
         return None
 

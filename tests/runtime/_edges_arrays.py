@@ -114,9 +114,22 @@ CASES: list = [
          linear=True),
     Case("meshgrid", "np.meshgrid(x)[0] ** 2", [(_r(3),), (_r(2, 2),)],
          "torch.meshgrid(x.ravel(), indexing='xy')[0] ** 2", linear=False, smooth=(0, 1)),
+    # indices out of range clipped or wrapped (x of 2 x 3 entries)
+    Case("take", "np.take(x, np.array([-1, 7, 2, 0]), mode='clip')", FILLED[:3],
+         "torch.take(x, torch.tensor([0, 5, 2, 0]))"),
+    Case("take", "np.take(x, np.array([[3, -4], [1, 3]]), axis=1, mode='wrap')", FILLED[:3],
+         "torch.index_select(x, 1, torch.tensor([0, 2, 1, 0])).reshape(2, 2, 2)"),
+    Case("take", "x.take(np.array([7, -7]), mode='wrap') ** 2", FILLED[:3], "torch.take(x, torch.tensor([1, 5])) ** 2",
+         linear=False),
+    Case("matrix_transpose", "np.matrix_transpose(x)", MATRIX_POINTS + STACKED, "x.mT"),
+    Case("matrix_transpose", "x.mT ** 2", FILLED + STACKED, "x.mT ** 2", linear=False),
+    Case("dstack", "np.dstack([x, 2.0 * x])", MATRIX_POINTS + VECTORS + STACKED, "torch.dstack([x, 2.0 * x])"),
+    Case("dstack", "np.dstack([x, x * x]) ** 2", FILLED + [(_r(3),)], "torch.dstack([x, x * x]) ** 2", linear=False),
 ]
 #: where HIPS autograd and PyTorch disagree, the one wengert follows, and why (as _edges.CHOICES)
 CHOICES: dict = {
+    "dstack": ("torch", "each piece's cotangent is its slice of g (autograd's np.dstack is no primitive of its own: "
+                        "no gradient reaches the pieces)"),
     "diag": ("torch", "the cotangent of np.diag(x, k) of a matrix that is not square has x's shape, g on its k-th "
                       "diagonal (autograd builds a square matrix of g: another shape)"),
     "tile": ("torch", "each entry's cotangent is the sum of its tiles' (autograd sums the wrong entries where reps "
@@ -126,4 +139,5 @@ CHOICES: dict = {
 }
 
 #: primitives with a PyTorch spelling (a reference) that the eager Tensor lacks, and why
-NOT_ON_TENSOR = {"pad": "torch.nn.functional.pad takes PyTorch's pad widths (last axis first): the Tensor has none"}
+NOT_ON_TENSOR = {"pad": "torch.nn.functional.pad takes PyTorch's pad widths (last axis first): the Tensor has none",
+                 "dstack": "the Tensor has no torch.hstack / vstack / dstack / column_stack (torch.cat joins)"}

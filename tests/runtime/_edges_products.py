@@ -148,6 +148,26 @@ CASES: list = [
     Case("lstsq", "np.linalg.lstsq(x, y)[1]", [(_r(2, 4), _r(2)), (SQUARE, _r(3, 2))], smooth=(0, 1), **_PAIR),
     Case("einsum", "np.einsum(x, [..., 0, 1], y, [1, 2], [..., 2])", [(BATCH, _r(3, 2)), (_r(1, 3), _r(3, 2))],
          "torch.einsum(x, [..., 0, 1], y, [1, 2], [..., 2])", **_PAIR),
+    Case("einsum", "np.einsum('ij,kj->ik', x, y, optimize=True)", [(_r(2, 3), _r(4, 3)), (_r(1, 2), _r(3, 2))],
+         "torch.einsum('ij,kj->ik', x, y)", **_PAIR),
+    Case("einsum", "np.einsum('i,ij,j->', x, y, x, optimize='greedy')", [(_r(3), _r(3, 3))],
+         "torch.einsum('i,ij,j->', x, y, x)", **_PAIR),
+    # vectors along other axes: a's along axisa, b's along axisb, the result's along axisc
+    Case("cross", "np.cross(x, y, axisa=0, axisb=1, axisc=0)", [(_r(3, 2), _r(2, 3)), (_r(3, 1), _r(4, 3)),
+                                                                (_vec([[NAN], [1.0], [INF]]), _r(2, 3))],
+         "torch.linalg.cross(x.mT, y).mT", **_PAIR),
+    Case("cross", "np.cross(x, y, axisa=0, axis=1) ** 2", [(_r(2, 3), _r(2, 3))],
+         "torch.linalg.cross(x, y, dim=1) ** 2",
+         smooth=(0,), **_PAIR),
+    Case("vecdot", "np.vecdot(x, y)", [(_r(2, 3), _r(3)), (_vec([[NAN, 1.0], [INF, 0.0]]), _r(2, 2)),
+                                       (BATCH, _r(3)), (_r(2, 1, 3), _r(4, 3)), (np.zeros((2, 0)), np.zeros((0,)))],
+         "torch.linalg.vecdot(x, y)", **_PAIR),
+    Case("vecdot", "np.linalg.vecdot(x, y, axis=0) ** 2", [(_r(3, 2), _r(3, 2)), (_r(3, 1), _r(3, 4))],
+         "torch.linalg.vecdot(x, y, dim=0) ** 2", smooth=(0, 1), **_PAIR),
+    Case("vdot", "np.vdot(x, y)", [(_r(2, 3), _r(6)), (_vec([NAN, 1.0, INF]), _r(3)), (np.zeros((0,)), np.zeros((0,)))],
+         "torch.vdot(x.ravel(), y.ravel())", **_PAIR),
+    Case("vdot", "np.vdot(x, x * y)", [(_r(3), _r(3)), (_r(2, 2), _r(2, 2))], "torch.vdot(x.ravel(), (x * y).ravel())",
+         smooth=(0, 1), **_PAIR),
 ]
 #: where HIPS autograd and PyTorch disagree, the one wengert follows, and why (as _edges.CHOICES)
 CHOICES: dict = {

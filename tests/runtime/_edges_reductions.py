@@ -12,6 +12,8 @@ ZEROS = _vec([[0.5, 0.0, 2.0, 0.0, 3.0], [1.5, -2.0, 0.0, 0.7, 0.2], [0.0, 1.2, 
 WITH_ZEROS = [MATRIX_POINTS[0], (ZEROS,)] + MATRIX_POINTS[1:]
 #: no empty arrays: their maximum has no identity
 NONEMPTY = MATRIX_POINTS[:4]
+#: points with no zero, nan or inf entry
+NO_ZEROS = [MATRIX_POINTS[0], MATRIX_POINTS[3]]
 
 
 def _weights(*shape) -> np.ndarray:
@@ -35,9 +37,22 @@ CASES: list = [
     _reduction("cumprod", "np.cumprod(x, axis=1)", "torch.cumprod(x, 1)", WITH_ZEROS),
     _reduction("cumprod", "np.cumprod(x, axis=0)", "torch.cumprod(x, 0)", WITH_ZEROS),
     _reduction("cumprod", "np.cumprod(x)", "torch.cumprod(x.reshape(-1), 0)", WITH_ZEROS),
+    _reduction("cumprod", "np.cumprod(x, 1, np.float64)", "torch.cumprod(x, 1, dtype=torch.float64)", WITH_ZEROS),
+    Case("cumsum", "np.cumsum(x, axis=0, dtype=float) ** 2", MATRIX_POINTS,
+         "torch.cumsum(x, 0, dtype=torch.float64) ** 2",
+         linear=False),
+    _reduction("cumsum", "x.cumsum(dtype=np.float64)", "torch.cumsum(x.reshape(-1), 0, dtype=torch.float64)"),
     _reduction("diff", "np.diff(x)", "torch.diff(x)"),
     _reduction("diff", "np.diff(x, n=2, axis=1)", "torch.diff(x, n=2, dim=1)"),
     _reduction("diff", "np.diff(x, 1, 0)", "torch.diff(x, dim=0)"),
+    # x joined with its ends first (a scalar end is one entry along the axis)
+    _reduction("diff", "np.diff(x, prepend=0.5, append=x[:, :1])",
+               "torch.diff(torch.cat([torch.full(x.shape[:1] + (1,), 0.5, dtype=x.dtype), x, x[:, :1]], 1))"),
+    Case("diff", "np.diff(x, 2, axis=0, prepend=x[:1] * 2.0, append=y)",
+         [(_r(2, 3), _r(1, 3)), (M, _r(2, 3)), (M_NAN, _r(1, 3)), (np.zeros((0, 2)), _r(2, 2))],
+         "torch.diff(torch.cat([x[:1] * 2.0, x, y], 0), n=2, dim=0)", args=("x", "y"), wrt=(0, 1), linear=True),
+    Case("diff", "np.diff(x, n=3, append=y ** 2)", [(_r(3), _r(1)), (_r(1), _r(2)), (_r(1), _r(1))],
+         "torch.diff(torch.cat([x, y ** 2]), n=3)", args=("x", "y"), wrt=(0, 1), linear=False, smooth=(0, 1, 2)),
     _reduction("diff", "np.diff(x, n=3, axis=1)", "torch.diff(x, n=3, dim=1)"),   # as many differences as entries
     _reduction("ptp", "np.ptp(x, axis=1)", "torch.amax(x, 1) - torch.amin(x, 1)", NONEMPTY),
     _reduction("ptp", "np.ptp(x)", "torch.amax(x) - torch.amin(x)", NONEMPTY),
@@ -86,6 +101,17 @@ CASES: list = [
     _reduction("norm", "np.linalg.norm(x, np.inf, keepdims=True)",
                "torch.amax(torch.sum(torch.abs(x), 1, keepdim=True), 0, keepdim=True)", NONEMPTY),
     _reduction("norm", "np.linalg.norm(x, -np.inf)", "torch.amin(torch.sum(torch.abs(x), 1))", NONEMPTY),
+    # the vector p-norms (sum |x|**p)**(1/p): 0 at a zero entry, and where the norm is 0 (a zero entry for p < 0),
+    # as PyTorch's; there (not differentiable for p < 1) wengert's second order is 0, PyTorch's nan: first order only
+    _reduction("norm", "np.linalg.norm(x, 3, axis=1)", "torch.linalg.vector_norm(x, 3, 1)"),
+    *[Case("norm", f"np.linalg.norm(x, {p}, axis={axis})", points, f"torch.linalg.vector_norm(x, {p}, {axis})",
+           second=second)
+      for p, axis in ((0.5, 0), (-1.5, -1)) for points, second in ((NO_ZEROS, True), ([(M,)], False))],
+    Case("norm", "np.linalg.norm(x, -1.5, axis=-1, keepdims=True)", [(M_NAN,)],
+         "torch.linalg.vector_norm(x, -1.5, -1, keepdim=True)", smooth=()),
+    Case("norm", "np.linalg.norm(x, -2)", VECTORS[:1] + VECTORS[2:], "torch.linalg.vector_norm(x, -2)"),
+    Case("norm", "np.linalg.norm(x, -2)", VECTORS[1:2], "torch.linalg.vector_norm(x, -2)", second=False),
+    Case("norm", "np.linalg.norm(x, 0) * x", VECTORS, "torch.linalg.vector_norm(x, 0) * x", smooth=(0, 3)),
     # norms of singular values: autograd ('nuc') and central differences, in second order too (through the svd
     # primitive: distinct nonzero singular values)
     Case("norm", "np.linalg.norm(x, 'nuc')", SINGULAR_POINTS, smooth=(0, 1, 2)),

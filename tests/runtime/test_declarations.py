@@ -58,7 +58,7 @@ def test_the_views_are_the_primitives_declaring_view_of_first():
     assert _declaring("view_of_first") - {"imag"} == {
         "transpose", "swapaxes", "moveaxis", "reshape", "ravel", "expand_dims", "squeeze", "broadcast_to", "flip",
         "diag", "real", "asarray", "stop_gradient", "rot90", "diagonal", "atleast_1d", "atleast_2d", "atleast_3d",
-        "rollaxis"}
+        "rollaxis", "matrix_transpose"}
     assert all(registry.declares(name, "view_of_first") for name in _declaring("view_of_first"))
     assert not registry.declares("getitem", "view_of_first") and not registry.declares("for", "view_of_first")
 
@@ -75,6 +75,9 @@ def test_shape_checked_primitives_and_every_broadcasting_binary_one():
     # and those NumPy refuses for some shapes: an axis out of range or repeated (rollaxis, trace), shapes that do
     # not broadcast (broadcast_arrays), a stack of matrices (lstsq), an axis too short to differentiate (gradient)
     gathers |= {"rollaxis", "trace", "broadcast_arrays", "lstsq", "gradient"}
+    # pieces of unequal shapes (dstack), fewer than two axes (matrix_transpose), operands of other lengths (vecdot,
+    # vdot)
+    gathers |= {"dstack", "matrix_transpose", "vecdot", "vdot"}
     assert before | gathers <= checked
     # a primitive declared since then is checked because its declaring helper broadcasts its operands
     assert all(P.PRIMITIVES[name].arity == 2 and P.PRIMITIVES[name].group.endswith(".arithmetic")
@@ -121,7 +124,8 @@ def test_emits_scalar_tables_are_the_declared_scalar_functions():
 def test_index_arrays_are_the_primitives_declaring_fancy_index():
     assert _declaring("fancy_index") == {
         "list", "lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or", "logical_not", "logical_xor",
-        "invert", "arange", "argmax", "argmin", "isnan", "isfinite", "isclose", "iscomplex", "isreal", "isinf"}
+        "invert", "arange", "argmax", "argmin", "argsort", "isnan", "isfinite", "isclose", "iscomplex", "isreal",
+        "isinf"}
 
 
 def test_pad_in_a_mode_that_computes_entries_is_refused_at_the_users_line():

@@ -168,12 +168,28 @@ ARRAYS = [
     case("take", "np.take(x, [2, 0, 2], axis=-1)", (R(2, 3),), (R(4, 2, 3),), autograd=False),
     case("take-method", "x.take([0, 2, 2])", (R(2, 3),), (R(2, 2, 3),), autograd=False),
     case("take-scalar", "np.take(x, 1, axis=0)", (R(2, 3),), (R(2, 2, 3),), autograd=False),
+    case("take-clip", "np.take(x, [-2, 0, 9], axis=-1, mode='clip') ** 2", (R(2, 3),), (R(4, 2, 3),), autograd=False),
+    case("take-wrap", "x.take([4, -1, 3], mode='wrap') * x[0]", (R(2, 3),), autograd=False),
     case("take_along_axis", "np.take_along_axis(x, np.argmax(x, axis=-1)[..., None], axis=-1)", (R(2, 3),),
          (R(2, 2, 3),), autograd=False),
     # autograd raises a TypeError on axis=None
     case("concatenate-flat", "np.concatenate((x, y), axis=None) ** 3", (R(2, 2), R(3)), autograd=False),
     case("r_", "np.r_[x, y] ** 2", (R(3), R(2))),
     case("c_", "np.c_[x, y] ** 2", (R(3), R(3))),
+    case("argsort", "np.take_along_axis(x, np.argsort(x, axis=-1), axis=-1) * np.arange(3.0)", (R(2, 3),),
+         (R(2, 2, 3),), autograd=False),
+    case("argsort-method", "x[x.argsort()] ** 2 * np.arange(4.0)", (R(4),)),
+    case("dstack", "np.dstack([x, y ** 2])", (R(2, 3), R(2, 3)), (R(2, 3, 1), R(2, 3, 2)), autograd=False),
+    case("dstack-vectors", "np.dstack((x, x * y))", (R(3), R(3)), autograd=False),
+    case("column_stack-vectors", "np.column_stack((x, x * y))", (R(3), R(3))),
+    case("vstack-hstack", "np.vstack([x, y]) * np.hstack([x, y])[:3]", (R(3), R(3))),
+    case("matrix_transpose", "np.matrix_transpose(x) @ x", (R(2, 3),), (R(2, 2, 3),), autograd=False),
+    case("mT", "x.mT * 2.0 + x.mT ** 2", (R(3, 2),), (R(2, 3, 2),), autograd=False),
+    case("linalg.matrix_transpose", "np.linalg.matrix_transpose(x) ** 3", (R(2, 3),), autograd=False),
+    case("vecdot", "np.vecdot(x, y)", (R(3), R(3)), (R(2, 3), R(3)), autograd=False),
+    case("vecdot-axis", "np.linalg.vecdot(x, y ** 2, axis=0)", (R(3, 2), R(3, 2)), autograd=False),
+    case("vdot", "np.vdot(x, y) * x", (R(2, 2), R(4)), autograd=False),
+    case("outer", "np.outer(x, y ** 2)", (R(3), R(2, 2)), autograd=False),   # autograd: y of two axes fails
 ]
 
 REDUCTIONS = [
@@ -184,6 +200,13 @@ REDUCTIONS = [
     case("cumprod-method", "x.cumprod()", (R(2, 3),), edge=edge(A(0.0, 0.0, 2.0), smooth=True), autograd=False),
     case("diff", "np.diff(x)", (R(2, 4),), (R(2, 2, 4),)),
     case("diff-n-axis", "np.diff(x, n=2, axis=0) ** 2", (R(4, 2),), (R(4, 2, 2),)),
+    case("diff-prepend", "np.diff(x, prepend=0.0)", (R(2, 4),), (R(2, 2, 4),), autograd=False),
+    case("diff-ends", "np.diff(x, n=2, axis=0, prepend=x[-1:], append=y) ** 2", (R(3, 2), R(2, 2)),
+         (R(3, 2, 2), R(1, 2, 2)), autograd=False),
+    case("cumsum-dtype", "np.cumsum(x, axis=0, dtype=np.float64) * x", (R(3, 2),), (R(3, 2, 2),), autograd=False),
+    case("cumsum-method-dtype", "x.cumsum(dtype=float) ** 2", (R(2, 3),), autograd=False),
+    case("cumprod-dtype", "np.cumprod(x, -1, float) ** 2", (R(2, 3),), (R(2, 2, 3),), autograd=False),
+    case("cumprod-method-dtype", "x.cumprod(axis=0, dtype=np.float64)", (R(2, 3),), autograd=False),
     case("sort", "np.sort(x) * np.arange(6.0)", (R(6),), edge=edge(A(1.0, 2.0, 2.0, 0.5, 3.0, 3.0))),
     case("sort-axis", "np.sort(x, axis=-1) * np.arange(4.0)", (R(2, 4),), (R(3, 2, 4),), autograd=False),
     case("sort-axis0", "np.sort(x, axis=0) ** 2", (R(3, 2),), (R(3, 2, 2),), autograd=False),
@@ -218,7 +241,8 @@ REDUCTIONS = [
 
 NORMS = []
 #: ord -> whether autograd differentiates np.linalg.norm with it (vectors, matrices)
-VECTOR_ORDS = {"None": True, "1": False, "2": True, "np.inf": False, "-np.inf": False}
+VECTOR_ORDS = {"None": True, "1": False, "2": True, "np.inf": False, "-np.inf": False, "3": True, "0.5": False,
+               "-2": False, "-1.5": False}
 MATRIX_ORDS = {"'fro'": True, "'nuc'": True, "1": False, "-1": False, "2": False, "-2": False, "np.inf": False,
                "-np.inf": False}
 for _ord, _autograd in VECTOR_ORDS.items():
@@ -230,6 +254,7 @@ for _ord, _autograd in MATRIX_ORDS.items():
     NORMS += [case(f"norm-matrix-{_ord}", f"np.linalg.norm(x, ord={_ord})", (R(3, 3),), autograd=_autograd),
               case(f"norm-matrix-axes-{_ord}", f"np.linalg.norm(x, ord={_ord}, axis=(-2, -1), keepdims=True)",
                    (R(3, 2),), (R(2, 3, 2),), autograd=False)]   # autograd's gradient: wrong shape
+NORMS += [case("norm-vector-0", "np.linalg.norm(x, ord=0) * x", (R(4),), autograd=False)]
 
 ELEMENTWISE = [
     case("fmax", "np.fmax(x, y)", (R(4), R(4)), (R(2, 1, 3), R(4, 3)), edge(A(1.0, 2.0), A(1.0, -1.0))),
@@ -252,6 +277,9 @@ ELEMENTWISE = [
 PRODUCTS = [
     case("cross", "np.cross(x, y)", (R(3), R(3)), (R(4, 3), R(4, 3)), edge(R(4, 3), R(3), autograd=False, smooth=True)),
     case("cross-axis", "np.cross(x, y, axis=0)", (R(3, 2), R(3, 2)), (R(3, 2, 2), R(3, 2, 2))),
+    case("cross-axes", "np.cross(x, y, axisa=0, axisb=-1, axisc=0)", (R(3, 2), R(2, 3)), (R(3, 4, 2), R(2, 3)),
+         autograd=False),
+    case("cross-axisc", "np.cross(x, y, axisc=0) * 2.0", (R(4, 3), R(3)), autograd=False),
     case("kron", "np.kron(x, y)", (R(2, 2), R(3, 1)), (R(3), R(2))),
     case("tensordot-int", "np.tensordot(x, y, axes=1)", (R(2, 3), R(3, 4)), (R(2, 2, 3), R(3, 4))),
     case("tensordot-default", "np.tensordot(x, y)", (R(2, 3, 4), R(3, 4)), (R(2, 3, 4), R(3, 4, 2))),
@@ -262,6 +290,9 @@ PRODUCTS = [
     case("dot-method", "x.dot(y)", (R(3), R(3)), (R(2, 2, 3), R(3)), autograd=False),
     case("einsum", "np.einsum('ij,jk->ik', x, y)", (R(2, 3), R(3, 4))),
     case("einsum-trace", "np.einsum('ii', x) * x", (R(3, 3),), autograd=False),
+    case("einsum-optimize", "np.einsum('ij,jk,k->i', x, y, w, optimize=True)", (R(2, 3), R(3, 4), R(4)),
+         autograd=False),
+    case("einsum-optimal", "np.einsum('ij,ij->', x, y, optimize='optimal')", (R(2, 3), R(2, 3)), autograd=False),
 ]
 
 LINALG = [
@@ -544,3 +575,58 @@ def test_norm_at_zeros_and_ties_is_pytorchs_subgradient(ord, x):
     norm = torch.linalg.vector_norm(t, ord=ord) if x.ndim == 1 else torch.linalg.matrix_norm(t, ord=ord or "fro")
     norm.backward()
     assert_close(got, t.grad.numpy(), "gradient vs PyTorch")
+
+
+@pytest.mark.parametrize("body", ["np.take(x, [5])", "np.take(x, [0, -4], axis=0)", "x.take([1, 3])"])
+def test_take_of_a_constant_index_out_of_bounds_is_refused_at_the_users_line(body):
+    from wengert.tracer.infer import ShapeMismatchError
+    text = f"import numpy as np\n\n\ndef f(x):\n    return np.sum({body})\n"
+    register_source("<take out of bounds>", text)
+    scope: dict = {}
+    exec(compile(text, "<take out of bounds>", "exec"), scope)
+    with pytest.raises(ShapeMismatchError, match="out of bounds") as info:
+        wengert.grad(scope["f"])(R(3))
+    assert "<take out of bounds>:5:" in str(info.value) and body in str(info.value)
+
+
+@pytest.mark.parametrize("ord", [-2, -1, -0.5, 0.5, 1.5, 3, 0])
+@pytest.mark.parametrize("dim, keepdim", [(None, False), (None, True), (1, False), ((0, 1), True), ((1, 0), False)])
+def test_eager_vector_norm_of_any_order_is_pytorchs(ord, dim, keepdim):
+    """wengert.linalg.vector_norm (flattening for dim None, and over two axes: no matrix norm) and
+    wengert.linalg.norm of a vector, backward through any p-norm, as PyTorch's."""
+    torch = pytest.importorskip("torch")
+    x = A([0.5, -1.0, 2.0], [0.0, 1.5, -0.25])
+    got, want = wengert.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    norm, reference = (wengert.linalg.vector_norm(got, ord, dim, keepdim),
+                       torch.linalg.vector_norm(want, ord, dim, keepdim))
+    assert norm.shape == reference.shape
+    (norm ** 2).sum().backward()
+    (reference ** 2).sum().backward()
+    assert_close(norm.detach().numpy(), reference.detach().numpy(), "value vs PyTorch")
+    assert_close(_grad_of(got), _grad_of(want), "gradient vs PyTorch")
+    vector, reference = wengert.tensor(x[0], requires_grad=True), torch.tensor(x[0], requires_grad=True)
+    wengert.linalg.norm(vector, ord).backward()
+    torch.linalg.norm(reference, ord).backward()
+    assert_close(_grad_of(vector), _grad_of(reference), "gradient of linalg.norm vs PyTorch")
+
+
+def _grad_of(leaf) -> np.ndarray:
+    """A leaf's gradient, zeros where none reached it (PyTorch's ord=0 norm is not connected)."""
+    return np.zeros(tuple(leaf.shape)) if leaf.grad is None else leaf.grad.numpy()
+
+
+def test_generated_code_spells_np_diff_with_its_ends_by_keyword():
+    text = ("import numpy as np\n\n\ndef f(x, y):\n"
+            "    return np.sum(np.diff(x) ** 2) + np.sum(np.diff(x, 2, prepend=y) ** 2)\n")
+    register_source("<diff spelling>", text)
+    scope: dict = {}
+    exec(compile(text, "<diff spelling>", "exec"), scope)
+    g = wengert.grad(scope["f"], wrt=(0, 1))
+    x, y = R(4), R(2)
+    gx, gy = g(x, y)
+    source = g.source
+    assert "np.diff(x)" in source and "np.diff(x, prepend=y, n=2)" in source and "None" not in source
+    want = autograd.grad(lambda x, y: anp.sum(anp.diff(x) ** 2) + anp.sum(anp.diff(anp.concatenate([y, x]), 2) ** 2),
+                         (0, 1))(x, y)
+    assert_close(gx, want[0], "gradient of x vs autograd")
+    assert_close(gy, want[1], "gradient of y vs autograd")
