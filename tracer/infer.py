@@ -16,7 +16,8 @@ from ..runtime import primitives as P
 from ..runtime import types as T
 from .cleanup import substitute
 from .errors import TraceError
-from .ir import UNDEF, Function, Literal, Module, Op, Region, walk
+from .ir import UNDEF, Function, Literal, Module, Op, Region, readers, walk
+from .unroll import Unroller, dict_keys_of, keyed_items, producers_of
 
 MAX_ROUNDS = 6
 #: signatures of one function typed apart; calls with further ones share one copy typed with the
@@ -41,6 +42,7 @@ def specialise(module: Module, arg_types: list, transform_calls=None) -> Module:
     inference.specs[(module.entry, tuple(arg_types))] = module.entry
     inference.copies[module.entry] = [module.entry]
     inference.function(module.entry, list(arg_types))
+    inference.check_assumed()
     if transform_calls is not None:
         transform_calls.rewrite()
     reached = _reachable(module)
@@ -98,6 +100,8 @@ class _Inference:
         self.specs: dict = {}    # (function as traced, argument types) -> the copy typed with them
         self.copies: dict = {}   # function as traced -> its copies (itself first)
         self.origin: dict = {}   # copy -> the function as traced
+        self.shared: set = set()   # copies typed with the join of several signatures
+        self.assumed: list = []   # (dict, keys, loop, function): loops unrolled for a dict's keys
 
     def specialisation(self, base: str, types: tuple) -> str:
         """The copy of function `base` typed for arguments `types`: `base` itself for its first
@@ -108,6 +112,7 @@ class _Inference:
         copies = self.copies.setdefault(base, [])
         if len(copies) > MAX_SPECIALISATIONS:
             name = copies[-1]   # the shared copy: function() joins the types
+            self.shared.add(name)
         else:
             name = base if not copies else self.copy_of(base)
             copies.append(name)
@@ -168,8 +173,14 @@ class _Inference:
         return T.UNKNOWN if target is None else self.function(*target)
 
     def region(self, region: Region) -> list:
-        for op in region.ops:
-            self.op(op)
+        k = 0
+        while k < len(region.ops):
+            unrolled = self.unrolled(region, k)
+            if unrolled is None:
+                self.op(region.ops[k])
+                k += 1
+            else:
+                k = unrolled
         return [type_of_operand(x) for x in region.yields]
 
     def op(self, op: Op) -> None:
@@ -216,6 +227,40 @@ class _Inference:
             self.list_items[op.results[0]] = ins
         elif op.kind == "range" and all(isinstance(x, Literal) for x in op.operands):
             self.range_lengths[op.results[0]] = len(range(*[x.value for x in op.operands]))
+
+    def unrolled(self, region: Region, k: int) -> int | None:
+        """Replace the loop `region.ops[k]` by a copy of its body per key when it iterates over a
+        dict whose type knows its keys (tracer/unroll.py): where the copies start, or None. Inside a loop still
+        widening its types, the keys are an assumption checked once every type is final."""
+        op = region.ops[k]
+        fn = self.current[-1]
+        if op.kind != "for" or "exit" in op.params or fn.name in self.shared:
+            return None
+        known = keyed_items(op.iterable, producers_of(fn.body))
+        if known is None:
+            return None
+        items, dicts = known
+        self.assumed += [(d, dict_keys_of(d.type), op, fn) for d in dicts]
+        ops, ends = Unroller({v.name for v in _values(fn.body)}).unroll(op, items)
+        region.ops[k:k + 1] = ops
+        for result, end in zip(op.results, ends):
+            substitute(fn.body, result, end)
+        source = producers_of(fn.body).get(op.iterable)
+        if source in region.ops[:k] and op.iterable not in readers(fn.body):
+            region.ops.remove(source)   # `d.items()` was there for the loop only
+            return k - 1
+        return k
+
+    def check_assumed(self) -> None:
+        """Refuse a loop unrolled for a dict's keys when the dict's final type does not know them
+        to be these (a dict carried by an outer loop whose keys change between iterations)."""
+        for d, keys, op, fn in self.assumed:
+            if dict_keys_of(d.type) != keys:
+                self.current.append(fn)
+                raise self.located(op, f"this loop iterates over `{d.name.split('.')[0]}`, a dict whose "
+                                   "keys change between iterations of an outer loop or calls",
+                                   "keep the same keys on every iteration, or iterate over a constant "
+                                   "tuple of keys")
 
     def loop(self, op: Op) -> list:
         """The loop's result types. Carries widen to a fixed point, except that a carry whose
@@ -332,14 +377,17 @@ class _Inference:
         message = f"`{op.kind}` of {described}: {problem.strip()}"
         hint = ("the shapes come from the arguments the function is called with: check them, or reshape or "
                 "transpose the operands so that NumPy accepts them")
+        return self.located(op, message, hint, ShapeMismatchError)
+
+    def located(self, op: Op, message: str, hint: str, kind: type = TraceError) -> TraceError:
+        """A refusal of `op` of the function being typed, at its line, with a caret."""
         if op.loc is None:
-            return ShapeMismatchError(message, self.current[-1].source, hint=hint)
+            return kind(message, self.current[-1].source, hint=hint)
         path = self.current[-1].source.rsplit(":", 1)[0]
         text = linecache.getline(path, op.loc.line).rstrip("\n")
         stripped = text.lstrip()
         caret = " " * max(op.loc.col - 1 - (len(text) - len(stripped)), 0) + "^"
-        return ShapeMismatchError(message, f"{path}:{op.loc.line}:{op.loc.col}", stripped,
-                                  caret if stripped else "", hint)
+        return kind(message, f"{path}:{op.loc.line}:{op.loc.col}", stripped, caret if stripped else "", hint)
 
 
 def _any_length(t: T.Type) -> T.Type:
