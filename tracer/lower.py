@@ -1183,8 +1183,34 @@ class Lowerer:
                                        "call a function by its name")
             callee = callee_value.obj
             label = dotted(func.func if isinstance(func, gast.Call) else func)   # `wengert.grad(g)(x)`
+        if callee is isinstance and len(node.args) == 2 and not node.keywords:
+            known = self.isinstance_of_object(node)
+            if known is not None:
+                return known
         args, kwargs = self.call_arguments(node)
         return self.call(callee, args, kwargs, node, label)
+
+    def isinstance_of_object(self, node):
+        """`isinstance(p, A)` or `isinstance(p, (A, B))` on a value whose class is known while
+        tracing (an object argument): its answer, a constant. None where it is not known."""
+        if not isinstance(node.args[0], (gast.Name, gast.Attribute)):   # evaluated once, by the call
+            return None
+        t = self.object_type(self.expr(node.args[0]))
+        if not isinstance(t, (T.ObjectType, T.NamedTupleType)):
+            return None
+        classes = self.static_classes(node.args[1])
+        return None if classes is None else Literal(issubclass(t.cls, classes))
+
+    def static_classes(self, node):
+        """The class, or (nested) tuple of classes, that the expression `node` names while
+        tracing, else None (evaluating a name or attribute emits nothing)."""
+        if isinstance(node, gast.Tuple):
+            parts = [self.static_classes(e) for e in node.elts]
+            return tuple(parts) if all(p is not None for p in parts) else None
+        if not isinstance(node, (gast.Name, gast.Attribute)):
+            return None
+        value = self.expr(node)
+        return value.obj if isinstance(value, Static) and isinstance(value.obj, type) else None
 
     def call_arguments(self, node) -> tuple[list, dict]:
         args = []
@@ -1359,9 +1385,6 @@ class Lowerer:
         if callee is dict and not args and kwargs:   # dict(a=a, b=b): a dict display with those keys
             return self.apply(P.make_dict, [self.operand(v, node) for v in kwargs.values()], node,
                               {"keys": tuple(kwargs)})
-        if callee is isinstance and len(args) == 2 and isinstance(args[1], Static) and \
-                isinstance(self.object_type(args[0]), (T.ObjectType, T.NamedTupleType)):   # its class is known
-            return Literal(issubclass(self.object_type(args[0]).cls, args[1].obj))
         if (callee is setattr or callee is delattr) and args:
             raise self.attribute_write(node, node.args[0], f"`{label}()`", args[0])
         binding = P.lookup_callable(callee)
