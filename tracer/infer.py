@@ -16,7 +16,8 @@ from ..runtime import primitives as P
 from ..runtime import types as T
 from .cleanup import substitute
 from .errors import TraceError
-from .ir import UNDEF, Function, Literal, Module, Op, Region, readers, walk
+from .fold import NOT_STATIC, static_value
+from .ir import UNDEF, Function, Literal, Module, Op, Region, Value, readers, walk
 from .unroll import Unroller, dict_keys_of, keyed_items, producers_of
 
 MAX_ROUNDS = 6
@@ -176,11 +177,18 @@ class _Inference:
         k = 0
         while k < len(region.ops):
             unrolled = self.unrolled(region, k)
-            if unrolled is None:
-                self.op(region.ops[k])
-                k += 1
-            else:
+            if unrolled is not None:
                 k = unrolled
+                continue
+            op = region.ops[k]
+            if op.kind == "if" and isinstance(op.cond, Literal) and self.final():
+                self.take_branch(region, k)   # its ops are typed next, in place of the `if`
+                continue
+            self.op(op)
+            if self.final() and self.folded(op):
+                del region.ops[k]
+            else:
+                k += 1
         return [type_of_operand(x) for x in region.yields]
 
     def op(self, op: Op) -> None:
@@ -227,6 +235,31 @@ class _Inference:
             self.list_items[op.results[0]] = ins
         elif op.kind == "range" and all(isinstance(x, Literal) for x in op.operands):
             self.range_lengths[op.results[0]] = len(range(*[x.value for x in op.operands]))
+
+    def final(self) -> bool:
+        """Whether the types given now are the last: not inside a loop still widening them, nor in a
+        function typed again (recursion, or the copy shared by several signatures)."""
+        return self.depth == 0 and not self.guessed and self.current[-1].name not in self.shared
+
+    def folded(self, op: Op) -> bool:
+        """Replace the result of `op` by a constant where its operands' types give its value
+        (`x.ndim`, `len(x.shape)`, `x.shape[-1] == 3`: tracer/fold.py); whether it did."""
+        prim = P.PRIMITIVES.get(op.kind)
+        if prim is None or any(isinstance(x, Value) and x.type is None for x in op.operands):
+            return False
+        value = static_value(prim, op.operands, op.params)
+        if value is NOT_STATIC:
+            return False
+        substitute(self.current[-1].body, op.results[0], Literal(value))
+        return True
+
+    def take_branch(self, region: Region, k: int) -> None:
+        """Put the branch an `if` on a constant takes in its place (the other never runs)."""
+        op = region.ops[k]
+        branch = op.then if op.cond.value else op.orelse
+        region.ops[k:k + 1] = branch.ops
+        for result, y in zip(op.results, branch.yields):
+            substitute(self.current[-1].body, result, y)
 
     def unrolled(self, region: Region, k: int) -> int | None:
         """Replace the loop `region.ops[k]` by a copy of its body per key when it iterates over a
