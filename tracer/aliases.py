@@ -74,6 +74,8 @@ class Aliases:
         for r in op.results:
             self.defs[id(r)] = op
         kind, ops, res = op.kind, op.operands, op.results
+        if kind == "deferred":   # its primitive's, whatever the parameters typing gives it
+            kind = op.params["prim"]
         if declares(kind, "view_of_first"):   # a NumPy view of operand 0 (registry.Primitive)
             self._link(res[0], ops[0], "view", op)
         elif kind == "getitem":

@@ -103,6 +103,7 @@ class _Inference:
         self.origin: dict = {}   # copy -> the function as traced
         self.shared: set = set()   # copies typed with the join of several signatures
         self.assumed: list = []   # (dict, keys, loop, function): loops unrolled for a dict's keys
+        self.known: set = set()   # values whose types are final: typed outside loops still widening
 
     def specialisation(self, base: str, types: tuple) -> str:
         """The copy of function `base` typed for arguments `types`: `base` itself for its first
@@ -150,6 +151,8 @@ class _Inference:
             arg_types = joined
         for p, t in zip(fn.params, arg_types):
             p.type = t
+        if name not in self.shared and not self.guessed:   # its one signature's types
+            self.known.update(fn.params)
         self.active.add(name)
         self.current.append(fn)
         try:
@@ -185,13 +188,17 @@ class _Inference:
                 self.take_branch(region, k)   # its ops are typed next, in place of the `if`
                 continue
             self.op(op)
-            if self.final() and self.folded(op):
+            if self.final():
+                self.known.update(op.results)
+            if self.folded(op):
                 del region.ops[k]
             else:
                 k += 1
         return [type_of_operand(x) for x in region.yields]
 
     def op(self, op: Op) -> None:
+        if op.kind == "deferred":
+            self.resolve(op)
         ins = [type_of_operand(x) for x in op.operands]
         if op.kind == "if" and isinstance(op.cond, Literal):   # the other branch never runs
             out = self.region(op.then if op.cond.value else op.orelse)
@@ -242,16 +249,28 @@ class _Inference:
         return self.depth == 0 and not self.guessed and self.current[-1].name not in self.shared
 
     def folded(self, op: Op) -> bool:
-        """Replace the result of `op` by a constant where its operands' types give its value
-        (`x.ndim`, `len(x.shape)`, `x.shape[-1] == 3`: tracer/fold.py); whether it did."""
+        """Replace the result of `op` by a constant where its operands' final types give its value
+        (`x.ndim`, `len(x.shape)`, `x.shape[-1] == 3`: tracer/fold.py); whether it did. In a loop
+        still widening its types, only values typed for good outside it count (`known`)."""
         prim = P.PRIMITIVES.get(op.kind)
-        if prim is None or any(isinstance(x, Value) and x.type is None for x in op.operands):
+        if prim is None or not all(self.final() or x in self.known for x in op.operands if isinstance(x, Value)):
             return False
         value = static_value(prim, op.operands, op.params)
         if value is NOT_STATIC:
             return False
         substitute(self.current[-1].body, op.results[0], Literal(value))
         return True
+
+    def resolve(self, op: Op) -> None:
+        """Make a `deferred` op its primitive, now that its computed parameters are constants
+        (`n=x.shape[-1]` of an f64[3,8]); refuse it, at the argument, where one is not."""
+        n = op.params["n"]
+        params = dict(op.params["static"])
+        for (name, refusal), x in zip(op.params["deferred"], op.operands[n:]):
+            if not isinstance(x, Literal):
+                raise TraceError(*refusal)
+            params[name] = x.value
+        op.kind, op.operands, op.params = op.params["prim"], op.operands[:n], params
 
     def take_branch(self, region: Region, k: int) -> None:
         """Put the branch an `if` on a constant takes in its place (the other never runs)."""
@@ -290,7 +309,7 @@ class _Inference:
         for d, keys, op, fn in self.assumed:
             if dict_keys_of(d.type) != keys:
                 self.current.append(fn)
-                raise self.located(op, f"this loop iterates over `{d.name.split('.')[0]}`, a dict whose "
+                raise self.located(op.loc, f"this loop iterates over `{d.name.split('.')[0]}`, a dict whose "
                                    "keys change between iterations of an outer loop or calls",
                                    "keep the same keys on every iteration, or iterate over a constant "
                                    "tuple of keys")
@@ -410,17 +429,26 @@ class _Inference:
         message = f"`{op.kind}` of {described}: {problem.strip()}"
         hint = ("the shapes come from the arguments the function is called with: check them, or reshape or "
                 "transpose the operands so that NumPy accepts them")
-        return self.located(op, message, hint, ShapeMismatchError)
+        return self.located(op.loc, message, hint, ShapeMismatchError)
 
-    def located(self, op: Op, message: str, hint: str, kind: type = TraceError) -> TraceError:
-        """A refusal of `op` of the function being typed, at its line, with a caret."""
-        if op.loc is None:
+    def located(self, loc, message: str, hint: str, kind: type = TraceError) -> TraceError:
+        """A refusal at `loc` (an ir.Loc, or None) in the function being typed, with a caret."""
+        if loc is None:
             return kind(message, self.current[-1].source, hint=hint)
         path = self.current[-1].source.rsplit(":", 1)[0]
-        text = linecache.getline(path, op.loc.line).rstrip("\n")
+        text = linecache.getline(path, loc.line).rstrip("\n")
         stripped = text.lstrip()
-        caret = " " * max(op.loc.col - 1 - (len(text) - len(stripped)), 0) + "^"
-        return kind(message, f"{path}:{op.loc.line}:{op.loc.col}", stripped, caret if stripped else "", hint)
+        caret = " " * max(loc.col - 1 - (len(text) - len(stripped)), 0) + "^"
+        return kind(message, f"{path}:{loc.line}:{loc.col}", stripped, caret if stripped else "", hint)
+
+
+def refuse_deferred(module: Module) -> None:
+    """A module traced without argument types keeps no parameter it cannot compute (a `deferred`
+    op, tracer/lower.py: Deferred): refuse the first, as typing it with any arguments would."""
+    for fn in module.functions.values():
+        for op in walk(fn.body):
+            if op.kind == "deferred":
+                raise TraceError(*op.params["deferred"][0][1])
 
 
 def _any_length(t: T.Type) -> T.Type:

@@ -174,6 +174,15 @@ def trace_module(fn, constants: dict | None = None, arg_types: list | None = Non
 # Lowering one function
 # ---------------------------------------------------------------------------------------------
 
+class Deferred:
+    """The parameter `name` computed as `value`, which typing may fold to a constant (`n=x.shape[-1]`):
+    tracer/infer.py resolves the op, or raises `refusal` (a TraceError's parts, kept as text)."""
+
+    def __init__(self, value: Value, name: str, refusal: TraceError):
+        self.value, self.name = value, name
+        self.refusal = (refusal.message, refusal.location, refusal.source_line, refusal.caret, refusal.hint)
+
+
 class _Exit:
     """How a block ended: it returned a value, it raised, or it fell through (None)."""
 
@@ -233,8 +242,17 @@ class Lowerer:
         return results
 
     def apply(self, prim: P.Primitive, operands: list, node, params: dict | None = None):
-        """Emit `prim`, or fold it now when its value is known (tracer/fold.py)."""
+        """Emit `prim`, or fold it now when its value is known (tracer/fold.py). A parameter computed
+        from sizes (a `Deferred`) makes a `deferred` op, which typing resolves or refuses."""
         params = params or {}
+        later = {k: v for k, v in params.items() if isinstance(v, Deferred)}
+        if later:
+            static = {k: v for k, v in params.items() if k not in later}
+            n = prim.num_results(static)
+            results = self.emit("deferred", [*operands, *[d.value for d in later.values()]], node,
+                                {"prim": prim.name, "n": len(operands), "static": static,
+                                 "deferred": tuple((k, d.refusal) for k, d in later.items())}, n)
+            return results[0] if n == 1 else results
         value = static_value(prim, operands, params)
         if value is not NOT_STATIC:
             return Literal(value)
@@ -1283,7 +1301,7 @@ class Lowerer:
             pass
         if binding.prim is P.transpose and params.get("axes") == ():
             params["axes"] = None
-        elif binding.prim is P.transpose and params.get("axes") is not None and len(params["axes"]) == 1 \
+        elif binding.prim is P.transpose and isinstance(params.get("axes"), tuple) and len(params["axes"]) == 1 \
                 and isinstance(params["axes"][0], tuple):
             params["axes"] = params["axes"][0]
         result = self.apply(binding.prim, operands, node, params)
@@ -1327,6 +1345,14 @@ class Lowerer:
                 value = value.value
             elif isinstance(value, Value) and self.constant_items(value) is not None:
                 value = self.constant_items(value)   # `axes=[0, 2, 1]`: a list display of constants
+            elif isinstance(value, Value) and name != "dtype":   # `n=x.shape[-1]`: known once typed
+                refusal = self.error(_argument_node(node, binding, name, label),
+                                     f"the `{name}` argument of `{label}` must be known while tracing: a "
+                                     "constant, or computed from the sizes of arrays (`x.shape[-1]`, "
+                                     "`x.ndim - 1`), not from their values",
+                                     f"write a constant such as `{name}=0`; an argument that a helper function "
+                                     "is called with as a literal is a constant in the helper too")
+                value = Deferred(value, name, refusal)
             elif isinstance(value, Value):
                 raise self.error(_argument_node(node, binding, name, label),
                                  f"the `{name}` argument of `{label}` must be known while tracing (a constant), "

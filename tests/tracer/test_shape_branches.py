@@ -1,6 +1,7 @@
 """Sizes the argument types give (`z.ndim`, `len(z.shape)`, `z.shape[-1]`, `z.size`) are folded while
 typing (tracer/infer.py), so a branch on them keeps the one path taken: its values keep their
-shapes and the untaken path is never typed. Gradients are checked against HIPS autograd."""
+shapes and the untaken path is never typed; a parameter computed from them (`n=x.shape[-1]`) is a
+constant once typed. Gradients are checked against HIPS autograd and central differences."""
 import autograd
 import autograd.numpy as anp
 import numpy as np
@@ -55,3 +56,61 @@ def test_a_size_inside_a_loop_stays_a_run_time_value():
                 x = x[None]
         return np.sum(x ** 2)
     assert wengert.grad(grow)(np.ones(2), 3).tolist() == [2.0, 2.0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameters computed from sizes (`n=x.shape[-1]`, `axis=x.ndim - 1`) are constants once typed
+# ---------------------------------------------------------------------------------------------
+
+def central(f, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = eps
+        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
+    return g
+
+
+def make_params(np):
+    def round_trip(x):
+        y = np.fft.rfft(x * np.arange(1.0, x.shape[-1] + 1))
+        return np.sum(np.fft.irfft(y * 0.5, n=x.shape[-1]) ** 2)
+
+    def last_axis(x):
+        s = 0.0
+        for i in range(2):   # inside a loop: x's type is final all the same
+            s = s + np.sum(np.max(np.moveaxis(x, x.ndim - 1, 0), axis=x.ndim - 1) ** 2) * (i + 1)
+        return s + np.sum(np.reshape(x, (x.shape[0], -1)) ** 3)
+    return round_trip, last_axis
+
+
+(round_trip, last_axis), PARAM_REFERENCE = make_params(np), dict(zip(["round_trip", "last_axis"], make_params(anp)))
+
+
+@pytest.mark.parametrize("shape", [(6,), (5,), (2, 4)])
+def test_irfft_length_from_a_shape(shape):
+    x = np.linspace(-1.0, 1.0, int(np.prod(shape))).reshape(shape)
+    text = str(wengert.ir(round_trip, x))
+    assert f"n={shape[-1]}" in text and "deferred" not in text
+    got = wengert.grad(round_trip)(x)
+    np.testing.assert_allclose(got, central(round_trip, x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(wengert.jacfwd(round_trip)(x), got, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 2)])
+def test_axes_from_ndim(shape):
+    x = np.sin(np.arange(float(np.prod(shape)))).reshape(shape)
+    np.testing.assert_allclose(wengert.grad(last_axis)(x), autograd.grad(PARAM_REFERENCE["last_axis"])(x),
+                               rtol=1e-10)
+
+
+def test_a_parameter_from_array_values_is_refused_at_the_argument():
+    def f(x):
+        return np.sum(np.fft.irfft(np.fft.rfft(x), n=int(np.sum(x))))
+    with pytest.raises(wengert.TraceError) as info:
+        wengert.grad(f)(np.ones(4))
+    err = info.value
+    assert "the `n` argument of `np.fft.irfft` must be known while tracing" in err.message
+    assert err.source_line.startswith("return np.sum(np.fft.irfft(")
+    assert err.caret.endswith("^" * len("n=int(np.sum(x))"))
+    assert err.location.endswith(f":{f.__code__.co_firstlineno + 1}:{err.source_line.index('n=int') + 9}")
