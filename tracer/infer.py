@@ -42,6 +42,7 @@ def specialise(module: Module, arg_types: list, transform_calls=None) -> Module:
     inference = _Inference(module, transform_calls)
     inference.specs[(module.entry, tuple(arg_types))] = module.entry
     inference.copies[module.entry] = [module.entry]
+    inference.as_traced[module.entry] = copy.deepcopy(module.functions[module.entry].body)
     inference.function(module.entry, list(arg_types))
     inference.check_assumed()
     if transform_calls is not None:
@@ -102,6 +103,8 @@ class _Inference:
         self.copies: dict = {}   # function as traced -> its copies (itself first)
         self.origin: dict = {}   # copy -> the function as traced
         self.shared: set = set()   # copies typed with the join of several signatures
+        self.restarted: set = set()   # shared copies whose body is the trace's again, to type
+        self.as_traced: dict = {}   # function as traced -> its body before typing changed it
         self.assumed: list = []   # (dict, keys, loop, function): loops unrolled for a dict's keys
         self.known: set = set()   # values whose types are final: typed outside loops still widening
 
@@ -112,9 +115,13 @@ class _Inference:
         if key in self.specs:
             return self.specs[key]
         copies = self.copies.setdefault(base, [])
+        if not copies:   # typing folds sizes and unrolls loops for one signature: copies start from this
+            self.as_traced[base] = copy.deepcopy(self.module.functions[base].body)
         if len(copies) > MAX_SPECIALISATIONS:
             name = copies[-1]   # the shared copy: function() joins the types
-            self.shared.add(name)
+            if name not in self.shared:   # typed for one signature so far: start again from the trace
+                self.shared.add(name)
+                self.restart(name, base)
         else:
             name = base if not copies else self.copy_of(base)
             copies.append(name)
@@ -127,10 +134,20 @@ class _Inference:
         while f"{base}.{n}" in self.module.functions:
             n += 1
         name = f"{base}.{n}"
-        self.module.functions[name] = Function(name, copy.deepcopy(fn.body), fn.env, fn.source, fn.arg_names,
-                                               fn.captures)
+        self.module.functions[name] = Function(name, copy.deepcopy(self.as_traced[base]), fn.env, fn.source,
+                                               fn.arg_names, fn.captures)
         self.origin[name] = base
         return name
+
+    def restart(self, name: str, base: str) -> None:
+        """Give the copy `name` the body `base` was traced with, its parameters keeping the types
+        they have, so that function() types it again with the join of its signatures."""
+        fn = self.module.functions[name]
+        body = copy.deepcopy(self.as_traced[base])
+        for new, old in zip(body.args, fn.body.args):
+            new.type = old.type
+        fn.body = body
+        self.restarted.add(name)
 
     def call(self, op: Op, ins: list) -> T.Type:
         base = op.params["callee"]
@@ -145,10 +162,11 @@ class _Inference:
         old = [p.type for p in fn.params]
         if name in self.returns or name in self.active:
             joined = [T.join(a, b) for a, b in zip(old, arg_types)]
-            if joined == old or name in self.active:
+            if (joined == old and name not in self.restarted) or name in self.active:
                 self.guessed |= name in self.active
                 return self.returns.get(name, T.NEVER)
             arg_types = joined
+        self.restarted.discard(name)
         for p, t in zip(fn.params, arg_types):
             p.type = t
         if name not in self.shared and not self.guessed:   # its one signature's types

@@ -115,3 +115,46 @@ def test_a_parameter_from_array_values_is_refused_at_the_argument():
     assert err.source_line.startswith("return np.sum(np.fft.irfft(")
     assert err.caret.endswith("^" * len("n=int(np.sum(x))"))
     assert err.location.endswith(f":{f.__code__.co_firstlineno + 1}:{err.source_line.index('n=int') + 9}")
+
+
+# ---------------------------------------------------------------------------------------------
+# A helper typed for several signatures folds each copy for its own
+# ---------------------------------------------------------------------------------------------
+
+def helper(z):
+    if z.ndim > 1:
+        return np.sum(z, axis=0)
+    return z * 2.0
+
+
+def two_signatures(x):
+    return np.sum(helper(x) ** 2) + np.sum(helper(x[0]) ** 2)
+
+
+def keys(p):
+    return sum(np.sum(p[k] ** 2) for k in p)
+
+
+def two_dicts(x):
+    return keys({"a": x, "b": x * 2.0}) + keys({"c": x[0]})
+
+
+def shrinking(x):
+    if x.shape[0] <= 1:
+        return np.sum(x ** 2)
+    return shrinking(x[1:]) + x[0] ** 3
+
+
+def test_each_copy_of_a_helper_folds_for_its_own_signature():
+    x = np.arange(6.0).reshape(2, 3)
+    want = np.array([[6.0, 10.0, 14.0], [6.0, 10.0, 14.0]])
+    want[0] += 8.0 * x[0]
+    np.testing.assert_allclose(wengert.grad(two_signatures)(x), want)
+    np.testing.assert_allclose(wengert.grad(two_dicts)(x), 2 * x * np.array([[6.0], [5.0]]))
+
+
+def test_recursion_on_shrinking_shapes_folds_each_level():
+    x = np.arange(1.0, 6.0)
+    want = 3 * x ** 2
+    want[-1] = 2 * x[-1]
+    np.testing.assert_allclose(wengert.grad(shrinking)(x), want)
