@@ -100,3 +100,38 @@ def test_forward_mode_agrees():
     np.testing.assert_allclose(wengert.jacfwd(flat)(w), wengert.grad(flat)(w), rtol=1e-10)
     np.testing.assert_allclose(wengert.grad(flat)(w),
                                autograd.grad(lambda w: REFERENCE["step_items"]({"W": w, "b": 0.25}))(w), rtol=1e-10)
+
+
+def make_training(np, grad):
+    """SGD written as users write it: a loop of steps over a dict of parameters (the data passed as
+    arguments: a global that a transform called in a loop reads is unbound in the generated code)."""
+    def loss(p, X, y):
+        return np.mean((np.tanh(X @ p["W"]) + p["b"] - y) ** 2)
+
+    def train(p, X, y):
+        for _ in range(3):
+            g = grad(loss)(p, X, y)
+            p = {k: v - LR * g[k] for k, v in p.items()}
+        return loss(p, X, y)
+    return train
+
+
+def test_a_training_loop_over_a_dict_of_parameters():
+    train = make_training(np, wengert.grad)
+    got = wengert.grad(train)(params(), X, Y)
+    want = autograd.grad(make_training(anp, autograd.grad))(params(), X, Y)
+    for k in want:
+        np.testing.assert_allclose(got[k], want[k], rtol=1e-10, atol=1e-12)
+
+
+def test_keys_that_change_between_iterations_are_refused_at_the_loop():
+    def f(p, n):
+        for i in range(n):
+            p = {k: p[k] * 2.0 for k in p}
+            p[str(i)] = p["W"]
+        return np.sum(p["W"])
+    with pytest.raises(wengert.TraceError) as info:
+        wengert.grad(f)(params(), 2)
+    err = info.value
+    assert "iterates over `p`, a dict whose keys change" in err.message
+    assert err.source_line == "p = {k: p[k] * 2.0 for k in p}"
