@@ -273,6 +273,9 @@ class _Inference:
         prim = P.PRIMITIVES.get(op.kind)
         if prim is None or not all(self.final() or x in self.known for x in op.operands if isinstance(x, Value)):
             return False
+        t = op.results[0].type if op.results else None
+        if isinstance(t, T.ArrayType) and t.shape != ():   # an array is no literal: never build it here
+            return False
         value = static_value(prim, op.operands, op.params)
         if value is NOT_STATIC:
             return False
