@@ -44,10 +44,10 @@ def specialise(module: Module, arg_types: list, transform_calls=None) -> Module:
     inference.copies[module.entry] = [module.entry]
     inference.as_traced[module.entry] = copy.deepcopy(module.functions[module.entry].body)
     inference.function(module.entry, list(arg_types))
-    inference.check_assumed()
     if transform_calls is not None:
         transform_calls.rewrite()
     reached = _reachable(module)
+    inference.check_assumed(reached)
     for name in [n for n in module.functions if n not in reached]:   # typed for a loop's early guesses
         del module.functions[name]
     for fn in module.functions.values():   # functions never reached get unknown types
@@ -324,11 +324,12 @@ class _Inference:
             return k - 1
         return k
 
-    def check_assumed(self) -> None:
+    def check_assumed(self, reached: set) -> None:
         """Refuse a loop unrolled for a dict's keys when the dict's final type does not know them
-        to be these (a dict carried by an outer loop whose keys change between iterations)."""
+        to be these (a dict carried by an outer loop whose keys change between iterations); in the
+        functions `reached` (the others were typed for a loop's early guesses)."""
         for d, keys, op, fn in self.assumed:
-            if dict_keys_of(d.type) != keys:
+            if fn.name in reached and dict_keys_of(d.type) != keys:
                 self.current.append(fn)
                 raise self.located(op.loc, f"this loop iterates over `{d.name.split('.')[0]}`, a dict whose "
                                    "keys change between iterations of an outer loop or calls",
