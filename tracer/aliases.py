@@ -74,6 +74,8 @@ class Aliases:
         for r in op.results:
             self.defs[id(r)] = op
         kind, ops, res = op.kind, op.operands, op.results
+        if kind == "deferred":   # its primitive's, whatever the parameters typing gives it
+            kind = op.params["prim"]
         if declares(kind, "view_of_first"):   # a NumPy view of operand 0 (registry.Primitive)
             self._link(res[0], ops[0], "view", op)
         elif kind == "getitem":
@@ -105,15 +107,33 @@ class Aliases:
                     self._link(r, y, "merge", op)
         elif kind in ("for", "while"):
             for c in op.carried():
-                self._link(c.result, c.init, "merge", op)
+                if not self.runs(op):   # after a loop that always runs, a carry is what the body left
+                    self._link(c.result, c.init, "merge", op)
                 self._link(c.result, c.next, "merge", op)
-                for arg in c.args:
-                    self._link(arg, c.next, "merge", op)
+                for arg in c.args:   # an iteration's argument may be the last one's object, which
+                    # (itself made in the body) shares nothing more than its own links say
+                    self._link(arg, c.next, "merge", op, both=False)
         elif kind == "call":
             shared = self.lw.tracer.returns_alias.get(op.params.get("callee"))
             for i, x in enumerate(ops):
                 if shared is None or i in shared:
                     self._link(res[0], x, "call", op)
+
+    def runs(self, op: Op) -> bool:
+        """Whether the loop `op` runs its body to the end at least once, as its iterable tells while
+        lowering (`range(5)`, a constant tuple); a `break` may leave it earlier."""
+        if op.kind != "for" or "exit" in op.params:
+            return False
+        iterable = op.operands[0]
+        if isinstance(iterable, Literal):
+            return isinstance(iterable.value, (tuple, str)) and len(iterable.value) > 0
+        made = self.defs.get(id(iterable))
+        if made is None or made.kind != "range" or not all(isinstance(x, Literal) for x in made.operands):
+            return False
+        try:
+            return len(range(*[x.value for x in made.operands])) > 0
+        except TypeError:   # not ints: the program raises at run time
+            return False
 
     def loop_groups(self, carried: list, updated: set) -> dict:
         """{name: leader}: the other names of the objects that carried names the loop body updates

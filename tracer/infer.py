@@ -16,7 +16,9 @@ from ..runtime import primitives as P
 from ..runtime import types as T
 from .cleanup import substitute
 from .errors import TraceError
-from .ir import UNDEF, Function, Literal, Module, Op, Region, walk
+from .fold import NOT_STATIC, static_value
+from .ir import UNDEF, Function, Literal, Module, Op, Region, Value, readers, walk
+from .unroll import Unroller, dict_keys_of, keyed_items, producers_of
 
 MAX_ROUNDS = 6
 #: signatures of one function typed apart; calls with further ones share one copy typed with the
@@ -40,10 +42,12 @@ def specialise(module: Module, arg_types: list, transform_calls=None) -> Module:
     inference = _Inference(module, transform_calls)
     inference.specs[(module.entry, tuple(arg_types))] = module.entry
     inference.copies[module.entry] = [module.entry]
+    inference.as_traced[module.entry] = copy.deepcopy(module.functions[module.entry].body)
     inference.function(module.entry, list(arg_types))
     if transform_calls is not None:
         transform_calls.rewrite()
     reached = _reachable(module)
+    inference.check_assumed(reached)
     for name in [n for n in module.functions if n not in reached]:   # typed for a loop's early guesses
         del module.functions[name]
     for fn in module.functions.values():   # functions never reached get unknown types
@@ -99,6 +103,11 @@ class _Inference:
         self.specs: dict = {}    # (function as traced, argument types) -> the copy typed with them
         self.copies: dict = {}   # function as traced -> its copies (itself first)
         self.origin: dict = {}   # copy -> the function as traced
+        self.shared: set = set()   # copies typed with the join of several signatures
+        self.restarted: set = set()   # shared copies whose body is the trace's again, to type
+        self.as_traced: dict = {}   # function as traced -> its body before typing changed it
+        self.assumed: list = []   # (dict, keys, loop, function): loops unrolled for a dict's keys
+        self.known: set = set()   # values whose types are final: typed outside loops still widening
 
     def specialisation(self, base: str, types: tuple) -> str:
         """The copy of function `base` typed for arguments `types`: `base` itself for its first
@@ -107,8 +116,13 @@ class _Inference:
         if key in self.specs:
             return self.specs[key]
         copies = self.copies.setdefault(base, [])
+        if not copies:   # typing folds sizes and unrolls loops for one signature: copies start from this
+            self.as_traced[base] = copy.deepcopy(self.module.functions[base].body)
         if len(copies) > MAX_SPECIALISATIONS:
             name = copies[-1]   # the shared copy: function() joins the types
+            if name not in self.shared:   # typed for one signature so far: start again from the trace
+                self.shared.add(name)
+                self.restart(name, base)
         else:
             name = base if not copies else self.copy_of(base)
             copies.append(name)
@@ -121,10 +135,20 @@ class _Inference:
         while f"{base}.{n}" in self.module.functions:
             n += 1
         name = f"{base}.{n}"
-        self.module.functions[name] = Function(name, copy.deepcopy(fn.body), fn.env, fn.source, fn.arg_names,
-                                               fn.captures)
+        self.module.functions[name] = Function(name, copy.deepcopy(self.as_traced[base]), fn.env, fn.source,
+                                               fn.arg_names, fn.captures)
         self.origin[name] = base
         return name
+
+    def restart(self, name: str, base: str) -> None:
+        """Give the copy `name` the body `base` was traced with, its parameters keeping the types
+        they have, so that function() types it again with the join of its signatures."""
+        fn = self.module.functions[name]
+        body = copy.deepcopy(self.as_traced[base])
+        for new, old in zip(body.args, fn.body.args):
+            new.type = old.type
+        fn.body = body
+        self.restarted.add(name)
 
     def call(self, op: Op, ins: list) -> T.Type:
         base = op.params["callee"]
@@ -139,12 +163,15 @@ class _Inference:
         old = [p.type for p in fn.params]
         if name in self.returns or name in self.active:
             joined = [T.join(a, b) for a, b in zip(old, arg_types)]
-            if joined == old or name in self.active:
+            if (joined == old and name not in self.restarted) or name in self.active:
                 self.guessed |= name in self.active
                 return self.returns.get(name, T.NEVER)
             arg_types = joined
+        self.restarted.discard(name)
         for p, t in zip(fn.params, arg_types):
             p.type = t
+        if name not in self.shared and not self.guessed:   # its one signature's types
+            self.known.update(fn.params)
         self.active.add(name)
         self.current.append(fn)
         try:
@@ -169,11 +196,28 @@ class _Inference:
         return T.UNKNOWN if target is None else self.function(*target)
 
     def region(self, region: Region) -> list:
-        for op in region.ops:
+        k = 0
+        while k < len(region.ops):
+            unrolled = self.unrolled(region, k)
+            if unrolled is not None:
+                k = unrolled
+                continue
+            op = region.ops[k]
+            if op.kind == "if" and isinstance(op.cond, Literal) and self.final():
+                self.take_branch(region, k)   # its ops are typed next, in place of the `if`
+                continue
             self.op(op)
+            if self.final():
+                self.known.update(op.results)
+            if self.folded(op):
+                del region.ops[k]
+            else:
+                k += 1
         return [type_of_operand(x) for x in region.yields]
 
     def op(self, op: Op) -> None:
+        if op.kind == "deferred":
+            self.resolve(op)
         ins = [type_of_operand(x) for x in op.operands]
         if op.kind == "if" and isinstance(op.cond, Literal):   # the other branch never runs
             out = self.region(op.then if op.cond.value else op.orelse)
@@ -220,6 +264,81 @@ class _Inference:
                 self.list_values[op.results[0]] = [x.value for x in op.operands]
         elif op.kind == "range" and all(isinstance(x, Literal) for x in op.operands):
             self.range_lengths[op.results[0]] = len(range(*[x.value for x in op.operands]))
+
+    def final(self) -> bool:
+        """Whether the types given now are the last: not inside a loop still widening them, nor in a
+        function typed again (recursion, or the copy shared by several signatures)."""
+        return self.depth == 0 and not self.guessed and self.current[-1].name not in self.shared
+
+    def folded(self, op: Op) -> bool:
+        """Replace the result of `op` by a constant where its operands' final types give its value
+        (`x.ndim`, `len(x.shape)`, `x.shape[-1] == 3`: tracer/fold.py); whether it did. In a loop
+        still widening its types, only values typed for good outside it count (`known`)."""
+        prim = P.PRIMITIVES.get(op.kind)
+        if prim is None or not all(self.final() or x in self.known for x in op.operands if isinstance(x, Value)):
+            return False
+        t = op.results[0].type if op.results else None
+        if isinstance(t, T.ArrayType) and t.shape != ():   # an array is no literal: never build it here
+            return False
+        value = static_value(prim, op.operands, op.params)
+        if value is NOT_STATIC:
+            return False
+        substitute(self.current[-1].body, op.results[0], Literal(value))
+        return True
+
+    def resolve(self, op: Op) -> None:
+        """Make a `deferred` op its primitive, now that its computed parameters are constants
+        (`n=x.shape[-1]` of an f64[3,8]); refuse it, at the argument, where one is not."""
+        n = op.params["n"]
+        params = dict(op.params["static"])
+        for (name, refusal), x in zip(op.params["deferred"], op.operands[n:]):
+            if not isinstance(x, Literal):
+                raise TraceError(*refusal)
+            params[name] = x.value
+        op.kind, op.operands, op.params = op.params["prim"], op.operands[:n], params
+
+    def take_branch(self, region: Region, k: int) -> None:
+        """Put the branch an `if` on a constant takes in its place (the other never runs)."""
+        op = region.ops[k]
+        branch = op.then if op.cond.value else op.orelse
+        region.ops[k:k + 1] = branch.ops
+        for result, y in zip(op.results, branch.yields):
+            substitute(self.current[-1].body, result, y)
+
+    def unrolled(self, region: Region, k: int) -> int | None:
+        """Replace the loop `region.ops[k]` by a copy of its body per key when it iterates over a
+        dict whose type knows its keys (tracer/unroll.py): where the copies start, or None. Inside a loop still
+        widening its types, the keys are an assumption checked once every type is final."""
+        op = region.ops[k]
+        fn = self.current[-1]
+        if op.kind != "for" or "exit" in op.params or fn.name in self.shared:
+            return None
+        known = keyed_items(op.iterable, producers_of(fn.body))
+        if known is None:
+            return None
+        items, dicts = known
+        self.assumed += [(d, dict_keys_of(d.type), op, fn) for d in dicts]
+        ops, ends = Unroller({v.name for v in _values(fn.body)}).unroll(op, items)
+        region.ops[k:k + 1] = ops
+        for result, end in zip(op.results, ends):
+            substitute(fn.body, result, end)
+        source = producers_of(fn.body).get(op.iterable)
+        if source in region.ops[:k] and op.iterable not in readers(fn.body):
+            region.ops.remove(source)   # `d.items()` was there for the loop only
+            return k - 1
+        return k
+
+    def check_assumed(self, reached: set) -> None:
+        """Refuse a loop unrolled for a dict's keys when the dict's final type does not know them
+        to be these (a dict carried by an outer loop whose keys change between iterations); in the
+        functions `reached` (the others were typed for a loop's early guesses)."""
+        for d, keys, op, fn in self.assumed:
+            if fn.name in reached and dict_keys_of(d.type) != keys:
+                self.current.append(fn)
+                raise self.located(op.loc, f"this loop iterates over `{d.name.split('.')[0]}`, a dict whose "
+                                   "keys change between iterations of an outer loop or calls",
+                                   "keep the same keys on every iteration, or iterate over a constant "
+                                   "tuple of keys")
 
     def loop(self, op: Op) -> list:
         """The loop's result types. Carries widen to a fixed point, except that a carry whose
@@ -336,14 +455,26 @@ class _Inference:
         message = f"`{op.kind}` of {described}: {problem.strip()}"
         hint = ("the shapes come from the arguments the function is called with: check them, or reshape or "
                 "transpose the operands so that NumPy accepts them")
-        if op.loc is None:
-            return ShapeMismatchError(message, self.current[-1].source, hint=hint)
+        return self.located(op.loc, message, hint, ShapeMismatchError)
+
+    def located(self, loc, message: str, hint: str, kind: type = TraceError) -> TraceError:
+        """A refusal at `loc` (an ir.Loc, or None) in the function being typed, with a caret."""
+        if loc is None:
+            return kind(message, self.current[-1].source, hint=hint)
         path = self.current[-1].source.rsplit(":", 1)[0]
-        text = linecache.getline(path, op.loc.line).rstrip("\n")
+        text = linecache.getline(path, loc.line).rstrip("\n")
         stripped = text.lstrip()
-        caret = " " * max(op.loc.col - 1 - (len(text) - len(stripped)), 0) + "^"
-        return ShapeMismatchError(message, f"{path}:{op.loc.line}:{op.loc.col}", stripped,
-                                  caret if stripped else "", hint)
+        caret = " " * max(loc.col - 1 - (len(text) - len(stripped)), 0) + "^"
+        return kind(message, f"{path}:{loc.line}:{loc.col}", stripped, caret if stripped else "", hint)
+
+
+def refuse_deferred(module: Module) -> None:
+    """A module traced without argument types keeps no parameter it cannot compute (a `deferred`
+    op, tracer/lower.py: Deferred): refuse the first, as typing it with any arguments would."""
+    for fn in module.functions.values():
+        for op in walk(fn.body):
+            if op.kind == "deferred":
+                raise TraceError(*op.params["deferred"][0][1])
 
 
 def _any_length(t: T.Type) -> T.Type:

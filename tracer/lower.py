@@ -174,6 +174,15 @@ def trace_module(fn, constants: dict | None = None, arg_types: list | None = Non
 # Lowering one function
 # ---------------------------------------------------------------------------------------------
 
+class Deferred:
+    """The parameter `name` computed as `value`, which typing may fold to a constant (`n=x.shape[-1]`):
+    tracer/infer.py resolves the op, or raises `refusal` (a TraceError's parts, kept as text)."""
+
+    def __init__(self, value: Value, name: str, refusal: TraceError):
+        self.value, self.name = value, name
+        self.refusal = (refusal.message, refusal.location, refusal.source_line, refusal.caret, refusal.hint)
+
+
 class _Exit:
     """How a block ended: it returned a value, it raised, or it fell through (None)."""
 
@@ -233,8 +242,17 @@ class Lowerer:
         return results
 
     def apply(self, prim: P.Primitive, operands: list, node, params: dict | None = None):
-        """Emit `prim`, or fold it now when its value is known (tracer/fold.py)."""
+        """Emit `prim`, or fold it now when its value is known (tracer/fold.py). A parameter computed
+        from sizes (a `Deferred`) makes a `deferred` op, which typing resolves or refuses."""
         params = params or {}
+        later = {k: v for k, v in params.items() if isinstance(v, Deferred)}
+        if later:
+            static = {k: v for k, v in params.items() if k not in later}
+            n = prim.num_results(static)
+            results = self.emit("deferred", [*operands, *[d.value for d in later.values()]], node,
+                                {"prim": prim.name, "n": len(operands), "static": static,
+                                 "deferred": tuple((k, d.refusal) for k, d in later.items())}, n)
+            return results[0] if n == 1 else results
         value = static_value(prim, operands, params)
         if value is not NOT_STATIC:
             return Literal(value)
@@ -1184,8 +1202,34 @@ class Lowerer:
                                        "call a function by its name")
             callee = callee_value.obj
             label = dotted(func.func if isinstance(func, gast.Call) else func)   # `wengert.grad(g)(x)`
+        if callee is isinstance and len(node.args) == 2 and not node.keywords:
+            known = self.isinstance_of_object(node)
+            if known is not None:
+                return known
         args, kwargs = self.call_arguments(node)
         return self.call(callee, args, kwargs, node, label)
+
+    def isinstance_of_object(self, node):
+        """`isinstance(p, A)` or `isinstance(p, (A, B))` on a value whose class is known while
+        tracing (an object argument): its answer, a constant. None where it is not known."""
+        if not isinstance(node.args[0], (gast.Name, gast.Attribute)):   # evaluated once, by the call
+            return None
+        t = self.object_type(self.expr(node.args[0]))
+        if not isinstance(t, (T.ObjectType, T.NamedTupleType)):
+            return None
+        classes = self.static_classes(node.args[1])
+        return None if classes is None else Literal(issubclass(t.cls, classes))
+
+    def static_classes(self, node):
+        """The class, or (nested) tuple of classes, that the expression `node` names while
+        tracing, else None (evaluating a name or attribute emits nothing)."""
+        if isinstance(node, gast.Tuple):
+            parts = [self.static_classes(e) for e in node.elts]
+            return tuple(parts) if all(p is not None for p in parts) else None
+        if not isinstance(node, (gast.Name, gast.Attribute)):
+            return None
+        value = self.expr(node)
+        return value.obj if isinstance(value, Static) and isinstance(value.obj, type) else None
 
     def call_arguments(self, node) -> tuple[list, dict]:
         args = []
@@ -1258,7 +1302,7 @@ class Lowerer:
             pass
         if binding.prim is P.transpose and params.get("axes") == ():
             params["axes"] = None
-        elif binding.prim is P.transpose and params.get("axes") is not None and len(params["axes"]) == 1 \
+        elif binding.prim is P.transpose and isinstance(params.get("axes"), tuple) and len(params["axes"]) == 1 \
                 and isinstance(params["axes"][0], tuple):
             params["axes"] = params["axes"][0]
         result = self.apply(binding.prim, operands, node, params)
@@ -1302,6 +1346,14 @@ class Lowerer:
                 value = value.value
             elif isinstance(value, Value) and self.constant_items(value) is not None:
                 value = self.constant_items(value)   # `axes=[0, 2, 1]`: a list display of constants
+            elif isinstance(value, Value) and name != "dtype":   # `n=x.shape[-1]`: known once typed
+                refusal = self.error(_argument_node(node, binding, name, label),
+                                     f"the `{name}` argument of `{label}` must be known while tracing: a "
+                                     "constant, or computed from the sizes of arrays (`x.shape[-1]`, "
+                                     "`x.ndim - 1`), not from their values",
+                                     f"write a constant such as `{name}=0`; an argument that a helper function "
+                                     "is called with as a literal is a constant in the helper too")
+                value = Deferred(value, name, refusal)
             elif isinstance(value, Value):
                 raise self.error(_argument_node(node, binding, name, label),
                                  f"the `{name}` argument of `{label}` must be known while tracing (a constant), "
@@ -1360,9 +1412,6 @@ class Lowerer:
         if callee is dict and not args and kwargs:   # dict(a=a, b=b): a dict display with those keys
             return self.apply(P.make_dict, [self.operand(v, node) for v in kwargs.values()], node,
                               {"keys": tuple(kwargs)})
-        if callee is isinstance and len(args) == 2 and isinstance(args[1], Static) and \
-                isinstance(self.object_type(args[0]), (T.ObjectType, T.NamedTupleType)):   # its class is known
-            return Literal(issubclass(self.object_type(args[0]).cls, args[1].obj))
         if (callee is setattr or callee is delattr) and args:
             raise self.attribute_write(node, node.args[0], f"`{label}()`", args[0])
         binding = P.lookup_callable(callee)

@@ -15,7 +15,7 @@ from ..runtime import types as T
 from .capture import capture
 from .cleanup import prune
 from .errors import TraceError, error_at
-from .infer import specialise
+from .infer import refuse_deferred, specialise
 from .ir import UNDEF, Literal, Module
 from .lower import trace_module
 from .syntax import own_nodes
@@ -59,6 +59,8 @@ def _trace(fn, arg_types: list | None, constants: dict | None) -> Module:
     module = verify(prune(verify(trace_module(fn, constants, arg_types))))
     if arg_types is not None:   # objects are records in the IR: their classes served the lowering
         verify(specialise(module, [T.plain(t) for t in arg_types], TransformCalls(module)))
+    else:
+        refuse_deferred(module)
     return module
 
 

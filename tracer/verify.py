@@ -100,6 +100,10 @@ class _FunctionVerifier:
         elif op.kind == "global":
             if op.operands or nres != 1 or not isinstance(op.params.get("name"), str):
                 raise self.fail("expects a name parameter, no operands and one result", op)
+        elif op.kind == "deferred":   # a primitive whose parameters typing resolves (tracer/lower.py: Deferred)
+            prim = P.PRIMITIVES.get(op.params.get("prim"))
+            if prim is None or len(op.operands) != op.params["n"] + len(op.params["deferred"]):
+                raise self.fail("expects a primitive, its operands, then one per deferred parameter", op)
         elif op.kind == "pycall":
             if not op.operands or nres != 1:
                 raise self.fail("expects a callable operand and one result", op)

@@ -327,7 +327,7 @@ BODIES = {
     "list_append": "xs = [x]\n    xs.append(3.0 * x)\n    return xs[0] * xs[1]",
     "list_extend": "xs = [x]\n    xs.extend([3.0 * x, x])\n    return xs[1] - xs[2]",
     "list_pop": "xs = [x, 2.0 * x]\n    y = xs.pop()\n    return y * xs[0]",
-    "dict_items": "d = {'a': x, 'b': 3.0 * x}\n    total = 0.0\n    for k, v in d.items():\n"
+    "dict_items": "d = {'a': x, 'b': 3.0 * x}\n    total = 0.0\n    for k, v in list(d.items()):\n"
                   "        total = total + v\n    return total",
     "dict_get": "d = {'a': x}\n    return d.get('a', 0.0) * d.get('b', x)",
     "enumerate": "total = 0.0\n    for i, v in enumerate([x, x * x]):\n        total = total + i * v\n    return total",

@@ -560,3 +560,53 @@ def test_a_helper_updating_an_item_of_a_temporary_list_is_followed():
             return a[0] * a[1]
     """)
     check_everywhere(f, X3)
+
+
+# ---------------------------------------------------------------------------------------------
+# After a loop that surely runs, a rebound name is the body's object, not the argument
+# ---------------------------------------------------------------------------------------------
+
+def test_a_loop_that_runs_leaves_a_fresh_value_to_update_in_place():
+    f, _ = load("""
+        def f(h, steps):
+            for _ in range(steps):
+                h = np.tanh(h)
+                h += 0.5
+            h += 1.0
+            return np.sum(h ** 2)
+    """)
+    x = X3.copy()
+    check_everywhere(lambda h: f(h, 3), x)
+    before = x.copy()
+    wengert.grad(f)(x, 3)
+    np.testing.assert_array_equal(x, before)   # the caller's array is untouched
+
+
+@pytest.mark.parametrize("loop", ["for _ in range(steps):", "for _ in range(0, steps, 2):",
+                                  "for row in np.ones((steps, 1)):", "while steps > 0:\n                steps -= 1"])
+def test_a_loop_that_may_not_run_keeps_the_argument_refusal(loop):
+    f, filename = load(f"""
+        def f(h, steps):
+            {loop}
+                h = np.tanh(h)
+            h += 1.0
+            return np.sum(h ** 2)
+    """)
+    steps = 0 if "range(" in loop else 3   # a while loop, or one over an argument: any count
+    with pytest.raises(wengert.WengertError, match=r"`h` shares memory with the argument `h`") as info:
+        wengert.grad(f)(X3.copy(), steps)
+    assert f"{filename}:" in str(info.value) and "h += 1.0" in str(info.value)
+
+
+def test_a_loop_that_breaks_keeps_the_argument_refusal():
+    f, _ = load("""
+        def f(h, steps):
+            for i in range(steps):
+                if i == 1:
+                    break
+                h = np.tanh(h)
+            h += 1.0
+            return np.sum(h ** 2)
+    """)
+    with pytest.raises(wengert.WengertError, match=r"shares memory with the argument `h`"):
+        wengert.grad(f)(X3.copy(), 3)

@@ -92,6 +92,31 @@ def test_namedtuple_fields_by_name_and_index():
     assert run(module, Point(3.0, 4.0)) == pytest.approx(5.0)
 
 
+@dataclasses.dataclass
+class Wide(Params):
+    pass
+
+
+def by_class(p, x):
+    if isinstance(p, (Point, (Wide, int))):   # a tuple of classes is known while tracing too
+        return np.sum(np.tanh(x @ p.W)) * p.b
+    if isinstance(p, (str, Params)):
+        return np.sum(x @ p.W) * p.b
+    return 0.0
+
+
+@pytest.mark.parametrize("cls", [Params, Wide])
+def test_isinstance_with_a_tuple_of_classes_is_resolved_while_tracing(cls):
+    p, x = cls(np.ones((3, 2)) * 0.1, 0.5), np.arange(6.0).reshape(2, 3)
+    text = str(wengert.ir(by_class, p, x))
+    assert "global" not in text and "if " not in text   # no classes, no branch left
+    assert ("tanh" in text) == (cls is Wide)
+    got = wengert.grad(by_class)(p, x)
+    W = p.W
+    want = (1 - np.tanh(x @ W) ** 2) if cls is Wide else np.ones((2, 2))
+    np.testing.assert_allclose(got.W, x.T @ want * 0.5, rtol=1e-12)
+
+
 def write_field(p, x):
     p.W = x
     return np.sum(x)
