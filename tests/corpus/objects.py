@@ -1,7 +1,7 @@
 """Models as objects: parameters in a dataclass or a namedtuple, a class holding its weights
 whose methods call each other. The objects are passed as arguments (read as records of their
 data fields); the derivatives are taken with respect to the arrays beside them, and with
-respect to the objects themselves in tests/test_objects.py."""
+respect to the objects themselves in tests/codegen/test_object_gradients.py."""
 import collections
 import dataclasses
 
