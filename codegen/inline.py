@@ -38,7 +38,9 @@ def inline_calls(module: Module) -> Function:
     fn = module.main
     namer = Namer(all_names(fn.body))
     fold_constants(fn.body, fn.body)
-    _Inliner(module, fn, namer).region(fn.body, fn, [fn.name])
+    inliner = _Inliner(module, fn, namer)
+    inliner.region(fn.body, fn, [fn.name])
+    fn.body.ops[:0] = inliner.hoisted
     return fn
 
 
@@ -70,6 +72,10 @@ class _Inliner:
         self.module = module
         self.target = target
         self.namer = namer
+        #: env name -> the value the entry reads that object into (its own `global`s and callees')
+        self.globals = {op.params["name"]: op.results[0] for op in target.body.ops if op.kind == "global"}
+        #: callees' `global`s, for the head of the entry's body
+        self.hoisted: list = []
 
     def region(self, region: Region, home: Function, stack: list) -> None:
         out, replaced = [], {}
@@ -77,7 +83,8 @@ class _Inliner:
             for sub in op.regions:
                 self.region(sub, home, stack)
             if op.kind == "global" and home is not self.target:
-                op = self.adopt_global(op, home)
+                self.hoist_global(op, home, replaced)
+                continue
             if op.kind != "call":
                 out.append(op)
                 continue
@@ -102,6 +109,17 @@ class _Inliner:
         region.ops = out
         for old, new in replaced.items():   # later ops read the callee's return value instead
             substitute(region, old, new)
+
+    def hoist_global(self, op: Op, home: Function, replaced: dict) -> None:
+        """A callee's global is read once, at the head of the entry: a constant read inside a loop
+        body would be a loop-local value the adjoint tapes and rebinds, shadowing the global."""
+        op = self.adopt_global(op, home)
+        name = op.params["name"]
+        if name in self.globals:   # already read: later ops use that value
+            replaced[op.results[0]] = self.globals[name]
+        else:
+            self.globals[name] = op.results[0]
+            self.hoisted.append(op)
 
     def adopt_global(self, op: Op, home: Function) -> Op:
         """A callee's global, renamed if the entry already uses its name for another object."""

@@ -236,3 +236,106 @@ def test_a_transform_called_on_values_of_unknown_shape_is_refused_at_the_call():
         return np.sum(inner_grad(acc, X, Y))
     assert_refused(f, r"test_transform_calls.py:\d+:\d+: a traced value goes through `inner_grad`, a wengert "
                       "transform called on values whose shapes or dtypes are not known while tracing")
+
+
+# A transform (or a helper) reading a global, called in a loop: the global's read is hoisted out
+# of the loop (codegen/inline.py), not taped and rebound in the adjoint where it shadowed the global.
+
+def global_loss(p):
+    return np.mean((np.tanh(X @ p["W"]) + p["b"] - Y) ** 2)
+
+
+def a_global_loss(p):
+    return anp.mean((anp.tanh(anp.dot(X, p["W"])) + p["b"] - Y) ** 2)
+
+
+def global_train(p):
+    for _ in range(3):
+        g = wengert.grad(global_loss)(p)
+        p = {"W": p["W"] - 0.1 * g["W"], "b": p["b"] - 0.1 * g["b"]}
+    return global_loss(p)
+
+
+def a_global_train(p):
+    for _ in range(3):
+        g = autograd.grad(a_global_loss)(p)
+        p = {"W": p["W"] - 0.1 * g["W"], "b": p["b"] - 0.1 * g["b"]}
+    return a_global_loss(p)
+
+
+def test_a_transform_of_a_function_reading_a_global_called_in_a_loop():
+    params = {"W": W, "b": 0.3}
+    got, want = wengert.grad(global_train)(params), autograd.grad(a_global_train)(params)
+    np.testing.assert_allclose(got["W"], want["W"], rtol=1e-10)
+    assert got["b"] == pytest.approx(want["b"], rel=1e-10)
+    np.testing.assert_allclose(got["W"], numeric_grad(lambda w: global_train({"W": w, "b": 0.3}), (W,), 0),
+                               rtol=1e-6, atol=1e-9)
+    assert got["b"] == pytest.approx(numeric_grad(lambda b: global_train({"W": W, "b": b}), (0.3,), 0), rel=1e-6)
+    assert wengert.value_and_grad(global_train)(params)[0] == pytest.approx(global_train(params), rel=1e-12)
+
+
+def w_loss(w):   # reads the globals X and Y
+    return np.mean((np.tanh(X @ w) - Y) ** 2)
+
+
+def a_w_loss(w):
+    return anp.mean((anp.tanh(anp.dot(X, w)) - Y) ** 2)
+
+
+def w_helper(w):   # a plain helper reading a global, inlined into the loop body
+    return np.tanh(X_TEST @ w) @ X_TEST / 4
+
+
+def a_w_helper(w):
+    return anp.dot(anp.tanh(anp.dot(X_TEST, w)), X_TEST) / 4
+
+
+def for_static(w, n):
+    for _ in range(n):
+        w = w - 0.2 * wengert.grad(w_loss)(w)
+    return w_loss(w) + np.sum(X_TEST @ w)   # the outer function reads globals too
+
+
+def a_for_static(w, n):
+    for _ in range(n):
+        w = w - 0.2 * autograd.grad(a_w_loss)(w)
+    return a_w_loss(w) + anp.sum(anp.dot(X_TEST, w))
+
+
+def while_loop(w, n):
+    i = 0
+    while i < n:
+        w = w - 0.2 * wengert.grad(w_loss)(w) - 0.1 * w_helper(w)
+        i += 1
+    return w_loss(w) * np.sum(Y)
+
+
+def a_while_loop(w, n):
+    i = 0
+    while i < n:
+        w = w - 0.2 * autograd.grad(a_w_loss)(w) - 0.1 * a_w_helper(w)
+        i += 1
+    return a_w_loss(w) * anp.sum(Y)
+
+
+@pytest.mark.parametrize("f, af", [(for_static, a_for_static), (while_loop, a_while_loop)],
+                         ids=["for_range_of_an_int_argument", "while"])
+def test_globals_read_in_a_loop_by_the_inner_and_the_outer_function(f, af):
+    got = wengert.grad(f)(W, 3)
+    np.testing.assert_allclose(got, autograd.grad(af)(W, 3), rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(got, numeric_grad(f, (W, 3), 0), rtol=1e-6, atol=1e-9)
+    v = RNG.normal(size=3)
+    np.testing.assert_allclose(wengert.jvp(lambda w: f(w, 3), (W,), (v,))[1], got @ v, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(wengert.hessian(f)(W, 2), autograd.hessian(af)(W, 2), rtol=1e-8, atol=1e-12)
+
+
+def test_inlining_reads_each_global_once_at_the_head_of_the_entry():
+    from wengert.api import ir
+    from wengert.codegen.inline import inline_calls
+    from wengert.tracer.ir import walk
+    fn = inline_calls(ir(while_loop, W, 3))   # X is read by the outer, inner and helper functions
+    reads = [op for op in walk(fn.body) if op.kind == "global"]
+    assert all(op in fn.body.ops for op in reads)
+    objects = [id(fn.env[op.params["name"]]) for op in reads]
+    assert len(objects) == len(set(objects))
+    assert {id(X), id(X_TEST), id(Y)} <= set(objects)
