@@ -50,10 +50,25 @@ def is_namedtuple(value) -> bool:
     return isinstance(value, tuple) and hasattr(type(value), "_fields") and hasattr(type(value), "_make")
 
 
+#: types that are never objects nor hold one (read first: arguments are checked at every call)
+_LEAVES = frozenset((np.ndarray, float, int, bool, complex, str, type(None)))
+#: class -> whether its instances are objects passed as records (a class answers the same each time)
+_OBJECT_CLASSES: dict = {}
+
+
 def is_object(value) -> bool:
     """Whether `value` is passed as a record: a dataclass instance, or an instance of a class of
     the user's own code whose fields are in `__dict__` or `__slots__` (not a library's object)."""
     cls = type(value)
+    if cls in _LEAVES:
+        return False
+    known = _OBJECT_CLASSES.get(cls)
+    if known is None:
+        known = _OBJECT_CLASSES[cls] = _is_object_class(value, cls)
+    return known
+
+
+def _is_object_class(value, cls) -> bool:
     if isinstance(value, type) or cls.__module__ == "builtins" or isinstance(value, (np.ndarray, np.generic)):
         return False
     if any(hasattr(cls, a) for a in ("__array__", "__array_interface__", "__array_ufunc__")):
@@ -69,6 +84,8 @@ def is_object(value) -> bool:
 
 def is_structure(value) -> bool:
     """Whether `value` holds an object or a namedtuple anywhere (containers included)."""
+    if type(value) in _LEAVES:
+        return False
     if is_object(value) or is_namedtuple(value):
         return True
     if isinstance(value, (list, tuple)):

@@ -429,6 +429,12 @@ def _complex(t) -> bool:
     return isinstance(t, T.ArrayType) and t.dtype.startswith("c") or isinstance(t, T.ScalarType) and t.kind == "complex"
 
 
+def _real_scalar(t) -> bool:
+    """Whether values of type `t` are surely real scalars (a Python float or int, a 0-d real array)."""
+    return isinstance(t, T.ScalarType) and t.kind in ("float", "int") or (
+        isinstance(t, T.ArrayType) and t.shape == () and t.dtype[:1] in ("f", "i", "u"))
+
+
 def _not_scalar(t) -> bool:
     return isinstance(t, (T.TupleType, T.ListType, T.DictType)) or (
         isinstance(t, T.ArrayType) and t.shape is not None and t.shape != ())
@@ -509,6 +515,9 @@ class GradFunction(_Transform):
     def run(self, args: tuple, kwargs: dict) -> tuple:
         """(value, aux, gradients) of a call."""
         compiled, values = self.compiled(self.__wengert_bound__ + args, kwargs)
+        if not self.has_aux and _real_scalar(compiled.output_type):   # the types vouch for the value
+            out, *grads = compiled.fn(*values, 1.0)
+            return out, None, self._grads(grads, values)
         self.checked(compiled, None)   # before running: the seed fits no other output
         out, *grads = compiled.fn(*values, self.seed)
         value, aux = self.checked(compiled, out)
