@@ -146,6 +146,9 @@ def _index_active_loops(fn: Function, varied: set, namer: Namer) -> None:
             for sub in op.regions:
                 visit(sub)
             if op.kind == "for" and isinstance(op.iterable, Value) and op.iterable in varied:
+                if isinstance(op.iterable.type, T.DictType):
+                    _iterate_keys(region, op, namer)
+                    continue
                 seq = op.iterable
                 body = op.body
                 item = op.item
@@ -160,3 +163,11 @@ def _index_active_loops(fn: Function, varied: set, namer: Namer) -> None:
                 op.item = k
                 op.iterable = steps
     visit(fn.body)
+
+
+def _iterate_keys(region: Region, op: Op, namer: Namer) -> None:
+    """`for k in d` over a varied dict binds its keys, which carry no derivative: iterate over
+    `list(d.keys())` as `for k in d.keys()` does (the dict's gradient flows through `d[k]`)."""
+    keys = Value(namer.fresh("keys"), T.ListType(T.UNKNOWN))
+    region.ops.insert(region.ops.index(op), Op("dict_keys", [op.iterable], [keys], {}, [], op.loc))
+    op.iterable = keys

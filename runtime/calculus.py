@@ -91,11 +91,14 @@ def maybe_container(x) -> bool:
 
 
 def zero_tangent(x):
-    """A zero tangent for x: 0.0 for a Python number, zeros (None items for containers) else."""
-    if x is None:
+    """A zero tangent for x: 0.0 for a Python number or bool, None for a str or None (they have
+    no tangent), zeros (None items for containers) else."""
+    if x is None or isinstance(x, (str, bytes)):
         return None
-    if isinstance(x, (int, float, complex)) and not isinstance(x, bool):
+    if isinstance(x, (int, float, complex)):
         return 0.0
+    if isinstance(getattr(x, "type", None), T.ScalarType) and x.type.kind in ("str", "none"):
+        return None
     return ops.zero_cotangent(x)
 
 

@@ -298,14 +298,18 @@ def _part(value: ast.expr, part) -> ast.expr:
     return ast.Subscript(value, index, ast.Load())
 
 
-def _dense(g, like):
+def _dense(g, like, tangent: bool = False):
     """A cotangent as the user gets it: where the generated code keeps a zero item of a list,
-    tuple or dict as None, zeros shaped like that item of the argument."""
+    tuple or dict as None, zeros shaped like that item of the argument. For the `tangent` of a
+    result, an item that is not floating (str, int, bool, None) has none: None, as reverse mode
+    takes None for it."""
     if isinstance(like, (list, tuple)):
         items = [None] * len(like) if g is None else g
-        return restore(like, [_dense(item, part) for item, part in zip(items, like)])
+        return restore(like, [_dense(item, part, tangent) for item, part in zip(items, like)])
     if isinstance(like, dict):
-        return restore(like, {k: _dense(None if g is None else g.get(k), v) for k, v in like.items()})
+        return restore(like, {k: _dense(None if g is None else g.get(k), v, tangent) for k, v in like.items()})
+    if tangent and not _is_float(like):
+        return None
     if g is not None:
         return g
     if isinstance(like, (float, int)) and not isinstance(like, bool):
@@ -643,7 +647,7 @@ def jvp(fn, primals: tuple, tangents: tuple):
     transform = _tangent_transform(fn, primals, tangents)
     compiled, values = transform.compiled(transform.__wengert_bound__ + primals, {})
     out, out_dot = compiled.fn(*values, *[_tangent_for(fn, i, tangents[i], primals[i]) for i in transform.wrt])
-    return out, _dense(out_dot, out)
+    return out, _dense(out_dot, out, tangent=True)
 
 
 def _tangent_transform(fn, primals: tuple, tangents: tuple) -> _TangentTransform:

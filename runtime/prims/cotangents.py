@@ -161,7 +161,10 @@ dict_from_values = primitive("dict_from_values", _dict_from_values, arity=2, lin
 
 
 def _zero_cotangent(x):
-    """A zero cotangent for a container: the same structure with None (zero) items."""
+    """A zero cotangent for a container: the same structure with None (zero) items; None for a
+    str or None, which have none."""
+    if x is None or isinstance(x, (str, bytes)):
+        return None
     if isinstance(x, dict):
         return {k: None for k in x}
     if isinstance(x, (list, tuple)):
