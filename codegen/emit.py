@@ -117,6 +117,8 @@ class Emitter:
         self.inline: dict[Value, str] = {}     # folded temporaries: their expression, read once
         self.nesting: dict[Value, int] = {}    # how deep the parentheses of a folded expression go
         self.foldable = _foldable(fn.body, self.uses)
+        #: loop arguments that own their object (see `owned_carries`): updatable in place
+        self.owned: set = set()
 
     # -- names --------------------------------------------------------------------------------------
     def name(self, v: Value) -> str:
@@ -237,7 +239,11 @@ class Emitter:
             return
         if op.kind == "list_append" and self.single_use(op.operands[0]):
             self.alias(op.results[0], op.operands[0])
-            self.emit(depth, f"{args[0]}.append({args[1]})", op)
+            if op.operands[0] in self.owned:   # a loop's argument: written so that tracing it again sees a new list
+                self.helpers.add("list_push")
+                self.emit(depth, f"{args[0]} = list_push({args[0]}, {args[1]})", op)
+            else:
+                self.emit(depth, f"{args[0]}.append({args[1]})", op)
             return
         if op.kind == "unpack":
             lhs = ", ".join(results) + ("," if len(results) == 1 else "")
@@ -256,8 +262,17 @@ class Emitter:
     def single_use(self, x) -> bool:
         """Whether the op at hand may update `x` in place: x is read only there, and it is a fresh
         object this code made (not a view of another array, nor the caller's)."""
-        return isinstance(x, Value) and self.uses.get(x, 0) == 1 and x not in self.protected and \
-            x in self.producers and declares(self.producers[x].kind, "fresh")
+        return isinstance(x, Value) and self.uses.get(x, 0) == 1 and x not in self.protected and (
+            x in self.owned or x in self.producers and declares(self.producers[x].kind, "fresh"))
+
+    def owned_carries(self, op: Op) -> None:
+        """Loop arguments that may be updated in place: a carry whose initial value is a fresh
+        object read only by the loop, and whose arguments each region reads once, holds at every
+        iteration an object nothing else sees (a tape `xs.append(v)` is then O(1), not a copy)."""
+        for c in op.carried():
+            init = c.init
+            if self.single_use(init) and all(self.uses.get(arg, 0) <= 1 for arg in c.args):
+                self.owned.update(c.args)
 
     @property
     def protected(self) -> set:
@@ -328,6 +343,7 @@ class Emitter:
 
     def loop(self, op: Op, depth: int) -> None:
         body = op.body
+        self.owned_carries(op)
         # a carried value, its loop argument(s) and its result share one Python variable, named
         # like the user's variable inside the loop
         for c in op.carried():

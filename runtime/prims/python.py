@@ -11,7 +11,7 @@ import numpy as np
 from .. import shape_rules as S
 from .. import types as T
 from ..calculus import ops, unbroadcast
-from ..registry import MUTATING_METHODS, declare, method, primitive
+from ..registry import MUTATING_METHODS, declare, method, primitive, stands_for
 
 # ---------------------------------------------------------------------------------------------
 # Python builtins over sequences
@@ -176,6 +176,16 @@ list_append = primitive("list_append", _list_append, arity=2, linear=True, shape
                              lambda g, out, xs, v: ops.or_zeros(ops.getitem(g, -1), v)),
                         linear_in=(0, 1), reads_containers=True, doc="xs + [v]: the list after xs.append(v)")
 method("append", list_append, "xs, v", "xs v", table=MUTATING_METHODS)
+
+
+def list_push(xs: list, v) -> list:
+    """`xs.append(v)`, returning xs: how generated code appends to a list that it alone holds (a
+    loop's tape), in O(1); traced again, it is `list_append`, whose result is a new list."""
+    xs.append(v)
+    return xs
+
+
+stands_for(list_append, [list_push], "xs, v", "xs v")
 
 
 def _list_extend(xs, vs):
