@@ -387,21 +387,34 @@ def _stale(compiled: Compiled) -> bool:
 
 def _fast_key(args: tuple):
     """What decides the generated code, read cheaply from plain arguments (None: use the full
-    path): dtypes and shapes of arrays, the values of ints and bools."""
+    path): dtypes and shapes of arrays, the values of ints and bools, and the same of the items
+    of tuples, lists and dicts (with their lengths and keys)."""
     key = []
     for a in args:
-        kind = type(a)
-        if kind is np.ndarray:
-            key.append((a.dtype.str, a.shape))
-        elif kind is float:
-            key.append(float)
-        elif is_static_argument(a):
-            key.append((kind, a))
-        elif isinstance(a, np.generic):
-            key.append((a.dtype.str, ()))
-        else:
+        part = _fast_part(a)
+        if part is None:
             return None
+        key.append(part)
     return tuple(key)
+
+
+def _fast_part(a):
+    kind = type(a)
+    if kind is np.ndarray:
+        return (a.dtype.str, a.shape)
+    if kind is float:
+        return float
+    if kind is tuple or kind is list:
+        parts = tuple(_fast_part(item) for item in a)
+        return None if None in parts else (kind, parts)
+    if kind is dict:
+        parts = tuple((k, _fast_part(v)) for k, v in a.items() if type(k) is str or type(k) is int)
+        return None if len(parts) != len(a) or any(p is None for _, p in parts) else (dict, parts)
+    if is_static_argument(a):
+        return (kind, a)
+    if isinstance(a, np.generic):
+        return (a.dtype.str, ())
+    return None
 
 
 _USE_VJP = "use wengert.vjp(f, *args) and pass a cotangent to its pullback"
