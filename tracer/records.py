@@ -14,6 +14,7 @@ import os
 import sys
 import sysconfig
 import types
+import weakref
 
 import numpy as np
 
@@ -52,15 +53,16 @@ def is_namedtuple(value) -> bool:
 
 #: types that are never objects nor hold one (read first: arguments are checked at every call)
 _LEAVES = frozenset((np.ndarray, float, int, bool, complex, str, type(None)))
-#: class -> whether its instances are objects passed as records (a class answers the same each time)
-_OBJECT_CLASSES: dict = {}
+#: class -> whether its instances are objects passed as records (a class answers the same each time;
+#: weak, so that classes made at run time are not kept alive by it)
+_OBJECT_CLASSES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def is_object(value) -> bool:
     """Whether `value` is passed as a record: a dataclass instance, or an instance of a class of
     the user's own code whose fields are in `__dict__` or `__slots__` (not a library's object)."""
     cls = type(value)
-    if cls in _LEAVES:
+    if cls in _LEAVES or cls is tuple or cls is list or cls is dict:
         return False
     known = _OBJECT_CLASSES.get(cls)
     if known is None:
