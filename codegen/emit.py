@@ -7,6 +7,7 @@ adjoint statement carries a comment naming the user's line it differentiates.
 """
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import keyword
@@ -119,6 +120,10 @@ class Emitter:
         self.foldable = _foldable(fn.body, self.uses)
         #: loop arguments that own their object (see `owned_carries`): updatable in place
         self.owned: set = set()
+        #: the region each value and op is defined in
+        self.region_of: dict = {}
+        self._locate(fn.body)
+        self.hand_over(fn.body)
 
     # -- names --------------------------------------------------------------------------------------
     def name(self, v: Value) -> str:
@@ -188,11 +193,39 @@ class Emitter:
             self.uses.get(result) == 1
         if packed:   # `return a, b` rather than a temporary
             body = Region(body.args, body.ops[:-1], body.yields)
+            value = last.operands[0]
+            if value in self.foldable:   # the value computed with the forward pass, not kept until the end
+                self.foldable.discard(value)
+                if is_temporary(value.name):
+                    self.names[value] = self.name(Value("value", None))
         self.region(body, 1)
         returned = ", ".join(self.expr(x) for x in last.operands) + ("," if len(last.operands) == 1 else "") \
             if packed else self.expr(result)
         self.emit(1, f"return {returned}")
+        self.free_early()
         return "\n".join(self.lines) + "\n"
+
+    def free_early(self) -> None:
+        """`del` each large array after the last statement of the function that reads it, so that
+        its memory is reused by the arrays computed after it (a forward temporary read only by
+        the forward pass is not kept until the adjoint returns)."""
+        large = {name for v, name in self.names.items() if _nbytes(v) >= FREE_BYTES}
+        if not large:
+            return
+        code = ast.parse("\n".join(self.lines)).body[0]
+        stored = {n.id for n in ast.walk(code) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        free = large & stored - {self.name(p) for p in self.fn.params}
+        last: dict = {}
+        for k, statement in enumerate(code.body):
+            for n in ast.walk(statement):
+                if isinstance(n, ast.Name) and n.id in free:
+                    last[n.id] = k
+        after: dict = {}
+        for name, k in last.items():
+            if not isinstance(code.body[min(k + 1, len(code.body) - 1)], ast.Return):   # returning frees them
+                after.setdefault(code.body[k].end_lineno, []).append(name)
+        for line in sorted(after, reverse=True):
+            self.lines.insert(line, "    " + "del " + ", ".join(sorted(after[line])))
 
     def region(self, region: Region, depth: int) -> None:
         start = len(self.lines)
@@ -218,6 +251,8 @@ class Emitter:
             return self.if_op(op, depth)
         if op.kind in ("for", "while"):
             return self.loop(op, depth)
+        if op.kind in _AUGMENTED and op.results[0] not in self.foldable and self.update_in_place(op, depth):
+            return None
         nesting = 1 + max((self.nesting.get(x, 0) for x in op.operands if isinstance(x, Value) and x in self.inline),
                           default=0)
         args = [self.expr(x) for x in op.operands]
@@ -239,11 +274,7 @@ class Emitter:
             return
         if op.kind == "list_append" and self.single_use(op.operands[0]):
             self.alias(op.results[0], op.operands[0])
-            if op.operands[0] in self.owned:   # a loop's argument: written so that tracing it again sees a new list
-                self.helpers.add("list_push")
-                self.emit(depth, f"{args[0]} = list_push({args[0]}, {args[1]})", op)
-            else:
-                self.emit(depth, f"{args[0]}.append({args[1]})", op)
+            self.emit(depth, f"{args[0]}.append({args[1]})", op)
             return
         if op.kind == "unpack":
             lhs = ", ".join(results) + ("," if len(results) == 1 else "")
@@ -259,6 +290,31 @@ class Emitter:
         else:
             self.emit(depth, text, op)
 
+    def update_in_place(self, op: Op, depth: int) -> bool:
+        """`a += b` for `a_1 = a + b`, an accumulation (one variable's next value: `x_bar`, then
+        `x_bar_1`) where `a` is an array this code made, read nowhere else, of the result's dtype
+        and shape: no new array, and the memory stays warm."""
+        result = op.results[0]
+        order = (0, 1) if op.kind in ("add", "mul") else (0,)   # + and * commute exactly
+        for k in order:
+            x, other = op.operands[k], op.operands[1 - k]
+            if isinstance(x, Value) and _version_of(x.name) == _version_of(result.name) and x not in self.inline \
+                    and x is not other and self.single_use(x) and self.names.get(result, self.name(x)) == self.name(x) \
+                    and isinstance(type_of_operand(x), T.ArrayType) and type_of_operand(x) == type_of_operand(result):
+                b = self.expr(other)
+                self.alias(result, x)
+                self.emit(depth, f"{self.name(x)} {_AUGMENTED[op.kind]} {b}", op)
+                return True
+        return False
+
+    def iterated_only(self, x: Value) -> bool:
+        """Whether `x` is read only as the sequence a `for` loop runs over."""
+        return self.uses.get(x) == 1 and any(op.kind == "for" and op.iterable is x for op in self.loops)
+
+    @functools.cached_property
+    def loops(self) -> list:
+        return [op for op in walk(self.fn.body) if op.kind == "for"]
+
     def single_use(self, x) -> bool:
         """Whether the op at hand may update `x` in place: x is read only there, and it is a fresh
         object this code made (not a view of another array, nor the caller's)."""
@@ -271,8 +327,109 @@ class Emitter:
         iteration an object nothing else sees (a tape `xs.append(v)` is then O(1), not a copy)."""
         for c in op.carried():
             init = c.init
-            if self.single_use(init) and all(self.uses.get(arg, 0) <= 1 for arg in c.args):
+            # made in the loop's own region: a value from outside an enclosing loop is read anew
+            # at each of its iterations, and must not have changed
+            if self.single_use(init) and self.region_of.get(init) is self.region_of.get(op) \
+                    and all(self.uses.get(arg, 0) <= 1 for arg in c.args) and self.carried_under_its_name(c):
                 self.owned.update(c.args)
+
+    def carried_under_its_name(self, c) -> bool:
+        """Whether a carry starts without a second variable for its object (`x_1 = x` would be
+        one: code updating x_1 in place is then refused when traced again): its initial value is
+        written in the loop's first assignment, or its variable is the loop's."""
+        return c.init in self.inline or self.name(c.init) == self.name(c.arg)
+
+    def _locate(self, region: Region) -> None:
+        for x in region.args:
+            self.region_of[x] = region
+        for op in region.ops:
+            self.region_of[op] = region
+            for r in op.results:
+                self.region_of[r] = region
+            for sub in op.regions:
+                self._locate(sub)
+
+    def hand_over(self, region: Region) -> None:
+        """A loop that alone reads a variable of its region carries it under that variable's name
+        (no `x_1 = x` before the loop): named here, before any code is written. Not the caller's
+        parameters, nor a residual's variable (a tape entry shares a primal value's)."""
+        shared = set(self.shared) | set(self.shared.values())
+        local = set(region.args) | {r for op in region.ops for r in op.results}
+        for op in region.ops:
+            for c in op.carried() if op.kind in ("for", "while") else ():   # outer loops first
+                init = c.init
+                if not isinstance(init, Value) or init not in local or self.uses.get(init, 0) != 1 \
+                        or init in self.foldable or init in self.protected or init in shared:
+                    continue
+                if init in self.names:
+                    self.names.setdefault(c.arg, self.names[init])
+                elif c.arg not in self.names:
+                    self.names[init] = self.name(c.arg)
+            for sub in op.regions:
+                self.hand_over(sub)
+
+    def coalesce(self, op: Op) -> None:
+        """What the body yields for a carry takes the carry's variable when the body reads that
+        variable no more once it is computed: `x = x - f(x)`, not `x_2 = x_1 - f(x_1)` and then
+        `x_1 = x_2` at the end of every iteration. A computation that other statements' reads of
+        the variable precede moves after them (`y = y + g * x; g = g * x`)."""
+        body = op.body
+        yielded = [y for y in body.yields if isinstance(y, Value)]
+        for c in op.carried():
+            arg, next_ = c.args[-1], c.next
+            made_at = {r: k for k, inner in enumerate(body.ops) for r in inner.results}
+            if not isinstance(next_, Value) or next_ not in made_at or next_ in self.names or next_ in self.shared \
+                    or next_ in self.inline or yielded.count(next_) != 1 or arg in body.yields:
+                continue
+            written_at = self.written_at(body, made_at)
+            at = made_at[next_]
+            variable = _sharing_variable(body, arg)
+            later_reads = [written_at(k) for k, inner in enumerate(body.ops)
+                           if any(x in variable for o in _with_nested(inner) for x in o.operands)]
+            if written_at(at) != at:
+                continue
+            last = max(later_reads, default=at)
+            if last > at and self.movable(body, at, last, made_at):
+                body.ops.insert(last, body.ops.pop(at))
+                last = at
+            if last <= at:
+                self.alias(next_, c.arg)
+
+    def written_at(self, body: Region, made_at: dict):
+        """Where each op of `body` is written: a folded temporary where the op that reads it is."""
+        read_at: dict = {}
+        for k, inner in enumerate(body.ops):
+            for sub_op in _with_nested(inner):
+                for x in sub_op.operands:
+                    if isinstance(x, Value) and x in made_at:
+                        read_at.setdefault(x, []).append(k)
+
+        def at(k: int) -> int:
+            while len(body.ops[k].results) == 1 and body.ops[k].results[0] in self.foldable \
+                    and read_at.get(body.ops[k].results[0]):
+                k = read_at[body.ops[k].results[0]][0]
+            return k
+        return at
+
+    def movable(self, body: Region, at: int, last: int, made_at: dict) -> bool:
+        """Whether the op at `at`, whose one result only the body's yield reads, may run after the
+        ops up to `last`: none of them is an effect or an update in place, or writes a variable
+        that it (or a temporary folded into it) reads."""
+        moved = body.ops[at]
+        if moved.kind in _NOT_EXPRESSIONS or moved.regions or len(moved.results) != 1 \
+                or self.uses.get(moved.results[0]) != 1:
+            return False
+        reads, pending = set(), list(moved.operands)
+        while pending:
+            x = pending.pop()
+            if isinstance(x, Value) and x not in reads:
+                reads.add(x)
+                if x in self.foldable and x in made_at:
+                    pending += body.ops[made_at[x]].operands
+        read_names = {self.names[x] for x in reads if x in self.names}
+        return all(inner.kind not in _NOT_EXPRESSIONS and not inner.regions
+                   and not any(self.names.get(r) in read_names for r in inner.results)
+                   for inner in body.ops[at + 1:last + 1])
 
     @property
     def protected(self) -> set:
@@ -286,6 +443,8 @@ class Emitter:
             positional = args[1:len(args) - len(names)]
             keywords = [f"{k}={v}" for k, v in zip(names, args[len(args) - len(names):])]
             return f"{args[0]}({', '.join(positional + keywords)})"
+        if kind == "reversed" and self.iterated_only(op.results[0]):
+            return f"reversed({args[0]})"   # an iterator: no reversed copy of the list
         prim = P.PRIMITIVES[kind]
         spelling = prim.spelling
         if spelling is not None and not (_OPERATOR.fullmatch(spelling) and kind in SCALAR and
@@ -305,6 +464,8 @@ class Emitter:
             extra = [f"{k}={literal(params[k])}" for k in ("sep", "end")
                      if k in params and params[k] != P.print_.params[k]]
             return f"print({', '.join(args + extra)})"
+        if kind == "outer" and all(_is_array(x) and len(type_of_operand(x).shape or ()) == 1 for x in op.operands):
+            return f"{args[0]}[:, None] * {args[1]}"   # np.outer is Python code around this product
         if kind == "transpose" and params.get("axes") is None and _is_array(op.operands[0]):
             return f"{args[0]}.T"
         if kind == "py_sum":
@@ -345,11 +506,12 @@ class Emitter:
         body = op.body
         self.owned_carries(op)
         # a carried value, its loop argument(s) and its result share one Python variable, named
-        # like the user's variable inside the loop
+        # like the user's variable inside the loop (see also `hand_over`)
         for c in op.carried():
             self.alias(c.result, c.arg)
             for arg in c.args:
                 self.alias(arg, c.arg)
+        self.coalesce(op)
         targets = [self.name(r) for r in op.results]
         self.assign_many(depth, targets, [self.expr(x) for x in op.inits])
         ops = body.ops
@@ -382,6 +544,44 @@ class Emitter:
             self.emit(depth + 1, "pass")
 
 
+def _version_of(ir_name: str) -> str:
+    """The variable an IR name is a version of: `a.bar` for `a.bar.2`, `a.bar.dot` for
+    `a.bar.1.dot`; a temporary (`t.17`) is a variable of its own."""
+    return ir_name if is_temporary(ir_name) else re.sub(r"\.\d+(?=\.|$)", "", ir_name)
+
+
+#: the arithmetic `Emitter.update_in_place` writes as an augmented assignment
+_AUGMENTED = {"add": "+=", "sub": "-=", "mul": "*=", "div": "/="}
+
+#: arrays of at least this many bytes are freed after their last use (`Emitter.free_early`): below
+#: it, NumPy's allocator reuses the memory anyway and a `del` line would only be noise
+FREE_BYTES = 1 << 16
+
+
+def _nbytes(v: Value) -> int:
+    t = v.type
+    if not isinstance(t, T.ArrayType) or not t.known:
+        return 0
+    return int(np.prod(t.shape)) * t.np_dtype.itemsize
+
+
+def _sharing_variable(body: Region, arg: Value) -> set:
+    """`arg` and the values that may be written in its variable: updates of it in place
+    (`x += g`, `xs.append(v)`: see `Emitter.update_in_place`), and updates of those."""
+    out = {arg}
+    for op in body.ops:
+        updated = op.operands[:2] if op.kind in ("add", "mul") else op.operands[:1]
+        if (op.kind in _AUGMENTED or op.kind in ("list_append", "setitem")) and op.results \
+                and any(x in out for x in updated if isinstance(x, Value)):
+            out.add(op.results[0])
+    return out
+
+
+def _with_nested(op: Op) -> list:
+    """`op` and every op of the regions nested in it."""
+    return [op, *(inner for sub in op.regions for inner in walk(sub))]
+
+
 _NOT_EXPRESSIONS = {"if", "for", "while", "global", "setitem", "unpack", "list_pop", "list_append", "pycall",
                     "print", "assert"}
 
@@ -401,8 +601,9 @@ def _foldable(region: Region, uses: dict, out: set | None = None) -> set:
         if op.kind in _NOT_EXPRESSIONS:
             pending.clear()   # an update in place or an effect: no expression moves across it
             continue
-        if len(op.results) == 1 and is_temporary(op.results[0].name) and uses.get(op.results[0]) == 1:
-            pending.add(op.results[0])
+        if len(op.results) == 1 and uses.get(op.results[0]) == 1 and (
+                is_temporary(op.results[0].name) or op.kind == "list" and not op.operands):
+            pending.add(op.results[0])   # a temporary, or an empty list (a tape) that one loop fills
     return out
 
 

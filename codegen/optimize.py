@@ -2,11 +2,15 @@
 changed anything; `optimize` runs them to a fixed point and verifies the IR after every pass.
 
 - `drop_noop_reshapes`: `sum_to`/`broadcast_to`/`reshape` to the shape the value already has;
+- `expand_broadcasts`, `sink_broadcasts`: a broadcast left to the NumPy operation that reads it;
 - `simplify_algebra`: `x + 0`, `x * 1`, `-(-x)`, items of a tuple or dict built here;
+- `assemble_cotangents`: a container's cotangent written out at once, not summed item by item;
 - `eliminate_common_subexpressions`: the same pure op on the same operands, computed once;
 - `eliminate_dead_code`: pure ops nobody reads, and the results and carries `prune` removes.
 """
 from __future__ import annotations
+
+import numpy as np
 
 from ..runtime import primitives as P
 from ..runtime import types as T
@@ -102,10 +106,10 @@ def lower_sum_to(fn: Function) -> bool:
     return changed
 
 
-#: the ops `sink_broadcasts` rewrites around: the pass's own pattern (the arithmetic that derivative
-#: rules put next to broadcast_to), not a fact of each broadcasting primitive; sinking through others
-#: (maximum, pow ...) would be valid too, but would change the code generated today
-_ELEMENTWISE = ("add", "sub", "mul", "div")
+#: the ops `sink_broadcasts` rewrites around: the pass's own pattern (the arithmetic and the tests
+#: that derivative rules put next to broadcast_to), not a fact of each broadcasting primitive;
+#: sinking through others (maximum, pow ...) would be valid too, but would change the code generated today
+_ELEMENTWISE = ("add", "sub", "mul", "div", "eq")
 
 
 def sink_broadcasts(fn: Function) -> bool:
@@ -123,8 +127,11 @@ def sink_broadcasts(fn: Function) -> bool:
             if not users or any(not isinstance(u, Op) or u.kind not in _ELEMENTWISE for u in users):
                 continue
             others = [u.operands[1 - u.operands.index(value)] for u in users]
-            if all(u.operands.count(value) == 1 and _shape_of(o) is not None and tuple(_shape_of(o)) == target
-                   for u, o in zip(users, others)):
+            source = tuple(_shape_of(producer.operands[0]))
+            # the other operand broadcasts the source to the same shape as it would the broadcast
+            if not _weak_changes(producer.operands[0], others) and all(
+                    u.operands.count(value) == 1 and _shape_of(o) is not None and _broadcast_shape(
+                    source, _shape_of(o)) == _broadcast_shape(target, _shape_of(o)) for u, o in zip(users, others)):
                 for u in users:
                     u.operands = [producer.operands[0] if x is value else x for x in u.operands]
                 region.ops.remove(producer)
@@ -141,6 +148,47 @@ def sink_broadcasts(fn: Function) -> bool:
                 region.ops.remove(producer)
                 return True
     return False
+
+
+def _broadcast_shape(a: tuple, b: tuple) -> tuple | None:
+    try:
+        return np.broadcast_shapes(tuple(a), tuple(b))
+    except ValueError:
+        return None
+
+
+def expand_broadcasts(fn: Function) -> bool:
+    """A scalar broadcast then reshaped (`np.expand_dims(np.broadcast_to(g, (n,)), 1)`, what the
+    rules of a sum then a mean leave) is the scalar broadcast to the final shape, which
+    `sink_broadcasts` then leaves to NumPy."""
+    changed = False
+    made_by = producers(fn.body)
+    for region, ops in _ops_with_regions(fn.body):
+        for op in ops:
+            if op.kind not in ("expand_dims", "reshape") or not isinstance(op.operands[0], Value):
+                continue
+            producer = made_by.get(op.operands[0])
+            shape = _shape_of(op.results[0])
+            if producer is None or producer.kind != "broadcast_to" or shape is None \
+                    or _shape_of(producer.operands[0]) != () or not _same_dtype(producer.results[0], op.results[0]):
+                continue
+            region.ops[region.ops.index(op)] = Op("broadcast_to", [producer.operands[0], Literal(tuple(shape))],
+                                                  op.results, {}, [], op.loc)
+            changed = True
+    return changed
+
+
+def _weak_changes(source, others: list) -> bool:
+    """Whether a Python number read in place of its broadcast (a float64 array) would give another
+    dtype: NumPy keeps a float32 array float32 against a Python float, not against a float64 array."""
+    return isinstance(type_of_operand(source), T.ScalarType) and any(
+        isinstance(type_of_operand(o), T.ArrayType) and type_of_operand(o).dtype not in ("f64", "c128")
+        for o in others)
+
+
+def _same_dtype(x, y) -> bool:
+    tx, ty = type_of_operand(x), type_of_operand(y)
+    return isinstance(tx, T.ArrayType) and isinstance(ty, T.ArrayType) and tx.dtype == ty.dtype
 
 
 def _broadcast_type(op: Op, result: Value):
@@ -162,6 +210,7 @@ def _same_type(x, out) -> bool:
 def simplify_algebra(fn: Function) -> bool:
     changed = False
     made_by = producers(fn.body)
+    uses = use_counts(fn.body)
     for region, ops in _ops_with_regions(fn.body):
         for op in ops:
             a = op.operands
@@ -176,6 +225,12 @@ def simplify_algebra(fn: Function) -> bool:
                 keep = a[0]
             elif op.kind == "mul" and _is(a[0], 1) and _same_type(a[1], op.results[0]):
                 keep = a[1]
+            elif op.kind == "add" and isinstance(a[1], Value) and a[1] in made_by and made_by[a[1]].kind == "neg" \
+                    and uses.get(a[1]) == 1 and made_by[a[1]] in region.ops:
+                region.ops.remove(made_by[a[1]])   # x + -y: x - y
+                op.kind, op.operands = "sub", [a[0], made_by[a[1]].operands[0]]
+                changed = True
+                continue
             elif op.kind in ("getitem", "or_zeros") and isinstance(a[0], Value) and a[0] in made_by:
                 keep = _known_item(made_by[a[0]], op)
             elif op.kind == "unpack" and isinstance(a[0], Value) and a[0] in made_by \
@@ -205,6 +260,57 @@ def _known_item(producer: Op, op: Op):
     if producer.kind == "dict" and key in producer.params["keys"]:
         return producer.operands[producer.params["keys"].index(key)]
     return None
+
+
+def assemble_cotangents(fn: Function) -> bool:
+    """A container's cotangent summed one item at a time (`add_any(add_any(getitem_grad(g1, p,
+    'W'), getitem_grad(g2, p, 'b')), ...)`, a new container per item) is the container written
+    out at once: `{'W': g1, 'b': g2}`, None (zero) for the items nothing read. Each item read
+    once, under a constant key."""
+    changed = False
+    made_by = producers(fn.body)
+    uses = use_counts(fn.body)
+    for region, ops in _ops_with_regions(fn.body):
+        for op in reversed(ops):   # from the last sum of a chain
+            if op.kind != "add_any" or op not in region.ops \
+                    or not isinstance(op.results[0].type, (T.DictType, T.TupleType)):
+                continue
+            items, chain = _scattered_items(op, made_by, uses, region)
+            t = op.results[0].type
+            keys = [k for k, _ in t.fields] if isinstance(t, T.DictType) and t.fields is not None else \
+                list(range(len(t.elems))) if isinstance(t, T.TupleType) else None
+            if items is None or keys is None or len(items) < 2 or not set(items) <= set(keys):
+                continue
+            for dead in chain:
+                region.ops.remove(dead)
+            op.operands = [items.get(k, Literal(None)) for k in keys]
+            op.kind, op.params = ("dict", {"keys": keys}) if isinstance(t, T.DictType) else ("tuple", {})
+            changed = True
+    return changed
+
+
+def _scattered_items(op: Op, made_by: dict, uses: dict, region: Region):
+    """{key: cotangent} of an add_any chain of getitem_grads of one container at constant keys
+    (each key once), and the ops of the chain besides `op`; (None, []) if it is not one."""
+    items, chain, container = {}, [], None
+    pending = list(op.operands)
+    while pending:
+        x = pending.pop()
+        producer = made_by.get(x) if isinstance(x, Value) else None
+        if producer is None or producer not in region.ops or uses.get(x) != 1:
+            return None, []
+        if producer.kind == "add_any":
+            pending += producer.operands
+        elif producer.kind == "getitem_grad" and len(producer.operands) == 3 \
+                and isinstance(producer.operands[2], Literal) and type(producer.operands[2].value) in (int, str) \
+                and (container is None or producer.operands[1] is container) \
+                and producer.operands[2].value not in items:
+            container = producer.operands[1]
+            items[producer.operands[2].value] = producer.operands[0]
+        else:
+            return None, []
+        chain.append(producer)
+    return items, chain
 
 
 def eliminate_common_subexpressions(fn: Function) -> bool:
@@ -267,5 +373,5 @@ def _remove_dead(region: Region, uses: dict) -> bool:
     return removed
 
 
-PASSES = [drop_noop_reshapes, lower_sum_to, sink_broadcasts, simplify_algebra, eliminate_common_subexpressions,
-          eliminate_dead_code]
+PASSES = [drop_noop_reshapes, lower_sum_to, expand_broadcasts, sink_broadcasts, simplify_algebra,
+          assemble_cotangents, eliminate_common_subexpressions, eliminate_dead_code]

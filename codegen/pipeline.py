@@ -7,7 +7,7 @@ import os
 
 from ..runtime import types as T
 from ..runtime.names import python_identifier
-from ..tracer.ir import Module
+from ..tracer.ir import Literal, Module
 from ..tracer.pipeline import deep_recursion, refuse_output, trace
 from ..tracer.verify import IRVerificationError, verify
 from .derivative import carries_derivative
@@ -49,12 +49,29 @@ def compile_tangent(fn, arg_types: list, wrt: list[int], optimize: bool = True,
     return _compile(fn, arg_types, wrt, optimize, constants, tangent, "tangent")
 
 
-def _compile(fn, arg_types, wrt, optimize, constants, transform, suffix) -> Compiled:
+def compile_derivative(fn, arg_types: list, wrt: list[int], optimize: bool = True,
+                       constants: dict | None = None) -> Compiled:
+    """Forward mode for the derivative alone: `f_tangent(*args, *tangents) -> (None, tangent)`;
+    what only the value needs is not computed (a Hessian-vector product's gradient)."""
+    return _compile(fn, arg_types, wrt, optimize, constants, tangent, "tangent", value=False)
+
+
+def _compile(fn, arg_types, wrt, optimize, constants, transform, suffix, value=True) -> Compiled:
     with deep_recursion():   # deep user code: every pass and the emitter recurse with its nesting
-        return _compile_deep(fn, arg_types, wrt, optimize, constants, transform, suffix)
+        return _compile_deep(fn, arg_types, wrt, optimize, constants, transform, suffix, value)
 
 
-def _compile_deep(fn, arg_types, wrt, optimize, constants, transform, suffix) -> Compiled:
+def _drop_value(entry) -> None:
+    """The generated function returns None for the value: the dead-code pass removes what only
+    the value needed."""
+    (result,) = entry.body.yields
+    made = [op for op in entry.body.ops if result in op.results]
+    if made and made[0].kind == "tuple":
+        made[0].operands[0] = Literal(None)
+        result.type = T.TupleType((T.ScalarType("none"), *result.type.elems[1:]))
+
+
+def _compile_deep(fn, arg_types, wrt, optimize, constants, transform, suffix, value=True) -> Compiled:
     module = trace(fn, arg_types, constants)
     files = source_files(module)
     entry = inline_calls(module)
@@ -76,6 +93,8 @@ def _compile_deep(fn, arg_types, wrt, optimize, constants, transform, suffix) ->
     refuse_output(fn, entry.body.yields[0])   # after optimizing: a branch on a shape is folded
     shared = transform(entry, wrt, files)   # values that may share another's Python variable
     _verify(flat, "reverse mode" if suffix == "adjoint" else "forward mode")
+    if not value:
+        _drop_value(entry)
     if optimize:
         _stage(lambda: run_optimizer(entry), "optimizing the derivative")
         _verify(flat, "optimizing the derivative")

@@ -251,12 +251,14 @@ class _Reverse(DerivativePass):
             backwards = b.apply(P.reversed_, (tape,), {}, hint="t")
         entry = Value(self.namer.fresh("residuals"), T.TupleType(tuple(v.type or T.UNKNOWN for v in residuals)))
         unpacked = [Value(self.namer.fresh(v.name), v.type) for v in residuals]
+        if len(residuals) == 1:   # the tape holds the value itself, not 1-tuples
+            entry = unpacked[0]
         body_args = set(body.args)
         for v, u in zip(residuals, unpacked):
             substitute(adj, v, u)
             if v not in body_args:   # a loop argument shares its variable with the loop's result
                 self.shared[u] = v
-        if residuals:
+        if len(residuals) > 1:
             adj.ops.insert(0, Op("unpack", [entry], unpacked, {"n": len(residuals)}, [], op.loc))
         inits = []
         with Builder(target, self.namer, op.loc) as b:
@@ -280,14 +282,25 @@ class _Reverse(DerivativePass):
 
     def push_tape(self, op: Op, primal: Region, residuals: list) -> Value:
         """Give the primal loop a tape carry that collects the residuals of each iteration."""
+        single = len(residuals) == 1
         tuple_type = T.TupleType(tuple(v.type or T.UNKNOWN for v in residuals))
-        list_type = T.ListType(tuple_type)
+        list_type = T.ListType((residuals[0].type or T.UNKNOWN) if single else tuple_type)
         start = Value(self.namer.fresh("tape"), T.ListType(T.NEVER))
         primal.ops.insert(primal.ops.index(op), Op("list", [], [start], {}, [], op.loc))
         args = [Value(self.namer.fresh("tape"), list_type) for _ in op.regions]
+        before = len(op.body.ops)
         with Builder(op.body, self.namer, op.loc) as b:
-            entry = b.apply(P.make_tuple, tuple(residuals), {}, hint="t")
+            entry = residuals[0] if single else b.apply(P.make_tuple, tuple(residuals), {}, hint="t")
             pushed = b.apply(P.list_append, (args[-1], entry), {}, hint="tape")
+        # pushed as soon as the residuals are computed: the values saved are then read no more
+        # after the body computes their next values, which can take their variables (emit: coalesce)
+        push = op.body.ops[before:]
+        del op.body.ops[before:]
+        made = {r for r in residuals if isinstance(r, Value)}
+        at = max((k + 1 for k, inner in enumerate(op.body.ops) if made & set(inner.results)), default=0)
+        for pushing in push:   # quoted under the statement it follows, not the loop's line again
+            pushing.loc = op.body.ops[at - 1].loc if at else pushing.loc
+        op.body.ops[at:at] = push
         final = Value(self.namer.fresh("tape"), list_type)
         op.add_carry(start, args, pushed, final)
         return final

@@ -4,7 +4,6 @@ source runs on its own. Resolved on access, so primitives made by `custom_vjp` a
 from __future__ import annotations
 
 from . import primitives as P
-from .prims.python import list_push  # noqa: F401 (an in-place append that traces as list_append)
 
 
 def __getattr__(name: str):

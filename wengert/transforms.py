@@ -18,7 +18,7 @@ import itertools
 import numpy as np
 
 from .api import as_type, bind_arguments
-from .codegen.pipeline import Compiled, compile_adjoint, compile_tangent  # noqa: F401 (see COMPILERS)
+from .codegen.pipeline import Compiled, compile_adjoint, compile_derivative, compile_tangent  # noqa: F401 (COMPILERS)
 from .lru import LRU
 from .tracer.capture import define
 from .tracer.records import as_record, cycle, fields_of, is_data, is_object, is_structure, restore
@@ -95,7 +95,7 @@ _COMPILED = LRU(COMPILED_SIZE)
 
 
 #: the code generator of each mode, looked up when used (so a test can count compilations)
-COMPILERS = {"adjoint": "compile_adjoint", "tangent": "compile_tangent"}
+COMPILERS = {"adjoint": "compile_adjoint", "tangent": "compile_tangent", "derivative": "compile_derivative"}
 
 
 class _Transform:
@@ -1021,8 +1021,8 @@ class HessianVectorProduct(_Transform):
     """`hvp(f)(*args, v)`: the Hessian of scalar `f` (w.r.t. argument `wrt`) times `v`, by one
     forward pass over the generated gradient code; no Hessian is formed. For a tuple `wrt`, `v`
     is a tuple (one vector per argument) and so is the result: JAX's
-    `jvp(grad(f, argnums), args, v)[1]`."""
-    mode = "tangent"
+    `jvp(grad(f, argnums), args, v)[1]`. The gradient itself is not computed."""
+    mode = "derivative"
     title = "hvp"
 
     def __init__(self, fn, wrt):

@@ -178,16 +178,6 @@ list_append = primitive("list_append", _list_append, arity=2, linear=True, shape
 method("append", list_append, "xs, v", "xs v", table=MUTATING_METHODS)
 
 
-def list_push(xs: list, v) -> list:
-    """`xs.append(v)`, returning xs: how generated code appends to a list that it alone holds (a
-    loop's tape), in O(1); traced again, it is `list_append`, whose result is a new list."""
-    xs.append(v)
-    return xs
-
-
-stands_for(list_append, [list_push], "xs, v", "xs v")
-
-
 def _list_extend(xs, vs):
     return [*xs, *vs]
 

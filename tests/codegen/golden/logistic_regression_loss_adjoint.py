@@ -14,6 +14,7 @@ def logistic_regression_loss_adjoint(w, b, X, y, logistic_regression_loss_bar):
     t4 = 1.0 - p
     log_likelihood = y * np.log(p) + t3 * np.log(t4)
     # models.py:36: return -np.mean(log_likelihood) + 0.01 * np.sum(w ** 2)
+    value = -np.mean(log_likelihood) + 0.01 * np.sum(w ** 2)
     t5_bar = logistic_regression_loss_bar * 0.01
     w_bar = t5_bar * (2 * w)
     t6_bar = -logistic_regression_loss_bar
@@ -23,12 +24,12 @@ def logistic_regression_loss_adjoint(w, b, X, y, logistic_regression_loss_bar):
     t4_bar = t7_bar / t4
     p_bar = -t4_bar
     t8_bar = log_likelihood_bar_small * y
-    p_bar_1 = p_bar + t8_bar / p
+    p_bar += t8_bar / p
     # models.py:8: return 1.0 / (1.0 + np.exp(-z))
-    t2_bar = -(p_bar_1 * (p / t2))
+    t2_bar = -(p_bar * (p / t2))
     t9_bar = t2_bar * t1
     t10_bar = -t9_bar
     # models.py:34: p = sigmoid(X @ w + b)
     b_bar = np.sum(t10_bar)
-    w_bar_1 = w_bar + X.T @ t10_bar
-    return -np.mean(log_likelihood) + 0.01 * np.sum(w ** 2), w_bar_1, b_bar
+    w_bar += X.T @ t10_bar
+    return value, w_bar, b_bar

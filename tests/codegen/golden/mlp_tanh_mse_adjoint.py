@@ -11,6 +11,7 @@ def mlp_tanh_mse_adjoint(W1, b1, W2, b2, X, Y, mlp_tanh_mse_bar):
     prediction = hidden @ W2 + b2
     # models.py:56: return np.mean((prediction - Y) ** 2)
     t1 = prediction - Y
+    value = np.mean(t1 ** 2)
     t2_bar = mlp_tanh_mse_bar / 10.0
     t1_bar = t2_bar * (2 * t1)
     # models.py:55: prediction = hidden @ W2 + b2
@@ -21,4 +22,4 @@ def mlp_tanh_mse_adjoint(W1, b1, W2, b2, X, Y, mlp_tanh_mse_bar):
     t3_bar = hidden_bar * (1.0 - np.square(hidden))
     b1_bar = np.sum(t3_bar, axis=0)
     W1_bar = X.T @ t3_bar
-    return np.mean(t1 ** 2), W1_bar, b1_bar, W2_bar, b2_bar
+    return value, W1_bar, b1_bar, W2_bar, b2_bar
