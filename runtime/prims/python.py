@@ -11,7 +11,7 @@ import numpy as np
 from .. import shape_rules as S
 from .. import types as T
 from ..calculus import ops, unbroadcast
-from ..registry import MUTATING_METHODS, declare, method, primitive, stands_for
+from ..registry import MUTATING_METHODS, declare, method, primitive
 
 # ---------------------------------------------------------------------------------------------
 # Python builtins over sequences
