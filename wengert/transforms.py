@@ -18,6 +18,8 @@ import itertools
 import numpy as np
 
 from .api import as_type, bind_arguments
+from .dispatch import Entry, call_key, picker, staleness
+from .dispatch import fast_key as _fast_key
 from .codegen.pipeline import Compiled, compile_adjoint, compile_tangent  # noqa: F401 (see COMPILERS)
 from .lru import LRU
 from .tracer.capture import define
@@ -124,19 +126,30 @@ class _Transform:
         #: a function with `*args` is compiled per number of positional arguments: n -> (fn, wrt, names)
         self.varargs = any(p.kind is p.VAR_POSITIONAL for p in parameters.values())
         self.spread = LRU(SIGNATURES_SIZE)
-        #: calls passing every parameter positionally skip argument binding: key -> (code, positions)
         self.simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters.values())
+        #: calls with a key (see wengert/dispatch.py) skip binding their arguments: key -> Entry
+        self.keyed = not any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters.values())
         self.fast = LRU(SIGNATURES_SIZE)
 
     def compiled(self, args: tuple, kwargs: dict) -> tuple[Compiled, list]:
         """The adjoint for these arguments, and the values to call it with. Python ints and
         bools (loop counts, depths, flags) are constants of the generated code, like JAX's static
         arguments: a new value compiles new code, so recursion and branching on them unfold."""
-        fast = _fast_key(args) if self.simple and not kwargs and len(args) == len(self.names) else None
-        hit = self.fast.hit(fast) if fast is not None else None
-        if hit is not None and not _stale(hit[0]):
-            self.last, positions = hit
-            return self.last, [args[i] for i in positions]
+        entry, values = self.entry(args, kwargs)
+        return entry.compiled, values
+
+    def entry(self, args: tuple, kwargs: dict) -> tuple[Entry, list]:
+        """The entry of the call's signature (see wengert/dispatch.py), and the values its code
+        takes: found by the call's key where it has one and is not stale, else compiled."""
+        entry = self.fast.get(call_key(args, kwargs)) if self.keyed else None
+        if entry is None or entry.stale is not None and entry.stale():
+            return self.new_entry(args, kwargs)
+        self.last = entry.compiled
+        return entry, (args if entry.pick is None else entry.pick(args, kwargs))
+
+    def new_entry(self, args: tuple, kwargs: dict) -> tuple[Entry, list]:
+        """The entry of a call whose key is not cached (or has none): the arguments bound and
+        checked, the code compiled (or found in the shared cache), the entry kept under the key."""
         fn, wrt_indices, names = self.entry_for(args)
         values = bind_arguments(fn, args, kwargs)
         for name, value in zip(names, values):
@@ -159,9 +172,14 @@ class _Transform:
             if self.verbose:
                 print(compiled.source)
         self.last = compiled
-        if fast is not None:
-            self.fast.add(fast, (compiled, [i for i, c in enumerate(constant) if not c]))
-        return compiled, dynamic
+        positions = [i - sum(constant[:i]) for i in wrt_indices]   # of the wrt arguments among the values
+        entry = Entry(compiled, picker(args, kwargs, names, values, [not c for c in constant]),
+                      staleness(compiled, fn, len(args) + len(kwargs) < len(names)), positions,
+                      self.vouched(compiled))
+        key = call_key(args, kwargs) if self.keyed else None
+        if key is not None:
+            self.fast.add(key, entry)
+        return entry, dynamic
 
     def entry_for(self, args: tuple) -> tuple:
         """(the function to trace, the IR indices of `wrt`, its parameter names) for a call with
@@ -182,9 +200,17 @@ class _Transform:
                                "function once (its code depends on the argument shapes)")
         return self.last.source
 
-    def _grads(self, grads: tuple, values: list):
-        dense = [_dense(g, values[i]) for g, i in zip(grads, self.wrt)]
-        return tuple(dense) if self.many else dense[0]
+    def _grads(self, grads, values, positions: list):
+        """The gradients (a sequence, the code's) as the caller gets them: each of the arguments
+        at `positions` of `values`, densified (see `_dense`); a tuple of them for a tuple `wrt`."""
+        if not self.many:
+            g = grads[0]
+            return g if type(g) is np.ndarray or type(g) is float else _dense(g, values[positions[0]])
+        return tuple(_dense(g, values[i]) for g, i in zip(grads, positions))
+
+    def vouched(self, compiled: Compiled) -> bool:
+        """Whether the type of the code's output proves that a call needs no check of its value."""
+        return False
 
     def returned(self):
         """What `traceable` returns of the compiled code's result `out`: `out[1:]`, the gradients,
@@ -385,38 +411,6 @@ def _stale(compiled: Compiled) -> bool:
     return reads is not None and (bool(reads) or bool(reads.inner)) and reads.stale()
 
 
-def _fast_key(args: tuple):
-    """What decides the generated code, read cheaply from plain arguments (None: use the full
-    path): dtypes and shapes of arrays, the values of ints and bools, and the same of the items
-    of tuples, lists and dicts (with their lengths and keys)."""
-    key = []
-    for a in args:
-        part = _fast_part(a)
-        if part is None:
-            return None
-        key.append(part)
-    return tuple(key)
-
-
-def _fast_part(a):
-    kind = type(a)
-    if kind is np.ndarray:
-        return (a.dtype.str, a.shape)
-    if kind is float:
-        return float
-    if kind is tuple or kind is list:
-        parts = tuple(_fast_part(item) for item in a)
-        return None if None in parts else (kind, parts)
-    if kind is dict:
-        parts = tuple((k, _fast_part(v)) for k, v in a.items() if type(k) is str or type(k) is int)
-        return None if len(parts) != len(a) or any(p is None for _, p in parts) else (dict, parts)
-    if is_static_argument(a):
-        return (kind, a)
-    if isinstance(a, np.generic):
-        return (a.dtype.str, ())
-    return None
-
-
 _USE_VJP = "use wengert.vjp(f, *args) and pass a cotangent to its pullback"
 
 
@@ -529,16 +523,20 @@ class GradFunction(_Transform):
     #: what a non-scalar output is refused with: (the transform, what to use instead)
     refusal = ("grad", _USE_VJP)
 
+    def vouched(self, compiled: Compiled) -> bool:
+        return _real_scalar(self.value_type(compiled))
+
     def run(self, args: tuple, kwargs: dict) -> tuple:
         """(value, aux, gradients) of a call."""
-        compiled, values = self.compiled(self.__wengert_bound__ + args, kwargs)
-        if not self.has_aux and _real_scalar(compiled.output_type):   # the types vouch for the value
-            out, *grads = compiled.fn(*values, 1.0)
-            return out, None, self._grads(grads, values)
-        self.checked(compiled, None)   # before running: the seed fits no other output
-        out, *grads = compiled.fn(*values, self.seed)
-        value, aux = self.checked(compiled, out)
-        return value, aux, self._grads(grads, values)
+        entry, values = self.entry(self.__wengert_bound__ + args, kwargs)
+        if entry.vouched:   # the types vouch for the value
+            out = entry.fn(*values, self.seed)
+            value, aux = out[0] if self.has_aux else (out[0], None)
+        else:
+            self.checked(entry.compiled, None)   # before running: the seed fits no other output
+            out = entry.fn(*values, self.seed)
+            value, aux = self.checked(entry.compiled, out[0])
+        return value, aux, self._grads(out[1:], values, entry.wrt)
 
     def __call__(self, *args, **kwargs):
         _, aux, grads = self.run(args, kwargs)
@@ -1052,12 +1050,12 @@ class HessianVectorProduct(_Transform):
     def __call__(self, *args_and_v):
         if self.varargs:
             return self.of_spread(args_and_v[:-1])(*args_and_v)
-        *args, v = self.__wengert_bound__ + args_and_v
-        compiled, values = self.compiled(tuple(args), {})
-        vectors = self.vectors(v)
-        out = compiled.fn(*values, *[_tangent_for(self.fn, i, vector, args[i], "hvp: the vector v for")
-                                     for i, vector in zip(self.wrt, vectors)])[1]
-        return self._grads(out if self.many else (out,), args)
+        args = self.__wengert_bound__ + args_and_v[:-1]
+        entry, values = self.entry(args, {})
+        vectors = self.vectors(args_and_v[-1])
+        out = entry.fn(*values, *[_tangent_for(self.fn, i, vector, args[i], "hvp: the vector v for")
+                                  for i, vector in zip(self.wrt, vectors)])[1]
+        return self._grads(out if self.many else (out,), values, entry.wrt)
 
     def vectors(self, v) -> tuple:
         """The vector of each argument in `wrt`: `v`, or for a tuple `wrt` its items."""
