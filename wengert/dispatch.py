@@ -69,7 +69,7 @@ def _part(a, depth: int):
     if depth == 0:
         return None
     if kind is tuple or kind is list or is_namedtuple(a):
-        items = tuple(_part(item, depth - 1) for item in a)
+        items = tuple([_part(item, depth - 1) for item in a])
         return None if None in items else (kind, items)
     if kind is dict:
         items = tuple((k, _part(v, depth - 1)) for k, v in a.items() if type(k) is str or type(k) is int)

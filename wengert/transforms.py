@@ -141,7 +141,9 @@ class _Transform:
     def entry(self, args: tuple, kwargs: dict) -> tuple[Entry, list]:
         """The entry of the call's signature (see wengert/dispatch.py), and the values its code
         takes: found by the call's key where it has one and is not stale, else compiled."""
-        entry = self.fast.get(call_key(args, kwargs)) if self.keyed else None
+        if not self.keyed:
+            return self.new_entry(args, kwargs)
+        entry = self.fast.get(_fast_key(args) if not kwargs else call_key(args, kwargs))
         if entry is None or entry.stale is not None and entry.stale():
             return self.new_entry(args, kwargs)
         self.last = entry.compiled
@@ -205,8 +207,8 @@ class _Transform:
         at `positions` of `values`, densified (see `_dense`); a tuple of them for a tuple `wrt`."""
         if not self.many:
             g = grads[0]
-            return g if type(g) is np.ndarray or type(g) is float else _dense(g, values[positions[0]])
-        return tuple(_dense(g, values[i]) for g, i in zip(grads, positions))
+            return g if isinstance(g, _LEAF_GRADIENTS) else _dense(g, values[positions[0]])
+        return tuple([g if isinstance(g, _LEAF_GRADIENTS) else _dense(g, values[i]) for g, i in zip(grads, positions)])
 
     def vouched(self, compiled: Compiled) -> bool:
         """Whether the type of the code's output proves that a call needs no check of its value."""
@@ -329,6 +331,11 @@ def _dense(g, like, tangent: bool = False):
     tuple or dict as None, zeros shaped like that item of the argument. For the `tangent` of a
     result, an item that is not floating (str, int, bool, None) has none: None, as reverse mode
     takes None for it."""
+    kind = type(g)
+    if kind is np.ndarray and type(like) is np.ndarray and like.dtype.kind in "fc" or kind is float is type(like):
+        return g   # the common cases
+    if type(g) is type(like) and not tangent and _plain(g, like):
+        return g   # a tuple, list or dict of arrays and floats with none left out
     if isinstance(like, (list, tuple)):
         items = [None] * len(like) if g is None else g
         return restore(like, [_dense(item, part, tangent) for item, part in zip(items, like)])
@@ -341,6 +348,19 @@ def _dense(g, like, tangent: bool = False):
     if isinstance(like, (float, int)) and not isinstance(like, bool):
         return 0.0
     return np.zeros(np.shape(like), np.result_type(np.asarray(like).dtype, np.float64))
+
+
+_PLAIN = frozenset((np.ndarray, float))
+#: gradients that `_dense` returns as they are (a tuple's, a dict's or an object's is never one of these)
+_LEAF_GRADIENTS = (np.ndarray, np.generic, float, complex)
+
+
+def _plain(g, like) -> bool:
+    """Whether the gradient `g` of the plain tuple, list or dict `like` (of g's type) is complete:
+    an array or a float for each of like's items (keys in like's order)."""
+    if type(g) is dict:
+        return len(g) == len(like) and list(g) == list(like) and all(type(v) in _PLAIN for v in g.values())
+    return (type(g) is tuple or type(g) is list) and len(g) == len(like) and all(type(v) in _PLAIN for v in g)
 
 
 def check_argument(fn, name: str, value, path: str = "") -> None:
@@ -527,20 +547,20 @@ class GradFunction(_Transform):
         return _real_scalar(self.value_type(compiled))
 
     def run(self, args: tuple, kwargs: dict) -> tuple:
-        """(value, aux, gradients) of a call."""
+        """The output of the code for a call (checked: see `checked`), the values it took and the
+        positions of the arguments differentiated among them."""
         entry, values = self.entry(self.__wengert_bound__ + args, kwargs)
         if entry.vouched:   # the types vouch for the value
-            out = entry.fn(*values, self.seed)
-            value, aux = out[0] if self.has_aux else (out[0], None)
-        else:
-            self.checked(entry.compiled, None)   # before running: the seed fits no other output
-            out = entry.fn(*values, self.seed)
-            value, aux = self.checked(entry.compiled, out[0])
-        return value, aux, self._grads(out[1:], values, entry.wrt)
+            return entry.fn(*values, self.seed), values, entry.wrt
+        self.checked(entry.compiled, None)   # before running: the seed fits no other output
+        out = entry.fn(*values, self.seed)
+        self.checked(entry.compiled, out[0])
+        return out, values, entry.wrt
 
     def __call__(self, *args, **kwargs):
-        _, aux, grads = self.run(args, kwargs)
-        return (grads, aux) if self.has_aux else grads
+        out, values, positions = self.run(args, kwargs)
+        grads = self._grads(out[1:], values, positions)
+        return (grads, out[0][1]) if self.has_aux else grads
 
 
 class ValueAndGradFunction(GradFunction):
@@ -552,8 +572,8 @@ class ValueAndGradFunction(GradFunction):
         return 0, _Transform.returned(self)   # out_[0] is f's output: the value, or (value, aux)
 
     def __call__(self, *args, **kwargs):
-        value, aux, grads = self.run(args, kwargs)
-        return ((value, aux) if self.has_aux else value), grads
+        out, values, positions = self.run(args, kwargs)
+        return (tuple(out[0]) if self.has_aux else out[0]), self._grads(out[1:], values, positions)
 
 
 def _refuse_not_pair(title: str, fn, shown: str):
@@ -620,6 +640,8 @@ def _is_float(v) -> bool:
     """Whether `v` is a floating-point value, or a structure (tuple, list, dict, object) holding one."""
     if type(v) is np.ndarray:
         return v.dtype.kind in "fc"
+    if type(v) is float:
+        return True
     if is_structure(v):
         return any(_is_float(leaf) for leaf in record_leaves(v))
     return any(isinstance(leaf, float) or (isinstance(leaf, (np.ndarray, np.generic)) and leaf.dtype.kind in "fc")
