@@ -177,6 +177,12 @@ def restore(like, gradient):
     keeps static fields), made without running `__init__`."""
     if isinstance(like, Record):
         new = object.__new__(type(like.like))
+        if getattr(type(new), "__slots__", None) is None:   # the common case: fields in __dict__ only
+            fields = new.__dict__
+            fields.update(like.like.__dict__)
+            for name in like:
+                fields[name] = gradient[name]
+            return new
         for name, value in fields_of(like.like).items():
             object.__setattr__(new, name, gradient[name] if name in like else value)
         return new

@@ -15,7 +15,7 @@ import types
 
 import numpy as np
 
-from .tracer.records import as_record, fields_of, is_data, is_namedtuple, is_object, is_structure
+from .tracer.records import Record, as_record, fields_of, is_data, is_namedtuple, is_object, is_structure
 
 #: kinds of values keyed by their kind alone (their type does not depend on the value)
 _BY_KIND = frozenset((float, complex, str, type(None)))
@@ -23,6 +23,8 @@ _BY_KIND = frozenset((float, complex, str, type(None)))
 #: is_static_argument), and so are an object's fixed fields of these kinds (runtime/types.py: Fixed)
 _BY_VALUE = frozenset((int, bool))
 _FIXED_BY_VALUE = frozenset((int, bool, str, type(None), types.FunctionType, types.BuiltinFunctionType, np.ufunc))
+#: data fields an object's record holds as they are
+_LEAF_DATA = frozenset((np.ndarray, float))
 #: how deep a key looks into nested containers (deeper, or a container holding itself: the transform binds it)
 _DEPTH = 24
 #: the first part of the key of a call with keyword arguments (no positional part is equal to it)
@@ -40,15 +42,20 @@ def call_key(args: tuple, kwargs: dict):
 
 def fast_key(args: tuple):
     """The key of positional arguments (None: no cheap key)."""
+    return _items(args, _DEPTH)
+
+
+def _items(values, depth: int):
+    """The keys of `values` (an iterable), as a tuple; None if one has none."""
     key = []
-    for a in args:
+    for a in values:
         kind = type(a)
-        if kind is np.ndarray:   # the common case, inline
+        if kind is np.ndarray:   # the common cases, inline
             key.append((a.dtype, a.shape, kind))
         elif kind is float:
             key.append(kind)
         else:
-            part = _part(a, _DEPTH)
+            part = _part(a, depth)
             if part is None:
                 return None
             key.append(part)
@@ -60,20 +67,27 @@ def _part(a, depth: int):
     3-tuple (dtype, shape, class), a container's or an object's a pair (class, items), a value's a
     pair (class, value), and a number's of no fixed value its class."""
     kind = type(a)
-    if kind is np.ndarray or isinstance(a, np.generic):
-        return (a.dtype, a.shape, kind) if a.dtype.kind in "biufc" else None
     if kind in _BY_KIND:
         return kind
     if kind in _BY_VALUE:
         return (kind, a)
     if depth == 0:
         return None
-    if kind is tuple or kind is list or is_namedtuple(a):
-        items = tuple([_part(item, depth - 1) for item in a])
-        return None if None in items else (kind, items)
+    if kind is tuple or kind is list:
+        items = _items(a, depth - 1)
+        return None if items is None else (kind, items)
     if kind is dict:
-        items = tuple((k, _part(v, depth - 1)) for k, v in a.items() if type(k) is str or type(k) is int)
-        return None if len(items) != len(a) or any(p is None for _, p in items) else (dict, items)
+        keys = tuple(a)
+        for k in keys:
+            if type(k) is not str and type(k) is not int:
+                return None
+        items = _items(a.values(), depth - 1)
+        return None if items is None else (dict, (keys, items))
+    if isinstance(a, (np.ndarray, np.generic)):
+        return (a.dtype, a.shape, kind) if a.dtype.kind in "biufc" else None
+    if is_namedtuple(a):
+        items = _items(a, depth - 1)
+        return None if items is None else (kind, items)
     if is_object(a):
         return _object_part(a, kind, depth)
     return None
@@ -83,8 +97,10 @@ def _object_part(a, kind: type, depth: int):
     """An object's key: its class, and for each field its name and the key of its data, or the
     value of a fixed field (None where a fixed field is of a kind not keyed by value)."""
     items = []
-    for name, value in fields_of(a).items():
-        if is_data(value):
+    for name, value in (a.__dict__ if getattr(kind, "__slots__", None) is None else fields_of(a)).items():
+        if type(value) is np.ndarray and value.dtype.kind in "fc":   # data: the common case, inline
+            part = (value.dtype, value.shape, np.ndarray)
+        elif is_data(value):
             part = _part(value, depth - 1)
         elif type(value) in _FIXED_BY_VALUE:
             part = ("fixed", type(value), value)
@@ -113,7 +129,8 @@ def picker(args: tuple, kwargs: dict, names: list, values: list, dynamic: list[b
     """How a call of the same key as (args, kwargs) gives the values the code takes: for each
     dynamic parameter, a positional argument, a keyword argument or its default (`values[i]`,
     as bound); objects and namedtuples as records. None: the positional args are those values."""
-    records = [j for j, i in enumerate(i for i, d in enumerate(dynamic) if d) if is_structure(values[i])]
+    records = [(j, _recorder(values[i])) for j, i in enumerate(i for i, d in enumerate(dynamic) if d)
+               if is_structure(values[i])]
     if not kwargs and len(args) == len(names) and all(dynamic) and not records:
         return None
     keywords = list(kwargs)
@@ -134,10 +151,28 @@ def picker(args: tuple, kwargs: dict, names: list, values: list, dynamic: list[b
     def pick(args, kwargs):
         combined = args + tuple(kwargs.values()) + defaults if kwargs or defaults else args
         picked = [get(combined)] if single else list(get(combined))
-        for j in records:
-            picked[j] = as_record(picked[j])
+        for j, record in records:
+            picked[j] = record(picked[j])
         return picked
     return pick
+
+
+def _recorder(example):
+    """How a value of the same key as `example` becomes the record the code takes: `as_record`;
+    for an object of a class without slots whose data fields are arrays and floats, its fields
+    read off its `__dict__` by the names the key fixes."""
+    if not is_object(example) or getattr(type(example), "__slots__", None) is not None:
+        return as_record
+    fields = example.__dict__
+    names = tuple(name for name, value in fields.items() if is_data(value))
+    if not all(type(fields[name]) in _LEAF_DATA for name in names):
+        return as_record
+
+    def record(value):
+        out = Record(zip(names, map(value.__dict__.__getitem__, names)))
+        out.like = value
+        return out
+    return record
 
 
 def staleness(compiled, fn, used_defaults: bool):

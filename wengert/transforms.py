@@ -23,7 +23,7 @@ from .dispatch import fast_key as _fast_key
 from .codegen.pipeline import Compiled, compile_adjoint, compile_tangent  # noqa: F401 (see COMPILERS)
 from .lru import LRU
 from .tracer.capture import define
-from .tracer.records import as_record, cycle, fields_of, is_data, is_object, is_structure, restore
+from .tracer.records import Record, as_record, cycle, fields_of, is_data, is_object, is_structure, restore
 from .tracer.records import leaves as record_leaves
 from .tracer.entry import entry_function, is_static_argument, spread_varargs, static_arguments
 from .runtime import types as T
@@ -336,6 +336,9 @@ def _dense(g, like, tangent: bool = False):
         return g   # the common cases
     if type(g) is type(like) and not tangent and _plain(g, like):
         return g   # a tuple, list or dict of arrays and floats with none left out
+    if type(like) is Record and type(g) is dict and not tangent and g.keys() == like.keys() and \
+            all(map(_PLAIN.__contains__, map(type, g.values()))):
+        return restore(like, g)   # an object's, its data fields arrays and floats
     if isinstance(like, (list, tuple)):
         items = [None] * len(like) if g is None else g
         return restore(like, [_dense(item, part, tangent) for item, part in zip(items, like)])
@@ -359,8 +362,9 @@ def _plain(g, like) -> bool:
     """Whether the gradient `g` of the plain tuple, list or dict `like` (of g's type) is complete:
     an array or a float for each of like's items (keys in like's order)."""
     if type(g) is dict:
-        return len(g) == len(like) and list(g) == list(like) and all(type(v) in _PLAIN for v in g.values())
-    return (type(g) is tuple or type(g) is list) and len(g) == len(like) and all(type(v) in _PLAIN for v in g)
+        return len(g) == len(like) and list(g) == list(like) and all(map(_PLAIN.__contains__, map(type, g.values())))
+    return (type(g) is tuple or type(g) is list) and len(g) == len(like) and \
+        all(map(_PLAIN.__contains__, map(type, g)))
 
 
 def check_argument(fn, name: str, value, path: str = "") -> None:
