@@ -108,6 +108,7 @@ def cases(M):
 
     M.jvp(f, (x,), (v,))
     t = M._tangent_transform(f, (x,), (v,))
+    t = t[0] if isinstance(t, tuple) else t   # (transform, wrt) since the dispatch rework
     c, values = t.compiled((x,), {})
     out["jvp"] = (lambda: M.jvp(f, (x,), (v,)), lambda: c.fn(*values, v))
 

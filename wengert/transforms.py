@@ -331,9 +331,8 @@ def _dense(g, like, tangent: bool = False):
     tuple or dict as None, zeros shaped like that item of the argument. For the `tangent` of a
     result, an item that is not floating (str, int, bool, None) has none: None, as reverse mode
     takes None for it."""
-    kind = type(g)
-    if kind is np.ndarray and type(like) is np.ndarray and like.dtype.kind in "fc" or kind is float is type(like):
-        return g   # the common cases
+    if g is not None and isinstance(like, _LEAF_GRADIENTS):   # the common case: an array's, a number's
+        return g if not tangent or _is_float(like) else None
     if type(g) is type(like) and not tangent and _plain(g, like):
         return g   # a tuple, list or dict of arrays and floats with none left out
     if type(like) is Record and type(g) is dict and not tangent and g.keys() == like.keys() and \
@@ -646,6 +645,8 @@ def _is_float(v) -> bool:
         return v.dtype.kind in "fc"
     if type(v) is float:
         return True
+    if isinstance(v, np.generic):
+        return v.dtype.kind in "fc"
     if is_structure(v):
         return any(_is_float(leaf) for leaf in record_leaves(v))
     return any(isinstance(leaf, float) or (isinstance(leaf, (np.ndarray, np.generic)) and leaf.dtype.kind in "fc")
@@ -681,15 +682,15 @@ def jvp(fn, primals: tuple, tangents: tuple):
     """`(f(*primals), J @ tangents)`: forward mode, one pass. `tangents` has one entry per primal
     (None, or anything for a non-float primal, means no tangent)."""
     primals, tangents = tuple(primals), tuple(tangents)
-    transform = _tangent_transform(fn, primals, tangents)
-    compiled, values = transform.compiled(transform.__wengert_bound__ + primals, {})
-    out, out_dot = compiled.fn(*values, *[_tangent_for(fn, i, tangents[i], primals[i]) for i in transform.wrt])
+    transform, wrt = _tangent_transform(fn, primals, tangents)
+    entry, values = transform.entry(transform.__wengert_bound__ + primals, {})
+    out, out_dot = entry.fn(*values, *[_tangent_for(fn, i, tangents[i], primals[i]) for i in wrt])
     return out, _dense(out_dot, out, tangent=True)
 
 
-def _tangent_transform(fn, primals: tuple, tangents: tuple) -> _TangentTransform:
+def _tangent_transform(fn, primals: tuple, tangents: tuple) -> tuple[_TangentTransform, tuple]:
     """The tangent transform of `fn` along the primals that have a tangent (kept: its fast path
-    skips re-binding)."""
+    skips re-binding), and their indices among the primals."""
     if len(primals) != len(tangents):
         raise WengertError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
     wrt = tuple(i for i, (p, t) in enumerate(zip(primals, tangents)) if t is not None and _is_float(p))
@@ -698,7 +699,7 @@ def _tangent_transform(fn, primals: tuple, tangents: tuple) -> _TangentTransform
     transform = _TANGENT_TRANSFORMS.hit((fn, wrt))
     if transform is None:
         transform = _TANGENT_TRANSFORMS.add((fn, wrt), _TangentTransform(fn, wrt, True, 0))
-    return transform
+    return transform, wrt
 
 
 class JvpCall:
@@ -719,7 +720,7 @@ class JvpCall:
 
     def traceable(self, args: tuple, kwargs: dict):
         primals, tangents = (tuple(a) for a in args)
-        transform = _tangent_transform(self.fn, primals, tangents)
+        transform, _ = _tangent_transform(self.fn, primals, tangents)
         transform.require_positional("jvp in traced code")
         compiled, _ = transform.compiled(primals, {})
         values = bind_arguments(transform.fn, primals, {})
