@@ -370,9 +370,12 @@ def check_argument(fn, name: str, value, path: str = "") -> None:
     """Refuse, naming the parameter and the type, an argument the generated code cannot take:
     wengert works on NumPy arrays and Python/NumPy scalars (and tuples, lists and dicts of them)."""
     where = f"the argument `{name}{path}` of `{fn.__qualname__}`"
-    if not path and is_structure(value) and cycle(value) is not None:
-        raise WengertError(f"{where} holds itself (through `{name}{cycle(value)}`); wengert passes an object as the "
-                           "tree of its fields\npass an object whose fields do not lead back to it")
+    if not path and (isinstance(value, (list, tuple, dict)) or is_object(value)):
+        through = cycle(value)
+        if through is not None:
+            raise WengertError(f"{where} holds itself (through `{name}{through}`); wengert passes a list, tuple, dict "
+                               "or object as the tree of its items and fields\npass one whose items and fields do "
+                               "not lead back to it")
     if isinstance(value, (tuple, list)):
         for k, item in enumerate(value):
             check_argument(fn, name, item, f"{path}[{k}]")
