@@ -179,8 +179,7 @@ def staleness(compiled, fn, used_defaults: bool):
     """The check of an entry (None: it cannot go stale): a global, closure variable or field the
     code read now holds another object, or (where the call took a default) `fn`'s defaults were
     replaced."""
-    reads = getattr(compiled.module, "reads", None)
-    check = reads.stale if reads is not None and (reads or reads.inner) else None
+    check = compiled.module.reads.stale if may_go_stale(compiled) else None
     holder = inspect.unwrap(fn)
     if not used_defaults or not hasattr(holder, "__defaults__"):
         return check
@@ -190,3 +189,10 @@ def staleness(compiled, fn, used_defaults: bool):
         return holder.__defaults__ is not defaults[0] or holder.__kwdefaults__ is not defaults[1] or (
             check is not None and check())
     return stale
+
+
+def may_go_stale(compiled) -> bool:
+    """Whether the code read a global, closure variable or field while traced (tracer/records.py:
+    Reads), or calls code generated for another transform that did."""
+    reads = getattr(compiled.module, "reads", None)
+    return bool(reads) or bool(getattr(reads, "inner", None))

@@ -18,7 +18,7 @@ import itertools
 import numpy as np
 
 from .api import as_type, bind_arguments
-from .dispatch import Entry, call_key, picker, staleness
+from .dispatch import Entry, call_key, may_go_stale, picker, staleness
 from .dispatch import fast_key as _fast_key
 from .codegen.pipeline import Compiled, compile_adjoint, compile_tangent  # noqa: F401 (see COMPILERS)
 from .lru import LRU
@@ -168,8 +168,9 @@ class _Transform:
             target = fn.traceable(args, kwargs) if isinstance(fn, _Transform) else fn
             compiled = globals()[COMPILERS[self.mode]](target, types, wrt, self.optimize, constants)
             check_dicts_not_used_as_arrays(compiled, fn)
-            # a graph that calls this code (a transform of this transform) is stale when it is
-            compiled.fn.__wengert_stale__ = functools.partial(_stale, compiled)
+            if may_go_stale(compiled):
+                # a graph that calls this code (a transform of this transform) is stale when it is
+                compiled.fn.__wengert_stale__ = functools.partial(_stale, compiled)
             _COMPILED.add(key, compiled)
             if self.verbose:
                 print(compiled.source)
@@ -433,8 +434,7 @@ def _stale(compiled: Compiled) -> bool:
     code read while traced now holds another object (`W = np.full(3, 5.0)`, `MODEL.W = ...` after
     `grad(f)` was called), also through the code of an inner transform it calls: then the function
     is traced again, as autograd and PyTorch would read the new value (tracer/records.py: Reads)."""
-    reads = getattr(compiled.module, "reads", None)
-    return reads is not None and (bool(reads) or bool(reads.inner)) and reads.stale()
+    return may_go_stale(compiled) and compiled.module.reads.stale()
 
 
 _USE_VJP = "use wengert.vjp(f, *args) and pass a cotangent to its pullback"
@@ -696,7 +696,11 @@ def _tangent_transform(fn, primals: tuple, tangents: tuple) -> tuple[_TangentTra
     skips re-binding), and their indices among the primals."""
     if len(primals) != len(tangents):
         raise WengertError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
-    wrt = tuple(i for i, (p, t) in enumerate(zip(primals, tangents)) if t is not None and _is_float(p))
+    wrt = []
+    for i, p in enumerate(primals):   # a loop, not a generator: this runs at every call of jvp
+        if tangents[i] is not None and _is_float(p):
+            wrt.append(i)
+    wrt = tuple(wrt)
     if not wrt:
         raise WengertError("jvp: no floating-point primal has a tangent")
     transform = _TANGENT_TRANSFORMS.hit((fn, wrt))
@@ -745,6 +749,8 @@ class JvpCall:
 def _tangent_for(fn, i: int, t, p, what: str = "jvp: the tangent of"):
     """Tangent `t` of primal `p` (argument `i` of `fn`), checked and in the primal's dtype. An
     object's tangent is an object of its class (see tracer/records.py), passed as its record."""
+    if _same_array(t, p):   # the common case, checked at once
+        return t
     if is_structure(p):
         if as_type(t) != as_type(p):
             raise WengertError(f"{what} argument {i} of `{_qualname(fn)}` is {as_type(t)}, but the primal is "
@@ -757,8 +763,7 @@ def _checked_like(t, p, where, of: str, path: tuple = ()):
     """A tangent or cotangent `t` of value `p` in p's floating dtype, after checking that it has p's
     structure and shapes and is not complex where p is real; an item of a tuple, list or dict may be
     None (zero). `where(path)` names it at `path` in a refusal, `of` names p ("primal", "output")."""
-    if type(t) is np.ndarray and type(p) is np.ndarray and t.shape == p.shape and t.dtype == p.dtype and \
-            p.dtype.kind in "fc":   # the common case, checked at once
+    if _same_array(t, p):   # the common case, checked at once
         return t
     if is_node(p):
         keys = list(p) if isinstance(p, dict) else range(len(p))
@@ -777,6 +782,13 @@ def _checked_like(t, p, where, of: str, path: tuple = ()):
     if np.iscomplexobj(t) and not np.iscomplexobj(p):
         raise WengertError(f"{where(path)} is complex, but the {of} is real ({np.result_type(p)}); pass a real one")
     return float(t) if isinstance(p, float) else np.asarray(t, dtype=float_dtype(p))
+
+
+def _same_array(t, p) -> bool:
+    """Whether the (co)tangent `t` of `p` is an array of p's shape and floating dtype (then it is
+    passed as it is)."""
+    return type(t) is np.ndarray and type(p) is np.ndarray and t.shape == p.shape and t.dtype == p.dtype and \
+        p.dtype.kind in "fc"
 
 
 def _path_text(path: tuple) -> str:
