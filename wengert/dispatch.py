@@ -25,8 +25,6 @@ _BY_VALUE = frozenset((int, bool))
 _FIXED_BY_VALUE = frozenset((int, bool, str, type(None), types.FunctionType, types.BuiltinFunctionType, np.ufunc))
 #: data fields an object's record holds as they are
 _LEAF_DATA = frozenset((np.ndarray, float))
-#: how deep a key looks into nested containers (deeper, or a container holding itself: the transform binds it)
-_DEPTH = 24
 #: the first part of the key of a call with keyword arguments (no positional part is equal to it)
 _KEYWORDS = "keywords"
 
@@ -40,13 +38,10 @@ def call_key(args: tuple, kwargs: dict):
     return key
 
 
-def fast_key(args: tuple):
-    """The key of positional arguments (None: no cheap key)."""
-    return _items(args, _DEPTH)
-
-
-def _items(values, depth: int):
-    """The keys of `values` (an iterable), as a tuple; None if one has none."""
+def fast_key(values, depth: int = 24):
+    """The key of positional arguments `values` (an iterable), a tuple of the key of each; None
+    where one has no cheap key. Looks `depth` containers deep (deeper, or a container holding
+    itself: None)."""
     key = []
     for a in values:
         kind = type(a)
@@ -54,6 +49,11 @@ def _items(values, depth: int):
             key.append((a.dtype, a.shape, kind))
         elif kind is float:
             key.append(kind)
+        elif kind is tuple or kind is list:
+            items = fast_key(a, depth - 1) if depth else None
+            if items is None:
+                return None
+            key.append((kind, items))
         else:
             part = _part(a, depth)
             if part is None:
@@ -63,7 +63,8 @@ def _items(values, depth: int):
 
 
 def _part(a, depth: int):
-    """The key of one value. Parts of different kinds never compare equal: an array's is a
+    """The key of one value (not an array, a float, a tuple or a list: `fast_key` keys those
+    inline). Parts of different kinds never compare equal: an array's is a
     3-tuple (dtype, shape, class), a container's or an object's a pair (class, items), a value's a
     pair (class, value), and a number's of no fixed value its class."""
     kind = type(a)
@@ -73,20 +74,17 @@ def _part(a, depth: int):
         return (kind, a)
     if depth == 0:
         return None
-    if kind is tuple or kind is list:
-        items = _items(a, depth - 1)
-        return None if items is None else (kind, items)
     if kind is dict:
         keys = tuple(a)
         for k in keys:
             if type(k) is not str and type(k) is not int:
                 return None
-        items = _items(a.values(), depth - 1)
+        items = fast_key(a.values(), depth - 1)
         return None if items is None else (dict, (keys, items))
     if isinstance(a, (np.ndarray, np.generic)):
         return (a.dtype, a.shape, kind) if a.dtype.kind in "biufc" else None
     if is_namedtuple(a):
-        items = _items(a, depth - 1)
+        items = fast_key(a, depth - 1)
         return None if items is None else (kind, items)
     if is_object(a):
         return _object_part(a, kind, depth)
@@ -101,7 +99,8 @@ def _object_part(a, kind: type, depth: int):
         if type(value) is np.ndarray and value.dtype.kind in "fc":   # data: the common case, inline
             part = (value.dtype, value.shape, np.ndarray)
         elif is_data(value):
-            part = _part(value, depth - 1)
+            part = fast_key((value,), depth - 1)
+            part = part and part[0]
         elif type(value) in _FIXED_BY_VALUE:
             part = ("fixed", type(value), value)
         else:

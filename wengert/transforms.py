@@ -208,7 +208,10 @@ class _Transform:
         at `positions` of `values`, densified (see `_dense`); a tuple of them for a tuple `wrt`."""
         if not self.many:
             g = grads[0]
-            return g if isinstance(g, _LEAF_GRADIENTS) else _dense(g, values[positions[0]])
+            if isinstance(g, _LEAF_GRADIENTS):
+                return g
+            like = values[positions[0]]
+            return g if type(g) is type(like) and _plain(g, like) else _dense(g, like)
         return tuple([g if isinstance(g, _LEAF_GRADIENTS) else _dense(g, values[i]) for g, i in zip(grads, positions)])
 
     def vouched(self, compiled: Compiled) -> bool:
