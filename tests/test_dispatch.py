@@ -189,3 +189,39 @@ def test_value_and_grad_and_has_aux_on_the_fast_path():
         np.testing.assert_allclose(grad, 2 * X)
         grad, aux = wengert.grad(with_aux, has_aux=True)(X)
         np.testing.assert_allclose(grad, 2 * X)
+
+
+@dataclasses.dataclass
+class CallableModel:   # a dataclass defines __eq__, so its instances are unhashable
+    W: np.ndarray
+
+    def __call__(self, x):
+        return np.sum(np.tanh(self.W * x))
+
+
+def test_vjp_and_jvp_of_an_unhashable_callable_object():
+    model, v = CallableModel(Y), np.full(5, 0.3)
+    for _ in range(2):
+        value, pullback = wengert.vjp(model, X)
+        assert value == pytest.approx(np.sum(np.tanh(Y * X)))
+        np.testing.assert_allclose(pullback(2.0)[0], 2.0 * _tanh_grad(Y * X) * Y)
+        _, tangent = wengert.jvp(model, (X,), (v,))
+        np.testing.assert_allclose(tangent, np.sum(_tanh_grad(Y * X) * Y * v))
+    model.W = Y[:3]   # another shape: other code
+    np.testing.assert_allclose(wengert.vjp(model, X[:3])[1](1.0)[0], _tanh_grad(Y[:3] * X[:3]) * Y[:3])
+
+
+def test_vjp_repeated_with_static_ints_and_defaults():
+    def local(n, x, scale=2.0):
+        return x ** n * scale
+    for n in (3, 3, 2):   # the default wrt: x and scale
+        value, pullback = wengert.vjp(local, n, X)
+        np.testing.assert_allclose(value, X ** n * 2.0)
+        gx, gscale = pullback(np.ones(5))
+        np.testing.assert_allclose(gx, 2.0 * n * X ** (n - 1))
+        np.testing.assert_allclose(gscale, np.sum(X ** n))
+    local.__defaults__ = (3,)   # an int default: a constant, no longer differentiated
+    value, pullback = wengert.vjp(local, 2, X)
+    np.testing.assert_allclose(value, 3 * X ** 2)
+    (gx,) = pullback(np.ones(5))
+    np.testing.assert_allclose(gx, 6 * X)

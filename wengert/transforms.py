@@ -627,22 +627,42 @@ def _value_with_numpy_semantics(fn, args, kwargs):
 def vjp(fn, *args, wrt=None, **kwargs):
     """`value, pullback = vjp(f, *args)`; `pullback(cotangent)` returns the cotangents of the
     arguments in `wrt` (default: every floating-point argument), as a tuple."""
-    if wrt is None:
-        values = bind_arguments(fn, args, kwargs)
-        wrt = tuple(i for i, v in enumerate(values) if _is_float(v))
-        if not wrt:
-            raise WengertError(f"`{fn.__qualname__}` has no floating-point argument to differentiate")
-    transform = _Transform(fn, wrt if isinstance(wrt, (tuple, list)) else (wrt,), True, 0)
-    compiled, values = transform.compiled(transform.__wengert_bound__ + args, kwargs)
+    transform = _adjoint_transform(fn, args, kwargs, wrt)
+    entry, values = transform.entry(transform.__wengert_bound__ + args, kwargs)
+    compiled = entry.compiled
     value = _value_with_numpy_semantics(fn, args, kwargs)
 
     def pullback(cotangent):
         cotangent = _checked_like(cotangent, value, lambda path: f"vjp: the cotangent{_path_text(path)} of the "
                                   f"output of `{_qualname(fn)}`", "output")
         _, *grads = compiled.fn(*values, cotangent)
-        return tuple(_dense(g, values[i]) for g, i in zip(grads, transform.wrt))
+        return tuple(_dense(g, values[i]) for g, i in zip(grads, entry.wrt))
     pullback.source = compiled.source
     return value, pullback
+
+
+#: the adjoint transform `vjp` made for each (function, wrt, ...) it was called with, for its fast path
+_ADJOINT_TRANSFORMS = LRU(COMPILED_SIZE)
+
+
+def _adjoint_transform(fn, args: tuple, kwargs: dict, wrt) -> _Transform:
+    """The transform of `fn` that `vjp` runs for a call: with respect to `wrt`, by default to
+    every floating-point argument (the defaults' too: kept while `fn`'s defaults are the same)."""
+    if wrt is None:
+        key = (_identity(fn), None, tuple(map(_is_float, args)), tuple(kwargs), tuple(map(_is_float, kwargs.values())))
+    else:
+        key = (_identity(fn), tuple(wrt) if isinstance(wrt, list) else wrt)
+    defaults = (getattr(fn, "__defaults__", None), getattr(fn, "__kwdefaults__", None))
+    hit = _ADJOINT_TRANSFORMS.hit(key)
+    if hit is not None and hit[1][0] is defaults[0] and hit[1][1] is defaults[1]:
+        return hit[0]
+    if wrt is None:
+        values = bind_arguments(fn, args, kwargs)
+        wrt = tuple(i for i, v in enumerate(values) if _is_float(v))
+        if not wrt:
+            raise WengertError(f"`{fn.__qualname__}` has no floating-point argument to differentiate")
+    transform = _Transform(fn, wrt if isinstance(wrt, (tuple, list)) else (wrt,), True, 0)
+    return _ADJOINT_TRANSFORMS.add(key, (transform, defaults))[0]
 
 
 def _is_float(v) -> bool:
@@ -706,10 +726,21 @@ def _tangent_transform(fn, primals: tuple, tangents: tuple) -> tuple[_TangentTra
     wrt = tuple(wrt)
     if not wrt:
         raise WengertError("jvp: no floating-point primal has a tangent")
-    transform = _TANGENT_TRANSFORMS.hit((fn, wrt))
+    transform = _TANGENT_TRANSFORMS.hit((_identity(fn), wrt))
     if transform is None:
-        transform = _TANGENT_TRANSFORMS.add((fn, wrt), _TangentTransform(fn, wrt, True, 0))
+        transform = _TANGENT_TRANSFORMS.add((_identity(fn), wrt), _TangentTransform(fn, wrt, True, 0))
     return transform, wrt
+
+
+def _identity(fn):
+    """`fn` as a key of the caches of transforms: itself, or where it cannot be hashed (an object
+    defining `__eq__` without `__hash__`) its id (the transform cached keeps it alive, so the id
+    stays its own)."""
+    try:
+        hash(fn)
+    except TypeError:
+        return ("id", id(fn))
+    return fn
 
 
 class JvpCall:
