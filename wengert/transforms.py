@@ -143,9 +143,11 @@ class _Transform:
         takes: found by the call's key where it has one and is not stale, else compiled."""
         if not self.keyed:
             return self.new_entry(args, kwargs)
-        entry = self.fast.get(_fast_key(args) if not kwargs else call_key(args, kwargs))
+        key = _fast_key(args) if not kwargs else call_key(args, kwargs)
+        entry = self.fast.get(key)
         if entry is None or entry.stale is not None and entry.stale():
             return self.new_entry(args, kwargs)
+        self.fast.move_to_end(key)   # the LRU's `hit`, inline
         self.last = entry.compiled
         return entry, (args if entry.pick is None else entry.pick(args, kwargs))
 
