@@ -12,7 +12,7 @@ rounds: the `before` column. Nothing here asserts a timing: the numbers depend o
 
 First call: `compiled(args, {})` of a fresh transform of each problem of grad_speed.py, after
 one compilation of another function has warmed the imports: best of three, each of a new copy
-of the function (so that no cache is hit).
+of the function (so that no cache is hit), wall-clock and CPU time of this process.
 """
 import argparse
 import dataclasses
@@ -168,8 +168,9 @@ def dispatch(callables: dict, number: int, rounds: int) -> dict:
 
 
 def first_calls(repeat: int = 3) -> dict:
-    """problem -> best first-call time (ms) of grad_speed.py's problems: `compiled` on a fresh
-    transform of a fresh copy of the function (so that no cache is hit)."""
+    """problem -> best first-call time (ms) of grad_speed.py's problems, wall-clock and this
+    process's CPU time (which other processes on a shared machine do not inflate): `compiled` on a
+    fresh transform of a fresh copy of the function (so that no cache is hit)."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import grad_speed
     wengert.grad(f)(np.ones(3))   # imports and one-off tables warmed
@@ -179,10 +180,10 @@ def first_calls(repeat: int = 3) -> dict:
         times = []
         for _ in range(repeat):
             copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             wengert.grad(copy, wrt=wrt).compiled(args, {})
-            times.append((time.perf_counter() - start) * 1e3)
-        out[name] = min(times)
+            times.append(((time.perf_counter() - start) * 1e3, (time.process_time() - cpu) * 1e3))
+        out[name] = (min(wall for wall, _ in times), min(cpu for _, cpu in times))
     return out
 
 
@@ -213,9 +214,9 @@ def main():
                                                      for label in labels)
         print(row, flush=True)
     if not options.no_first_call:
-        print(f"\n{'first call':18} {'ms':>8}")
-        for name, ms in first_calls().items():
-            print(f"{name:18} {ms:8.2f}")
+        print(f"\n{'first call':18} {'wall ms':>8} {'cpu ms':>8}")
+        for name, (wall, cpu) in first_calls().items():
+            print(f"{name:18} {wall:8.2f} {cpu:8.2f}")
 
 
 if __name__ == "__main__":
