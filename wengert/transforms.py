@@ -18,6 +18,7 @@ import itertools
 import numpy as np
 
 from .api import as_type, bind_arguments
+from .codegen.batch import Unbatchable, compile_batched
 from .codegen.pipeline import Compiled, compile_adjoint, compile_tangent  # noqa: F401 (see COMPILERS)
 from .lru import LRU
 from .tracer.capture import define
@@ -789,7 +790,7 @@ class _Jacobian(_Transform):
     results: what a call runs, and what the tracer captures when the Jacobian is transformed
     again (so `jacfwd(jacrev(f))` differentiates the Jacobian, not `f`)."""
 
-    def __init__(self, fn, wrt, holomorphic: bool = False, has_aux: bool = False):
+    def __init__(self, fn, wrt, holomorphic: bool = False, has_aux: bool = False, verbose: int = 0):
         super().__init__(fn, wrt, True, 0)
         #: the Jacobian function of each argument signature
         self.functions = LRU(SIGNATURES_SIZE)
@@ -799,6 +800,9 @@ class _Jacobian(_Transform):
         self.has_aux = has_aux
         #: where the output differentiated is in what the generated code returns
         self.at = (0,) if has_aux else ()
+        self.verbose = verbose
+        #: how the last Jacobian function was built: "batched", or why it was not
+        self.path = None
 
     def __call__(self, *args, **kwargs):
         if self.varargs and not kwargs:
@@ -820,8 +824,51 @@ class _Jacobian(_Transform):
             key = tuple((type(v), v) if is_static_argument(v) else as_type(v) for v in args)
         function = self.functions.hit(key)
         if function is None or function.__wengert_stale__():
-            function = self.functions.add(key, self.build(args))
+            function = self.functions.add(key, self.build_either(args))
         return function
+
+    def build_either(self, args: tuple):
+        """The Jacobian function: one batched pass (`build_batched`) where the arguments, the output
+        and every op of the code allow it, else one pass per basis vector (`build`)."""
+        why = self.unbatched_reason(args)
+        if why is None:
+            try:
+                function = self.build_batched(args)
+                self.path = "batched"
+                return function
+            except Unbatchable as exc:
+                why = str(exc)
+        self.path = f"one pass per basis vector: {why}"
+        if self.verbose:
+            print(f"{self.title} of `{_qualname(self.fn)}`: {self.path}")
+        return self.build(args)
+
+    def unbatched_reason(self, args: tuple) -> str | None:
+        """Why this call's Jacobian is not built in one batched pass (None: it is): batching takes
+        array and float arguments and outputs, without `has_aux` or `holomorphic`."""
+        if self.has_aux or self.holomorphic:
+            return "has_aux and holomorphic Jacobians are built per basis vector"
+        value = self.output(args)
+        if self.structured(args, value) or any(is_structure(a) for a in args):
+            return "an argument or the output is a tuple, list, dict or object"
+        if any(np.size(args[i]) == 0 for i in self.wrt) or np.size(value) == 0:
+            return "an empty argument or output"
+        return None
+
+    def batched_code(self, compiled: Compiled, values: list, extra, returned, basis: int, name: str):
+        """`compiled` called with `values` and one more argument `extra` (a tangent or a cotangent,
+        of `basis` entries), batched along it over its unit basis (the rows of an identity): the
+        compiled batched code, and the state of what it returns (`returned` of the code's output)."""
+        params = [f"a{k}_" for k in range(len(values))] + ["basis_"]
+        wrapper = function_around(compiled, name, params, params, returned, seed=False)
+        return compile_batched(wrapper, [as_type(v) for v in values] + [as_type(extra)],
+                               [False] * len(values) + [True], basis, basis_at=len(values))
+
+    @staticmethod
+    def basis(like) -> np.ndarray:
+        """The unit basis of `like`'s entries, stacked: rows of an identity shaped like `like`."""
+        n = int(np.size(like))
+        return np.eye(n, dtype=float_dtype(like)).reshape((n,) + np.shape(like))
 
     def output(self, args: tuple):
         """The output to differentiate of a call with `args` (with `has_aux`, the first of the
@@ -859,8 +906,17 @@ class _Jacobian(_Transform):
         stack = _call(_numpy("stack"), [ast.List(parts, ast.Load())], axis=ast.Constant(axis))
         return _call(_numpy("reshape"), [stack, ast.Constant(tuple(shape))])
 
+    def block(self, expr: ast.expr, state, shape: tuple, like, namespace: dict) -> ast.expr:
+        """A block of the Jacobian from the batched code's result `expr` (its entries in order),
+        reshaped to `shape`; zeros where the result does not depend on the batch (`state`)."""
+        if state is not True:
+            name = f"zeros{len(namespace)}_"
+            namespace[name] = np.zeros(shape, float_dtype(like))
+            return _name(name)
+        return _call(_numpy("reshape"), [expr, ast.Constant(tuple(shape))])
+
     def remade(self, fn, wrt) -> _Jacobian:
-        return type(self)(fn, wrt, self.holomorphic, self.has_aux)
+        return type(self)(fn, wrt, self.holomorphic, self.has_aux, self.verbose)
 
     def aux_of(self, lines: list, first: str, run: ast.expr) -> ast.expr | None:
         """With `has_aux`, the expression of aux: read off the output of the first line's run
@@ -943,6 +999,21 @@ class JacobianReverse(_Jacobian):
                 0, np.shape(out_leaf) + np.shape(in_leaf), in_leaf, namespace, np.shape(in_leaf)))
         return self.written(lines, value, blocks, namespace, [compiled], aux)
 
+    def build_batched(self, args: tuple):
+        """One adjoint pass over the unit basis of the output's entries: the rows of every block."""
+        value = self.output(args)
+        compiled, values = self.compiled(args, {})
+        if np.size(value) == 1:   # one row: the adjoint run once is the batch
+            return self.build(args)
+        code, states = self.batched_code(compiled, values, value, slice(1, None), int(np.size(value)),
+                                         self.traceable_name() + "_rows")
+        namespace = {"rows_": code.fn, "out_basis_": self.basis(value)}
+        lines = [_assign("row_", _call(_name("rows_"), [_name(p) for p in self.passed(args, {})] +
+                                       [_name("out_basis_")]))]
+        blocks = {(): self.per_argument(args, lambda j, path, leaf: self.block(
+            read(_name("row_"), (j,)), states[j] if isinstance(states, tuple) else states, np.shape(value) + np.shape(leaf), leaf, namespace))}
+        return self.written(lines, value, blocks, namespace, [compiled], None)
+
     def cotangent(self, seed: ast.expr) -> ast.expr:
         """The cotangent of the code's output for the cotangent `seed` of the output differentiated."""
         return ast.Tuple([seed, ast.Constant(None)], ast.Load()) if self.has_aux else seed
@@ -952,8 +1023,8 @@ class JacobianForward(_Jacobian):
     """`jacfwd(f)(*args)`: one tangent pass per input entry (columns of the Jacobian)."""
     title = "jacfwd"
 
-    def __init__(self, fn, wrt, holomorphic: bool = False, has_aux: bool = False):
-        super().__init__(fn, wrt, holomorphic, has_aux)
+    def __init__(self, fn, wrt, holomorphic: bool = False, has_aux: bool = False, verbose: int = 0):
+        super().__init__(fn, wrt, holomorphic, has_aux, verbose)
         bound = len(self.__wengert_bound__)   # the tangent transforms count the caller's arguments
         self.tangents = {i: _TangentTransform(fn, (i - bound,), True, 0) for i in self.wrt}
 
@@ -989,32 +1060,55 @@ class JacobianForward(_Jacobian):
         return self.written(lines, value, blocks, namespace, used, aux)
 
 
-def jacfwd(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False):
-    """The Jacobian of `fn` with respect to `wrt` by forward mode: one tangent pass per input
-    entry. Shape: output shape + input shape (a tuple of them for a tuple `wrt`). The inputs are
-    real (a complex output gives a complex Jacobian); with `holomorphic=True`, inputs and outputs
-    are complex and the Jacobian is df/dz."""
-    return JacobianForward(fn, wrt, holomorphic, has_aux)
+    def build_batched(self, args: tuple):
+        """One tangent pass per argument in `wrt` over the unit basis of its entries: the columns
+        of its block, batched first, moved last."""
+        value = self.output(args)
+        namespace, lines, used, blocks = {}, [], [], {}
+        passed = [_name(p) for p in self.passed(args, {})]
+        for j, i in enumerate(self.wrt):
+            compiled, values = self.tangents[i].compiled(args, {})
+            used.append(compiled)
+            code, state = self.batched_code(compiled, values, args[i], 1, int(np.size(args[i])),
+                                            f"{self.traceable_name()}_columns{j}")
+            namespace[f"columns{j}_"], namespace[f"in_basis{j}_"] = code.fn, self.basis(args[i])
+            lines.append(_assign(f"column{j}_", _call(_name(f"columns{j}_"), passed + [_name(f"in_basis{j}_")])))
+            columns = _call(_numpy("moveaxis"), [_name(f"column{j}_"), ast.Constant(0), ast.Constant(-1)]) \
+                if state is True and np.ndim(value) > 0 else _name(f"column{j}_")
+            blocks[j] = self.block(columns, state, np.shape(value) + np.shape(args[i]), value, namespace)
+        return self.written(lines, value, {(): self.per_argument(args, lambda j, path, leaf: blocks[j])},
+                            namespace, used, None)
 
 
-def jacrev(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False):
-    """The Jacobian of `fn` with respect to `wrt` by reverse mode: one adjoint pass per output
-    entry. Shape: output shape + input shape (a tuple of them for a tuple `wrt`). Inputs and
+def jacfwd(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False, verbose: int = 0):
+    """The Jacobian of `fn` with respect to `wrt` by forward mode: one tangent pass batched over
+    the input's entries (or, where the code cannot be batched, one pass per entry; `verbose=1`
+    says which). Shape: output shape + input shape (a tuple of them for a tuple `wrt`). The inputs
+    are real (a complex output gives a complex Jacobian); with `holomorphic=True`, inputs and
+    outputs are complex and the Jacobian is df/dz."""
+    return JacobianForward(fn, wrt, holomorphic, has_aux, verbose)
+
+
+def jacrev(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False, verbose: int = 0):
+    """The Jacobian of `fn` with respect to `wrt` by reverse mode: one adjoint pass batched over
+    the output's entries (or one pass per entry where the code cannot be batched; `verbose=1` says
+    which). Shape: output shape + input shape (a tuple of them for a tuple `wrt`). Inputs and
     outputs are real; with `holomorphic=True`, they are complex and the Jacobian is df/dz."""
-    return JacobianReverse(fn, wrt, holomorphic, has_aux)
+    return JacobianReverse(fn, wrt, holomorphic, has_aux, verbose)
 
 
 jacobian = jacrev
 
 
-def hessian(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False):
+def hessian(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False, verbose: int = 0):
     """The Hessian of `fn` with respect to argument `wrt`: forward mode over the reverse-mode
-    Jacobian, like JAX. Shape: output shape + input shape + input shape (for a scalar `fn`,
+    Jacobian, like JAX, in one forward-over-reverse pass batched over the input's entries.
+    Shape: output shape + input shape + input shape (for a scalar `fn`,
     the usual square matrix). For a tuple `wrt`, or a tuple, list or dict argument, the nested
     blocks `H[i][j]` of each pair of them (output shape + shape of i + shape of j). With
     `holomorphic=True`, the second derivative d2f/dz2 of a holomorphic `f` of complex inputs."""
-    return jacfwd(jacrev(fn, wrt=wrt, holomorphic=holomorphic, has_aux=has_aux), wrt=wrt, holomorphic=holomorphic,
-                  has_aux=has_aux)
+    return jacfwd(jacrev(fn, wrt=wrt, holomorphic=holomorphic, has_aux=has_aux, verbose=verbose), wrt=wrt,
+                  holomorphic=holomorphic, has_aux=has_aux, verbose=verbose)
 
 
 class HessianVectorProduct(_Transform):

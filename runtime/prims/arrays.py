@@ -14,6 +14,7 @@ from typing import Any
 from ..calculus import is_container, ndim_of, ops, unbroadcast
 from ..calculus import shape as _shape
 from ..tensor_names import data_of, is_tensor
+from .. import batching as B
 from ..registry import (METHODS, NOTHING, NOVALUE, PRIMITIVES, PROPERTIES, Binding, Eager, bind, declare, primitive,
                         signature as _signature, stands_for)
 
@@ -102,7 +103,7 @@ def _reshaped_back(g, out, x, *rest, **params):
     return ops.reshape(g, _shape(x))
 
 
-transpose = primitive("transpose", np.transpose, params={"axes": None}, linear=True, shape_rule=_transpose_rule,
+transpose = primitive("transpose", np.transpose, params={"axes": None}, linear=True, batch=B.transpose, shape_rule=_transpose_rule,
                       view_of_first=True, shape_checked=True,
                       doc="permute the axes (reverse them when `axes` is None)", linear_in=(0,),
                       vjp=(lambda g, out, x, axes=None: ops.transpose(
@@ -157,24 +158,24 @@ rollaxis = declare("rollaxis", np.rollaxis, params={"axis": None, "start": 0}, l
                    doc="roll `axis` backwards until it lies before `start` (np.moveaxis's older spelling)",
                    linear_in=(0,), vjp=(_rollaxis_back,), eager=_view("PermuteBackward0"),
                    callables=[np.rollaxis], spec="x, axis, start=0", operands="x", params_spec="axis start")
-reshape = primitive("reshape", _reshape, arity=2, linear=True, shape_rule=S.evaluating(_reshape),
+reshape = primitive("reshape", _reshape, arity=2, linear=True, batch=B.reshape, shape_rule=S.evaluating(_reshape),
                     view_of_first=True, shape_checked=True,
                     doc="reshape to a shape given as a tuple operand (it may be computed)", linear_in=(0,),
                     vjp=(_reshaped_back,),
                     eager=_view("ViewBackward0", structural=(1,), copy_node="UnsafeViewBackward0"))
 stands_for(reshape, [np.reshape], "x, shape", "x shape")
 METHODS["reshape"] = Binding(reshape, _signature("x, *shape"), ("x", "shape"), ())
-ravel = primitive("ravel", np.ravel, linear=True, shape_rule=S.evaluating(np.ravel), doc="flatten to 1-D",
+ravel = primitive("ravel", np.ravel, linear=True, batch=B.ravel, shape_rule=S.evaluating(np.ravel), doc="flatten to 1-D",
                   view_of_first=True,
                   linear_in=(0,), vjp=(_reshaped_back,), eager=_view("ViewBackward0", copy_node="UnsafeViewBackward0"))
 stands_for(ravel, [np.ravel], "x, /", "x", method="ravel")
 METHODS["flatten"] = METHODS["ravel"]
 expand_dims = primitive("expand_dims", np.expand_dims, params={"axis": None}, linear=True,
                         view_of_first=True, shape_checked=True,
-                        shape_rule=S.evaluating(np.expand_dims), doc="insert an axis of length 1", linear_in=(0,),
+                        batch=B.expand_dims, shape_rule=S.evaluating(np.expand_dims), doc="insert an axis of length 1", linear_in=(0,),
                         vjp=(_reshaped_back,), eager=_view("UnsqueezeBackward0"))
 stands_for(expand_dims, [np.expand_dims], "x, axis", "x", "axis")
-squeeze = primitive("squeeze", np.squeeze, params={"axis": None}, linear=True, shape_rule=S.evaluating(np.squeeze),
+squeeze = primitive("squeeze", np.squeeze, params={"axis": None}, linear=True, batch=B.squeeze, shape_rule=S.evaluating(np.squeeze),
                     view_of_first=True, shape_checked=True,
                     doc="remove axes of length 1", linear_in=(0,), vjp=(_reshaped_back,),
                     eager=_view(lambda operands, params:
@@ -194,13 +195,13 @@ def _to_shape_rule(types, consts, params):
     return T.ArrayType(dtype, target)
 
 
-broadcast_to = primitive("broadcast_to", np.broadcast_to, arity=2, linear=True, shape_rule=_to_shape_rule,
+broadcast_to = primitive("broadcast_to", np.broadcast_to, arity=2, linear=True, batch=B.broadcast_to, shape_rule=_to_shape_rule,
                          view_of_first=True, shape_checked=True,
                          doc="broadcast x to a shape", linear_in=(0,),
                          vjp=(lambda g, out, x, shape_: unbroadcast(g, x),),
                          eager=_view("ExpandBackward0", structural=(1,)))
 stands_for(broadcast_to, [np.broadcast_to], "x, shape", "x shape")
-sum_to = primitive("sum_to", _sum_to, arity=2, linear=True, shape_rule=_to_shape_rule,
+sum_to = primitive("sum_to", _sum_to, arity=2, linear=True, batch=B.sum_to, shape_rule=_to_shape_rule,
                    doc="sum x down to a shape: the adjoint of broadcast_to", linear_in=(0,),
                    vjp=(lambda g, out, x, shape_: ops.broadcast_to(g, _shape(x)),),
                    eager=Eager(node="SumBackward1", saves=NOTHING, structural=(1,)))
@@ -300,7 +301,7 @@ def _getitem_name(operands, params) -> str:
     return "AliasBackward0"
 
 
-getitem = primitive("getitem", _getitem, arity=None, linear=True, shape_rule=S.getitem_rule,
+getitem = primitive("getitem", _getitem, arity=None, linear=True, batch=B.getitem, shape_rule=S.getitem_rule,
                     shape_checked=True,
                     doc="x[i]; several index operands make a tuple index", linear_in=(0,),
                     reads_containers=True, reads_items=True,
@@ -685,7 +686,7 @@ def _copy(x):
     return x.copy() if isinstance(x, (np.ndarray, list, dict)) else np.copy(x)
 
 
-copy = primitive("copy", _copy, linear=True, shape_rule=S.same_as(0), doc="a copy", reads_containers=True,
+copy = primitive("copy", _copy, linear=True, batch=B.elementwise, shape_rule=S.same_as(0), doc="a copy", reads_containers=True,
                  fresh=True,
                  partials=(lambda g, out, x: g,), spelling="{0}.copy()",
                  eager=Eager(node="CloneBackward0", saves=NOTHING, quiet=True))
@@ -731,12 +732,12 @@ METHODS["item"] = Binding(item, _signature("x"), ("x",), ())
 # start + i * step (its stop sets only the length: no gradient, as for floor)
 # ---------------------------------------------------------------------------------------------
 
-zeros_like = primitive("zeros_like", np.zeros_like, differentiable=False, shape_rule=S.same_as(0),
+zeros_like = primitive("zeros_like", np.zeros_like, differentiable=False, batch=B.elementwise, shape_rule=S.same_as(0),
                        fresh=True,
                        doc="zeros of x's shape and dtype",
                        eager=Eager(node="ZeroBackward0", saves=NOTHING, quiet=True, zero_gradient=True))
 stands_for(zeros_like, [np.zeros_like], "x, /", "x")
-ones_like = primitive("ones_like", np.ones_like, differentiable=False, shape_rule=S.same_as(0),
+ones_like = primitive("ones_like", np.ones_like, differentiable=False, batch=B.elementwise, shape_rule=S.same_as(0),
                       fresh=True,
                       doc="ones of x's shape and dtype")
 stands_for(ones_like, [np.ones_like], "x, /", "x")

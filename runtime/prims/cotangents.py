@@ -11,6 +11,7 @@ from .. import shape_rules as S
 from .. import types as T
 from ..calculus import maybe_container, ops, unbroadcast
 from ..registry import PRIMITIVES, Eager, bind, primitive
+from .. import batching as B
 from .arrays import _index, _sum_to
 
 
@@ -172,7 +173,7 @@ def _zero_cotangent(x):
     return np.zeros(np.shape(x), np.result_type(np.asarray(x).dtype, np.float64))
 
 
-zero_cotangent = primitive("zero_cotangent", _zero_cotangent, differentiable=False, shape_rule=S.same_as(0),
+zero_cotangent = primitive("zero_cotangent", _zero_cotangent, differentiable=False, batch=B.elementwise, shape_rule=S.same_as(0),
                            fresh=True,
                            doc="a zero cotangent shaped like x (None items for containers)")
 

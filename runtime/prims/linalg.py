@@ -9,6 +9,7 @@ from .. import types as T
 from ..calculus import broadcast_like, conj_of, like_kind, ndim_of, ops, real_of, shape, unbroadcast
 from ..registry import VARIANTS, Eager, declare, primitive, stands_for
 from ..tensor_names import data_of
+from .. import batching as B
 from .arithmetic import matmul
 
 # ---------------------------------------------------------------------------------------------
@@ -55,7 +56,7 @@ def _dot(which: int):
 #: the saves of a product: each operand's rule reads the other operand
 _CROSS = {0: (1,), 1: (0,)}
 
-dot = primitive("dot", np.dot, arity=2, shape_rule=S.dot_rule, doc="np.dot", vjp=(_dot(0), _dot(1)),
+dot = primitive("dot", np.dot, arity=2, batch=B.dot, shape_rule=S.dot_rule, doc="np.dot", vjp=(_dot(0), _dot(1)),
                 shape_checked=True,
                 jvp=(lambda t, out, x, y: ops.dot(t, y), lambda t, out, x, y: ops.dot(x, t)),
                 eager=Eager(node="DotBackward0", saves=_CROSS))

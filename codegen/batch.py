@@ -1,0 +1,316 @@
+"""Batching: a call-free, typed function -> the same function over a batch of examples, as IR.
+
+`batch(fn, batched, size)` rewrites `fn` in place: each parameter marked in `batched` takes a
+leading batch axis of length `size`, every op reading a batched value becomes its batched form
+(the primitive's batch rule, runtime/batching.py), and what reads none is computed once. It returns
+the state of the output: False (one value for all examples), True (batch axis first), or a
+tuple of states for a tuple. What cannot be batched raises a located `Unbatchable`.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from ..runtime import batching as B
+from ..runtime import primitives as P
+from ..runtime import types as T
+from ..runtime.calculus import ops
+from ..runtime.errors import WengertError
+from ..runtime.names import python_identifier
+from ..tracer.errors import excerpt
+from ..tracer.ir import Function, Module, Op, Region, Value
+from ..tracer.names import Namer
+from ..tracer.pipeline import deep_recursion, trace
+from .build import Builder, as_operand, python_value
+from .emit import emit_function
+from .inline import all_names, inline_calls
+from .optimize import optimize as run_optimizer
+from .pipeline import Compiled, source_files, verify_after
+
+
+class Unbatchable(WengertError):
+    """An op of the function has no batched form here (the transforms then run the examples one
+    by one); the message names the primitive and its line."""
+
+
+#: containers whose items keep their own states (a tuple of states)
+_CONTAINERS = ("tuple", "list")
+
+
+def batched_type(t: T.Type, size: int) -> T.Type:
+    """The type of a batch of values of type `t`."""
+    if isinstance(t, T.ArrayType) and t.shape is not None:
+        return T.ArrayType(t.dtype, (size, *t.shape))
+    if isinstance(t, T.ScalarType) and t.kind in ("float", "int", "bool", "complex"):
+        return T.ArrayType({"float": "f8", "int": "i8", "bool": "b1", "complex": "c16"}[t.kind], (size,))
+    raise Unbatchable(f"a batch of values of type {t.text()}: wengert batches arrays and numbers")
+
+
+def is_batched(state) -> bool:
+    return state is True or isinstance(state, tuple) and any(map(is_batched, state))
+
+
+def batch(fn: Function, batched: list, size: int, files: dict | None = None, basis_at: int | None = None):
+    """Batch `fn` in place along its parameters marked in `batched`; the output's state. The
+    parameter at `basis_at`, if any, holds the unit basis (the rows of an identity): a matrix
+    times it is read off the matrix, not multiplied."""
+    return _Batcher(fn, size, files or {}, basis_at).run(batched)
+
+
+@dataclasses.dataclass
+class _Batcher:
+    fn: Function
+    size: int
+    files: dict
+    basis_at: int | None = None
+
+    def __post_init__(self):
+        self.namer = Namer(all_names(self.fn.body))
+        #: the parameter holding the unit basis, where one example is a vector
+        self.basis = self.fn.params[self.basis_at] if self.basis_at is not None and \
+            _rank(self.fn.params[self.basis_at]) == 1 else None
+        self.states: dict = {}   # Value -> state (absent: not batched)
+        self.env: dict = {}      # Value -> the operand that replaces it
+
+    def run(self, batched: list):
+        for p, b in zip(self.fn.params, batched):
+            if b:
+                p.type = batched_type(p.type, self.size)
+                self.states[p] = True
+        self.region(self.fn.body)
+        return self.state(self.fn.body.yields[0])
+
+    def state(self, x):
+        return self.states.get(x, False) if isinstance(x, Value) else False
+
+    def read(self, x):
+        return self.env.get(x, x) if isinstance(x, Value) else x
+
+    def region(self, region: Region) -> None:
+        ops = region.ops
+        region.ops = []
+        for op in ops:
+            op.operands = [self.read(x) for x in op.operands]
+            if op.kind == "if":
+                self.batch_if(op, region)
+            elif op.kind in ("for", "while"):
+                self.batch_loop(op, region)
+            elif any(is_batched(self.state(x)) for x in op.operands):
+                self.batch_op(op, region)
+            else:
+                region.ops.append(op)
+        region.yields = [self.read(y) for y in region.yields]
+
+    # -- primitives ------------------------------------------------------------------------------
+    def batch_op(self, op: Op, region: Region) -> None:
+        states = [self.state(x) for x in op.operands]
+        if op.kind in _CONTAINERS:   # the container keeps its items' states
+            region.ops.append(op)
+            op.results[0].type = P.PRIMITIVES[op.kind].infer([x.type if isinstance(x, Value) else T.type_of(x.value)
+                                                              for x in op.operands], [P.NOVALUE] * len(states), {})[0]
+            self.states[op.results[0]] = tuple(states)
+            return
+        if isinstance(states[0], tuple):
+            self.read_container(op, region, states)
+            return
+        prim = P.PRIMITIVES.get(op.kind)
+        if op.kind == "matmul" and self.basis is not None and self.times_basis(op, region):
+            return
+        rule = B.batch_rule(prim) if prim is not None else None
+        if rule is None or prim.num_results(op.params) != 1 or any(isinstance(s, tuple) for s in states):
+            raise self.refusal(op, f"`{op.kind}` has no batch rule" if rule is None else
+                               f"`{op.kind}` of a batched tuple or list, or with several results")
+        with Builder(region, self.namer, op.loc) as b:
+            try:
+                out = rule(B.Batch(prim, tuple(map(is_batched, states)), self.size),
+                           *[python_value(x) for x in op.operands], **op.params)
+            except (B.NotBatchable, TypeError) as exc:
+                raise self.refusal(op, f"`{op.kind}` cannot be batched here: {exc}") from None
+            out = as_operand(out)
+        result = op.results[0]
+        if isinstance(out, Value) and out in b.created:
+            out.name = result.name   # the batched value keeps the name of the value it batches
+        self.env[result] = out
+        self.states[out] = True
+
+    def times_basis(self, op: Op, region: Region) -> bool:
+        """`M @ e_k` is column k of M and `e_k @ M` its row k: over the basis e_0, e_1 ..., M.T
+        and M (a vector M: M itself), with no product computed."""
+        a, b = op.operands
+        if b is self.basis and not self.state(a) and _rank(a) in (1, 2):
+            with Builder(region, self.namer, op.loc):
+                out = as_operand(ops.transpose(a)) if _rank(a) == 2 else a
+        elif a is self.basis and not self.state(b) and _rank(b) in (1, 2):
+            out = b
+        else:
+            return False
+        self.env[op.results[0]] = out
+        self.states[out] = True
+        return True
+
+    def read_container(self, op: Op, region: Region, states: list) -> None:
+        """An item of a tuple or list read at a known position keeps that item's state."""
+        items = states[0]
+        position = python_value(op.operands[1]) if op.kind == "getitem" and len(op.operands) == 2 else None
+        if isinstance(position, (int, slice)) and not isinstance(position, bool) and not is_batched(states[1]):
+            region.ops.append(op)
+            op.results[0].type = op.prim.infer([x.type for x in op.operands[:1]] + [T.type_of(position)],
+                                               [P.NOVALUE, position], {})[0]
+            self.states[op.results[0]] = items[position]
+            return
+        if op.kind == "unpack" and len(items) == len(op.results):
+            region.ops.append(op)
+            for k, (r, s) in enumerate(zip(op.results, items)):
+                r.type = _item_type(op.operands[0].type, k)
+                self.states[r] = s
+            return
+        raise self.refusal(op, f"`{op.kind}` of a tuple or list holding batched values")
+
+    # -- control flow ----------------------------------------------------------------------------
+    def batch_if(self, op: Op, region: Region) -> None:
+        if is_batched(self.state(op.cond)):
+            raise self.refusal(op, "a branch on a batched value (each example may take another path); "
+                                   "compute both sides and select with np.where")
+        for sub in op.regions:
+            self.region(sub)
+        for i, r in enumerate(op.results):
+            states = [self.state(sub.yields[i]) for sub in op.regions]
+            if not any(map(is_batched, states)):
+                continue
+            for sub, s in zip(op.regions, states):
+                if s is not True:
+                    sub.yields[i] = self.spread(sub.yields[i], sub, op, s)
+            r.type = op.regions[0].yields[i].type
+            self.states[r] = True
+        region.ops.append(op)
+
+    def batch_loop(self, op: Op, region: Region) -> None:
+        if op.kind == "for" and is_batched(self.state(op.iterable)):
+            raise self.refusal(op, "a loop over a batched value (its items would differ by example)")
+        carried = self.batched_carries(op)
+        for c in op.carried():
+            if c.index in carried:   # batched from the first iteration on
+                init = self.spread(c.init, region, op, self.state(c.init))
+                op.operands[len(op.operands) - len(op.inits) + c.index] = init
+                for arg in c.args:
+                    arg.type = init.type
+                    self.states[arg] = True
+        for sub in op.regions:
+            self.region(sub)
+        if op.kind == "while" and is_batched(self.state(op.test.yields[0])):
+            raise self.refusal(op, "a loop whose condition depends on a batched value (each example may "
+                                   "stop at another step)")
+        body = op.body
+        for c in op.carried():
+            if c.index in carried:
+                body.yields[c.index] = self.spread(c.next, body, op, self.state(c.next))
+                c.result.type = body.yields[c.index].type
+                self.states[c.result] = True
+        region.ops.append(op)
+
+    def batched_carries(self, op: Op) -> set:
+        """The carried positions that hold batched values: those whose initial value is batched,
+        and to a fixed point, those the body makes batched from them or from outer batched values."""
+        carries = op.carried()
+        carried = {c.index for c in carries if is_batched(self.state(c.init))}
+        for c in carries:
+            if isinstance(self.state(c.init), tuple) or _holds_items(c.init):
+                if c.index in carried:
+                    raise self.refusal(op, "a loop carrying a tuple or list of batched values")
+        while True:
+            marked = set(self.states) | {a for c in carries if c.index in carried for a in c.args}
+            marked |= _dependents(op.regions, marked)
+            more = {c.index for c in carries if c.next in marked} - carried
+            if not more:
+                return carried
+            carried |= more
+
+    def spread(self, x, region: Region, op: Op, state):
+        """x as a batched value: itself when it is one, else broadcast along a new batch axis
+        (appended to `region`)."""
+        if state is True:
+            return x
+        with Builder(region, self.namer, op.loc):
+            shape = ops.shape(x)   # known from x's type
+            if isinstance(state, tuple) or not isinstance(shape, tuple):
+                raise self.refusal(op, "a tuple, list or value of unknown shape where a loop or branch joins a "
+                                       "batched value")
+            out = as_operand(ops.broadcast_to(x, (self.size, *shape)))
+        self.states[out] = True
+        return out
+
+    def refusal(self, op: Op, why: str) -> Unbatchable:
+        where = self.fn.source if op.loc is None else \
+            f"{self.files.get(op.loc.file, op.loc.file)}:{op.loc.line}:{op.loc.col}"
+        text = "" if op.loc is None else excerpt(self.files.get(op.loc.file, op.loc.file), op.loc.line, op.loc.col)
+        return Unbatchable(f"{where}: cannot batch `{self.fn.name}`: {why}{text}")
+
+
+def _rank(x) -> int | None:
+    t = getattr(x, "type", None)
+    return len(t.shape) if isinstance(t, T.ArrayType) and t.shape is not None else None
+
+
+def _holds_items(x) -> bool:
+    return isinstance(x, Value) and isinstance(x.type, (T.TupleType, T.ListType, T.DictType))
+
+
+def _item_type(t: T.Type, k: int) -> T.Type:
+    if isinstance(t, T.TupleType):
+        return t.elems[k]
+    return getattr(t, "elem", T.UNKNOWN)
+
+
+def _dependents(regions: list, marked: set) -> set:
+    """The values inside `regions` that depend on `marked` ones (through any op)."""
+    found: set = set()
+    changed = True
+    while changed:
+        changed = False
+        for sub in regions:
+            for op in _walk(sub):
+                if any(isinstance(x, Value) and (x in marked or x in found) for x in op.operands) or any(
+                        r in found for r in _inner_values(op)):
+                    new = set(op.results) - found
+                    if new:
+                        found |= new
+                        changed = True
+    return found
+
+
+def _walk(region: Region):
+    for op in region.ops:
+        yield op
+        for sub in op.regions:
+            yield from _walk(sub)
+
+
+def _inner_values(op: Op) -> set:
+    return {r for sub in op.regions for inner in _walk(sub) for r in inner.results} | \
+        {y for sub in op.regions for y in sub.yields if isinstance(y, Value)}
+
+
+def compile_batched(fn, arg_types: list, batched: list, size: int, constants: dict | None = None,
+                    optimize: bool = True, basis_at: int | None = None):
+    """`fn` traced for one example's `arg_types` (the parameters not in `constants`), batched along
+    the parameters marked in `batched` (a leading axis of length `size`; at `basis_at`, the unit
+    basis, see `batch`), optimized and emitted:
+    `(Compiled, the output's state)`. Raises `Unbatchable` where an op has no batched form."""
+    with deep_recursion():
+        module = trace(fn, arg_types, constants)
+        files = source_files(module)
+        entry = inline_calls(module)
+        flat = Module({entry.name: entry}, entry.name)
+        flat.reads = getattr(module, "reads", ())
+        verify_after(flat, "inlining")
+        if optimize:
+            run_optimizer(entry)
+            verify_after(flat, "optimizing")
+        state = batch(entry, batched, size, files, basis_at)
+        verify_after(flat, "batching")
+        if optimize:
+            run_optimizer(entry)
+            verify_after(flat, "optimizing the batched function")
+        name = python_identifier(entry.name) + "_batched"
+        doc = f"{entry.name} over a batch of {size} examples (the batch axis first)."
+        source, compiled = emit_function(entry, name, files, doc)
+    return Compiled(source, compiled, flat, entry.body.yields[0].type), state
