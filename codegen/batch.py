@@ -137,12 +137,14 @@ class _Batcher:
         and M (a vector M: M itself), with no product computed."""
         a, b = op.operands
         if b is self.basis and not self.state(a) and _rank(a) in (1, 2):
-            with Builder(region, self.namer, op.loc):
-                out = as_operand(ops.transpose(a)) if _rank(a) == 2 else a
+            matrix = a
         elif a is self.basis and not self.state(b) and _rank(b) in (1, 2):
-            out = b
+            matrix = b
         else:
             return False
+        with Builder(region, self.namer, op.loc):   # a new value (a view): the matrix itself stays unbatched
+            out = as_operand(ops.transpose(matrix) if matrix is a and _rank(a) == 2 else
+                             ops.getitem(matrix, slice(None)))
         self.env[op.results[0]] = out
         self.states[out] = True
         return True
@@ -176,9 +178,9 @@ class _Batcher:
             states = [self.state(sub.yields[i]) for sub in op.regions]
             if not any(map(is_batched, states)):
                 continue
+            joined = next(sub.yields[i] for sub, s in zip(op.regions, states) if s is True)
             for sub, s in zip(op.regions, states):
-                if s is not True:
-                    sub.yields[i] = self.spread(sub.yields[i], sub, op, s)
+                sub.yields[i] = self.spread(sub.yields[i], sub, op, s, joined)
             r.type = op.regions[0].yields[i].type
             self.states[r] = True
         region.ops.append(op)
@@ -187,10 +189,12 @@ class _Batcher:
         if op.kind == "for" and is_batched(self.state(op.iterable)):
             raise self.refusal(op, "a loop over a batched value (its items would differ by example)")
         carried = self.batched_carries(op)
+        init_types = {}
         for c in op.carried():
             if c.index in carried:   # batched from the first iteration on
-                init = self.spread(c.init, region, op, self.state(c.init))
+                init = self.spread(c.init, region, op, self.state(c.init), None)
                 op.operands[len(op.operands) - len(op.inits) + c.index] = init
+                init_types[c.index] = init.type
                 for arg in c.args:
                     arg.type = init.type
                     self.states[arg] = True
@@ -202,8 +206,8 @@ class _Batcher:
         body = op.body
         for c in op.carried():
             if c.index in carried:
-                body.yields[c.index] = self.spread(c.next, body, op, self.state(c.next))
-                c.result.type = body.yields[c.index].type
+                body.yields[c.index] = self.spread(c.next, body, op, self.state(c.next), c.args[-1])
+                c.result.type = init_types[c.index]
                 self.states[c.result] = True
         region.ops.append(op)
 
@@ -217,24 +221,26 @@ class _Batcher:
                 if c.index in carried:
                     raise self.refusal(op, "a loop carrying a tuple or list of batched values")
         while True:
-            marked = set(self.states) | {a for c in carries if c.index in carried for a in c.args}
+            marked = {v for v, state in self.states.items() if is_batched(state)} | set(self.env) | {
+                a for c in carries if c.index in carried for a in c.args}   # (env: the values batched ops replaced)
             marked |= _dependents(op.regions, marked)
             more = {c.index for c in carries if c.next in marked} - carried
             if not more:
                 return carried
             carried |= more
 
-    def spread(self, x, region: Region, op: Op, state):
-        """x as a batched value: itself when it is one, else broadcast along a new batch axis
-        (appended to `region`)."""
+    def spread(self, x, region: Region, op: Op, state, joined):
+        """x as a batched value: itself when it is one, else broadcast along a new batch axis to
+        the shape of one example of `joined` (a batched value x joins in a branch or loop; None:
+        x's own), appended to `region`."""
         if state is True:
             return x
-        with Builder(region, self.namer, op.loc):
-            shape = ops.shape(x)   # known from x's type
+        with Builder(region, self.namer, op.loc) as b:
+            shape = b.apply(P.PRIMITIVES["shape"], (x,), {}) if _rank(joined) is None else joined.type.shape[1:]
             if isinstance(state, tuple) or not isinstance(shape, tuple):
                 raise self.refusal(op, "a tuple, list or value of unknown shape where a loop or branch joins a "
                                        "batched value")
-            out = as_operand(ops.broadcast_to(x, (self.size, *shape)))
+            out = b.apply(P.PRIMITIVES["broadcast_to"], (x, (self.size, *shape)), {})
         self.states[out] = True
         return out
 

@@ -18,7 +18,7 @@ import itertools
 import numpy as np
 
 from .api import as_type, bind_arguments
-from .codegen.batch import Unbatchable, compile_batched
+from .codegen.batch import compile_batched
 from .codegen.pipeline import Compiled, compile_adjoint, compile_tangent  # noqa: F401 (see COMPILERS)
 from .lru import LRU
 from .tracer.capture import define
@@ -836,7 +836,7 @@ class _Jacobian(_Transform):
                 function = self.build_batched(args)
                 self.path = "batched"
                 return function
-            except Unbatchable as exc:
+            except WengertError as exc:   # Unbatchable, or generated code the tracer refuses
                 why = str(exc)
         self.path = f"one pass per basis vector: {why}"
         if self.verbose:
