@@ -14,6 +14,7 @@ from ..runtime import batching as B
 from ..runtime import primitives as P
 from ..runtime import types as T
 from ..runtime.calculus import ops
+from ..runtime.registry import bind
 from ..runtime.errors import WengertError
 from ..runtime.names import python_identifier
 from ..tracer.errors import excerpt
@@ -31,6 +32,9 @@ class Unbatchable(WengertError):
     """An op of the function has no batched form here (the transforms then run the examples one
     by one); the message names the primitive and its line."""
 
+
+#: the ops a scaled value passes through (see _Batcher.scale)
+_SCALING = ("neg", "mul", "div", "add", "sub")
 
 #: containers whose items keep their own states (a tuple of states)
 _CONTAINERS = ("tuple", "list")
@@ -70,6 +74,8 @@ class _Batcher:
             _rank(self.fn.params[self.basis_at]) == 1 else None
         self.states: dict = {}   # Value -> state (absent: not batched)
         self.env: dict = {}      # Value -> the operand that replaces it
+        self.scaled: dict = {}   # Value -> (batched base, unbatched factor): see `scale`
+        self.made: dict = {}     # (scaled Value, id of a region) -> its product formed there
 
     def run(self, batched: list):
         for p, b in zip(self.fn.params, batched):
@@ -90,6 +96,9 @@ class _Batcher:
         region.ops = []
         for op in ops:
             op.operands = [self.read(x) for x in op.operands]
+            if op.kind in _SCALING and self.scale(op, region):
+                continue
+            op.operands = [self.materialised(x, region, op) for x in op.operands]
             if op.kind == "if":
                 self.batch_if(op, region)
             elif op.kind in ("for", "while"):
@@ -98,7 +107,58 @@ class _Batcher:
                 self.batch_op(op, region)
             else:
                 region.ops.append(op)
-        region.yields = [self.read(y) for y in region.yields]
+        region.yields = [self.materialised(self.read(y), region, None) for y in region.yields]
+
+    # -- scaled values ---------------------------------------------------------------------------
+    def scale(self, op: Op, region: Region) -> bool:
+        """A batched value times (or over) an unbatched one, its negation, and a sum or difference
+        of two such multiples of one batched value, are kept as (batched base, unbatched factor):
+        the factor is computed for one example, and the batched product is formed once, where a
+        value is read otherwise (a tangent's chain of products costs one product per example)."""
+        batched = [is_batched(self.state(x)) for x in op.operands]
+        operands = [python_value(x) for x in op.operands]
+        if any(isinstance(x, Value) and not isinstance(x.type, (T.ArrayType, T.ScalarType)) for x in operands):
+            return False
+        with Builder(region, self.namer, op.loc):
+            if op.kind == "neg" and batched == [True]:
+                base, factor = self.factors(operands[0])
+                factor = ops.neg(factor)
+            elif op.kind in ("mul", "div") and sum(batched) == 1 and (batched[0] or op.kind == "mul"):
+                k = batched.index(True)
+                base, factor = self.factors(operands[k])
+                other = operands[1 - k]
+                factor = ops.div(factor, other) if op.kind == "div" else \
+                    other if _is_one(factor) else ops.mul(factor, other)
+            elif op.kind in ("add", "sub") and batched == [True, True]:
+                (base, first), (second_base, second) = map(self.factors, operands)
+                if base is not second_base:
+                    return False
+                factor = bind(P.PRIMITIVES[op.kind], first, second)
+            else:
+                return False
+        self.scaled[op.results[0]] = (base, python_value(as_operand(factor)))
+        self.states[op.results[0]] = True
+        return True
+
+    def factors(self, x) -> tuple:
+        """(batched base, unbatched factor) of a batched value x."""
+        return self.scaled.get(x, (x, 1.0))
+
+    def materialised(self, x, region: Region, op: Op | None):
+        """x, or for a scaled value its batched product, formed once per region."""
+        if x not in self.scaled if isinstance(x, Value) else True:
+            return x
+        made = self.made.get((x, id(region)))
+        if made is None:
+            base, factor = self.scaled[x]
+            with Builder(region, self.namer, None if op is None else op.loc) as b:
+                rule = B.Batch(P.PRIMITIVES["mul"], (True, False), self.size)
+                made = as_operand(base if _is_one(factor) else B.elementwise(rule, base, factor))
+            if isinstance(made, Value) and made in b.created:
+                made.name = self.namer.fresh(x.name)
+            self.made[(x, id(region))] = made
+            self.states[made] = True
+        return made
 
     # -- primitives ------------------------------------------------------------------------------
     def batch_op(self, op: Op, region: Region) -> None:
@@ -249,6 +309,10 @@ class _Batcher:
             f"{self.files.get(op.loc.file, op.loc.file)}:{op.loc.line}:{op.loc.col}"
         text = "" if op.loc is None else excerpt(self.files.get(op.loc.file, op.loc.file), op.loc.line, op.loc.col)
         return Unbatchable(f"{where}: cannot batch `{self.fn.name}`: {why}{text}")
+
+
+def _is_one(x) -> bool:
+    return type(x) in (int, float) and x == 1
 
 
 def _rank(x) -> int | None:

@@ -1188,3 +1188,142 @@ for _make in (grad, value_and_grad, jacfwd, jacrev, hessian, hvp):
     _make.__wengert_transform__ = True
 jvp.__wengert_transform__ = JvpCall   # jvp(g, primals, tangents): JvpCall(g)(primals, tangents)
 vjp.__wengert_transform__ = False     # its pullback is a Python closure: refused in traced code
+
+
+# ---------------------------------------------------------------------------------------------
+# Batching
+# ---------------------------------------------------------------------------------------------
+
+class Vmap:
+    """`vmap(f, in_axes, out_axes)(*args)`: f applied to each example of a batch, as one program.
+    For each argument signature, f is traced for one example and its code batched
+    (codegen/batch.py): batched arguments carry the batch axis first, and what does not depend on
+    them is computed once. Code that cannot be batched (an op without a batch rule, a branch on a
+    batched value) runs f once per example and stacks the results; `verbose=1` says which."""
+
+    def __init__(self, fn, in_axes=0, out_axes=0, verbose: int = 0):
+        functools.update_wrapper(self, fn)
+        self.original = fn
+        self.fn = _entry(fn)
+        self.in_axes, self.out_axes, self.verbose = in_axes, out_axes, verbose
+        #: per (axes, argument signature): (compiled code, output state), or None to run per example
+        self.programs = LRU(SIGNATURES_SIZE)
+        #: how the last call ran: "batched", or why it ran per example
+        self.path = None
+        self.source = None
+
+    def __call__(self, *args):
+        axes = self.axes_of(args)
+        size = self.size_of(args, axes)
+        moved = tuple(a if ax is None else np.moveaxis(np.asarray(a), ax, 0) for a, ax in zip(args, axes))
+        key = _fast_key(moved)
+        key = (axes, key if key is not None else tuple((type(v), v) if is_static_argument(v) else as_type(v)
+                                                       for v in moved))
+        program = self.programs.hit(key)
+        if program is None:
+            program = self.programs.add(key, self.build(moved, axes, size))
+        code, state, positions = program
+        if code is None:
+            return self.per_example(args, axes, size)
+        return self.placed(code.fn(*[moved[i] for i in positions]), state, self.out_axes, size)
+
+    def axes_of(self, args: tuple) -> tuple:
+        """The batch axis of each argument (None: not batched), checked."""
+        axes = self.in_axes
+        if isinstance(axes, (tuple, list)):
+            if len(axes) != len(args):
+                raise WengertError(f"vmap of `{_qualname(self.original)}`: in_axes={axes!r} has {len(axes)} entries "
+                                   f"but the call passes {len(args)} arguments; give one axis (or None) per argument")
+        else:
+            axes = (axes,) * len(args)
+        for k, (a, ax) in enumerate(zip(args, axes)):
+            if ax is None:
+                continue
+            if not isinstance(ax, int) or isinstance(ax, bool):
+                raise WengertError(f"vmap: in_axes entries are ints or None, not {ax!r}")
+            if not isinstance(a, (np.ndarray, np.generic, list, tuple, float, int)) or np.ndim(a) <= ax % max(
+                    np.ndim(a), 1) or np.ndim(a) == 0:
+                raise WengertError(f"vmap of `{_qualname(self.original)}`: argument {k} has no axis {ax} to batch "
+                                   f"along (it is {_structure_text(a) if is_node(a) else f'of shape {np.shape(a)}'}); "
+                                   "pass an array with that axis, or None in in_axes for an argument shared by "
+                                   "every example")
+        return tuple(None if ax is None else ax % np.ndim(a) for a, ax in zip(args, axes))
+
+    def size_of(self, args: tuple, axes: tuple) -> int:
+        sizes = {np.shape(a)[ax] for a, ax in zip(args, axes) if ax is not None}
+        if not sizes:
+            raise WengertError(f"vmap of `{_qualname(self.original)}`: no argument is batched (in_axes="
+                               f"{self.in_axes!r}); batch at least one")
+        if len(sizes) > 1:
+            raise WengertError(f"vmap of `{_qualname(self.original)}`: the batched arguments have different sizes "
+                               f"along their batch axes ({sorted(sizes)}); they must be equal")
+        return sizes.pop()
+
+    def build(self, moved: tuple, axes: tuple, size: int) -> tuple:
+        """(batched code, its output's state, the positions of the arguments it takes); (None, ...)
+        where the examples run one by one."""
+        example = tuple(a if ax is None else a[0] for a, ax in zip(moved, axes))
+        try:
+            if any(is_structure(a) for a in moved):
+                raise WengertError("an argument is a tuple, list, dict or object (vmap batches arrays)")
+            target = self.fn.traceable(example, {}) if isinstance(self.fn, _Transform) else self.fn
+            values = bind_arguments(target, example, {})
+            if len(values) != len(example):
+                raise WengertError("the function takes *args, **kwargs or defaults the call leaves out")
+            constant = [ax is None and is_static_argument(v) for v, ax in zip(values, axes)]
+            names = list(inspect.signature(target).parameters)
+            positions = [i for i, c in enumerate(constant) if not c]
+            code, state = compile_batched(target, [as_type(values[i]) for i in positions],
+                                          [axes[i] is not None for i in positions], size,
+                                          {names[i]: values[i] for i, c in enumerate(constant) if c})
+        except WengertError as exc:
+            self.path = f"one call per example: {exc}"
+            if self.verbose:
+                print(f"vmap of `{_qualname(self.original)}`: {self.path}")
+            return None, None, None
+        self.path, self.source = "batched", code.source
+        if self.verbose:
+            print(code.source)
+        return code, state, positions
+
+    def per_example(self, args: tuple, axes: tuple, size: int):
+        outs = [self.original(*[a if ax is None else np.take(a, k, axis=ax) for a, ax in zip(args, axes)])
+                for k in range(size)]
+        return _stacked(outs, self.out_axes)
+
+    def placed(self, out, state, axis, size: int):
+        """The batched code's output `out` with the batch axis at `axis` (for a tuple, an axis per
+        item); a value shared by every example is repeated along it (None: kept once)."""
+        if isinstance(out, (tuple, list)):
+            states = state if isinstance(state, tuple) else (state,) * len(out)
+            axes = axis if isinstance(axis, (tuple, list)) else (axis,) * len(out)
+            return type(out)(self.placed(o, s, a, size) for o, s, a in zip(out, states, axes))
+        if axis is None:
+            if state is True:
+                raise WengertError(f"vmap of `{_qualname(self.original)}`: out_axes=None, but the output differs "
+                                   "between examples; give the axis to stack it along")
+            return out
+        if state is not True:
+            out = np.repeat(np.asarray(out)[None], size, axis=0)
+        return np.moveaxis(out, 0, axis) if axis else out
+
+
+def _stacked(outs: list, axis):
+    """The per-example outputs `outs` stacked along `axis` (per item of a tuple, list or dict)."""
+    first = outs[0]
+    if isinstance(first, (tuple, list)):
+        axes = axis if isinstance(axis, (tuple, list)) else (axis,) * len(first)
+        return type(first)(_stacked([o[k] for o in outs], a) for k, a in enumerate(axes))
+    if isinstance(first, dict):
+        return {k: _stacked([o[k] for o in outs], axis) for k in first}
+    return first if axis is None else np.stack([np.asarray(o) for o in outs], axis=axis)
+
+
+def vmap(fn, in_axes=0, out_axes=0, *, verbose: int = 0):
+    """`vmap(f, in_axes=0, out_axes=0)(*args)`: f mapped over a batch axis of its arguments, as
+    JAX's vmap: `in_axes` is the batch axis of every argument, or one per argument (None: the
+    argument is shared by every example); `out_axes` where the batch axis goes in the output (per
+    item of a tuple output; None: the output is the same for every example). One program runs
+    the whole batch; code that cannot be batched runs once per example (`verbose=1` says which,
+    and prints the batched code)."""
+    return Vmap(fn, in_axes, out_axes, verbose)
