@@ -57,11 +57,20 @@ def over_axes(batch: Batch, x, *rest, **params):
     """An op along `axis` (reductions, cumulative sums, sorts, softmax): the axes shift by one; no
     axis (all of them) is every axis but the batch's, or the example flattened where the op takes
     no tuple of axes (argmax, cumsum: they flatten)."""
+    return _along(batch, x, rest, params, flattens="keepdims" not in batch.prim.params)
+
+
+def along_axes(batch: Batch, x, *rest, **params):
+    """An op along `axis` whose no axis means each axis in turn (np.flip): a tuple of them."""
+    return _along(batch, x, rest, params, flattens=False)
+
+
+def _along(batch: Batch, x, rest: tuple, params: dict, flattens: bool):
     batch.only_first()
     rank = batch.rank(x, 0)
     axis = params.get("axis", batch.prim.params.get("axis"))
     if axis is None:
-        if "keepdims" in batch.prim.params:
+        if not flattens:
             return bind(batch.prim, x, *rest, **{**params, "axis": tuple(range(1, rank + 1))})
         x = ops.reshape(x, (batch.size, -1))
         return bind(batch.prim, x, *rest, **{**params, "axis": 1})
@@ -80,17 +89,17 @@ def matmul(batch: Batch, a, b):
         return ops.matmul(b, ops.transpose(a))
     if batch.batched == (True, False) and ra == 1 and rb == 2:
         return ops.matmul(a, b)
+    if ra == 1 and not batch.batched[0]:   # (k,) @ (B, ..., k, n); or two vectors: b @ a
+        return ops.matmul(b, a) if rb == 1 else ops.matmul(a, b)
+    if rb == 1 and not batch.batched[1]:   # (B, ..., m, k) @ (k,)
+        return ops.matmul(a, b)
     drop = []
-    if ra == 1 and batch.batched[0]:
+    if ra == 1:
         a, ra = ops.expand_dims(a, axis=1), 2   # (B, k) -> (B, 1, k)
         drop.append(-2)
-    if rb == 1 and batch.batched[1]:
+    if rb == 1:
         b, rb = ops.expand_dims(b, axis=-1), 2   # (B, k) -> (B, k, 1)
         drop.append(-1)
-    if ra == 1:   # an unbatched vector on the left: (B, ..., k, n) -> (B, ..., n) as it is
-        return ops.matmul(a, b)
-    if rb == 1:
-        return ops.matmul(a, b)
     top = max(ra, rb)
     a = lift(a, top - ra) if batch.batched[0] else a
     b = lift(b, top - rb) if batch.batched[1] else b
@@ -103,6 +112,13 @@ def dot(batch: Batch, a, b):
     if batch.rank(a, 0) > 2 or batch.rank(b, 1) > 2:
         raise NotBatchable("np.dot of arrays of more than two axes")
     return matmul(batch, a, b)
+
+
+def outer(batch: Batch, a, b):
+    """np.outer flattens each example: a column of a's entries times a row of b's."""
+    a = ops.reshape(a, (batch.size, -1, 1) if batch.batched[0] else (-1, 1))
+    b = ops.reshape(b, (batch.size, 1, -1) if batch.batched[1] else (-1,))
+    return ops.mul(a, b)
 
 
 def transpose(batch: Batch, x, axes=None):
@@ -152,12 +168,27 @@ def getitem(batch: Batch, x, *index):
     """`x[:, index]`: NumPy keeps the batch axis first unless the index's arrays (with its ints)
     are apart, which moves their axes to the front."""
     batch.only_first()
-    arrays = [i for i, c in enumerate(index) if ndim_of(c) > 0 and not isinstance(c, slice)]
+    return ops.getitem(x, *after_batch_axis(index))
+
+
+def getitem_grad(batch: Batch, g, x, *index):
+    """The cotangent of `x[index]`: zeros like the batch of x with g at `[:, index]`."""
+    if not batch.batched[0] or any(batch.batched[2:]):
+        raise NotBatchable("`getitem_grad` of an unbatched cotangent or with a batched index")
+    if not batch.batched[1]:
+        x = ops.broadcast_to(x, (batch.size, *ops.shape(x)))   # (only its shape and dtype are read)
+    return ops.getitem_grad(g, x, *after_batch_axis(index))
+
+
+def after_batch_axis(index: tuple) -> tuple:
+    """An index of one example as an index of the batch (`:` first), refused where NumPy would
+    move the axes of its arrays first (arrays, with the ints among them, apart)."""
+    arrays = [i for i, c in enumerate(index) if not isinstance(c, slice) and ndim_of(c) > 0]
     if arrays:
         spread = [i for i, c in enumerate(index) if i in arrays or isinstance(c, int) and not isinstance(c, bool)]
         if spread != list(range(spread[0], spread[-1] + 1)):
             raise NotBatchable("an index whose arrays are apart (NumPy moves their axes first)")
-    return ops.getitem(x, slice(None), *index)
+    return (slice(None), *index)
 
 
 #: the rule of each family of shape rules (runtime/shape_rules.py tags its rules with `family`)

@@ -1241,8 +1241,7 @@ class Vmap:
                 continue
             if not isinstance(ax, int) or isinstance(ax, bool):
                 raise WengertError(f"vmap: in_axes entries are ints or None, not {ax!r}")
-            if not isinstance(a, (np.ndarray, np.generic, list, tuple, float, int)) or np.ndim(a) <= ax % max(
-                    np.ndim(a), 1) or np.ndim(a) == 0:
+            if not isinstance(a, (np.ndarray, np.generic, list, tuple, float, int)) or not -np.ndim(a) <= ax < np.ndim(a):
                 raise WengertError(f"vmap of `{_qualname(self.original)}`: argument {k} has no axis {ax} to batch "
                                    f"along (it is {_structure_text(a) if is_node(a) else f'of shape {np.shape(a)}'}); "
                                    "pass an array with that axis, or None in in_axes for an argument shared by "

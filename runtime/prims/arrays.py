@@ -343,7 +343,7 @@ def _negate(shift):
     return tuple(-s for s in shift) if isinstance(shift, tuple) else -shift
 
 
-flip = primitive("flip", np.flip, params={"axis": None}, linear=True, shape_rule=S.evaluating(np.flip),
+flip = primitive("flip", np.flip, params={"axis": None}, linear=True, batch=B.along_axes, shape_rule=S.evaluating(np.flip),
                  view_of_first=True,
                  doc="reverse the order of elements along `axis`", linear_in=(0,),
                  vjp=(lambda g, out, x, axis=None: ops.flip(g, axis=axis),),

@@ -255,7 +255,7 @@ def _item_of_cotangent(g, gy, x, index):
 
 
 getitem_grad = primitive("getitem_grad", _getitem_grad, arity=None, linear=True,
-                         fresh=True,
+                         fresh=True, batch=B.getitem_grad,
                          shape_rule=lambda ts, cs, ps: ts[1] if not isinstance(ts[1], T.ArrayType) else
                          T.ArrayType(T.join(ts[1], T.ArrayType("f64", ts[1].shape)).dtype
                                      if ts[1].dtype[0] in "fc" else "f64", ts[1].shape),

@@ -1,0 +1,266 @@
+"""Batching (codegen/batch.py, runtime/batching.py) and what uses it: `wengert.vmap` against a
+Python loop of the function, and jacfwd/jacrev/hessian in one batched pass against the
+per-basis-vector path, central differences and HIPS autograd."""
+import re
+
+import numpy as np
+import pytest
+
+import wengert
+from wengert.api import as_type
+from wengert.codegen.batch import Unbatchable, compile_batched
+from tests.corpus import CASES
+
+autograd = pytest.importorskip("autograd")
+anp = pytest.importorskip("autograd.numpy")
+
+#: corpus modules run in the default suite (every case runs with --runslow)
+QUICK_MODULES = ("straight", "models", "broadcasting", "reductions")
+
+
+def _batchable(case):
+    args = case.make_args(np.random.default_rng(1))
+    return isinstance(args[case.wrt[0]], np.ndarray)
+
+
+def _corpus_params():
+    params = []
+    for case in CASES:
+        if not _batchable(case):
+            continue
+        marks = () if case.module in QUICK_MODULES else (pytest.mark.slow,)
+        params.append(pytest.param(case, id=case.name, marks=marks))
+    return params
+
+
+def assert_same(got, want):
+    if isinstance(want, (tuple, list)):
+        assert isinstance(got, (tuple, list)) and len(got) == len(want)
+        for g, w in zip(got, want):
+            assert_same(g, w)
+    elif isinstance(want, dict):
+        assert set(got) == set(want)
+        for k in want:
+            assert_same(got[k], want[k])
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+
+
+def _stack(outs):
+    if isinstance(outs[0], (tuple, list)):
+        return type(outs[0])(_stack([o[k] for o in outs]) for k in range(len(outs[0])))
+    if isinstance(outs[0], dict):
+        return {k: _stack([o[k] for o in outs]) for k in outs[0]}
+    return np.stack([np.asarray(o) for o in outs])
+
+
+@pytest.mark.parametrize("case", _corpus_params())
+def test_vmap_of_corpus_functions_equals_a_loop(case):
+    """Batched along the first argument differentiated, the others shared: the same values as
+    calling the function on each example, whether the code was batched or ran per example."""
+    args = case.make_args(np.random.default_rng(1))
+    i = case.wrt[0]
+    stack = np.stack([args[i] * (1.0 + 0.01 * k) for k in range(3)])
+    in_axes = tuple(0 if j == i else None for j in range(len(args)))
+    batched = wengert.vmap(case.fn, in_axes=in_axes)
+    got = batched(*args[:i], stack, *args[i + 1:])
+    want = _stack([case.fn(*args[:i], stack[k], *args[i + 1:]) for k in range(3)])
+    assert_same(got, want)
+    assert batched.path == "batched" or batched.path.startswith("one call per example: ")
+
+
+def test_most_of_the_corpus_is_batched_not_looped():
+    """The models and straight-line code batch (no per-example fallback)."""
+    names = ("logistic_regression_loss", "mlp_tanh_mse", "softmax_cross_entropy")
+    for case in [c for c in CASES if c.name in names]:
+        args = case.make_args(np.random.default_rng(1))
+        i = case.wrt[0]
+        stack = np.stack([args[i], args[i] * 0.5])
+        batched = wengert.vmap(case.fn, in_axes=tuple(0 if j == i else None for j in range(len(args))))
+        batched(*args[:i], stack, *args[i + 1:])
+        assert batched.path == "batched", (case.name, batched.path)
+
+
+def layer(x, W, b):
+    h = np.tanh(W @ x + b)
+    return np.sum(h ** 2), h
+
+
+def test_vmap_in_axes_and_out_axes():
+    rng = np.random.default_rng(0)
+    xs, W, bs = rng.normal(size=(7, 3)), rng.normal(size=(4, 3)), rng.normal(size=(4, 7))
+    want = [layer(xs[k], W, bs[:, k]) for k in range(7)]
+    # the batch along axis 1 of x and of b, W shared; the output's items with the batch at 0 and 1
+    total, h = wengert.vmap(layer, in_axes=(1, None, 1), out_axes=(0, 1))(xs.T, W, bs)
+    np.testing.assert_allclose(total, [w[0] for w in want], rtol=1e-12)
+    np.testing.assert_allclose(h, np.stack([w[1] for w in want], axis=1), rtol=1e-12)
+    # a negative axis, and one out_axes for every item
+    total, h = wengert.vmap(layer, in_axes=(-1, None, None), out_axes=-1)(xs.T, W, bs[:, 0])
+    np.testing.assert_allclose(h, np.stack([layer(x, W, bs[:, 0])[1] for x in xs], axis=-1), rtol=1e-12)
+
+
+def test_an_output_shared_by_every_example_is_repeated_or_kept_once():
+    def f(x, y):
+        return x * 2.0, np.sum(y)
+    xs, y = np.arange(6.0).reshape(3, 2), np.ones(4)
+    doubled, total = wengert.vmap(f, in_axes=(0, None))(xs, y)
+    np.testing.assert_allclose(doubled, xs * 2.0)
+    np.testing.assert_allclose(total, [4.0, 4.0, 4.0])
+    doubled, total = wengert.vmap(f, in_axes=(0, None), out_axes=(0, None))(xs, y)
+    assert np.ndim(total) == 0 and total == 4.0
+    with pytest.raises(wengert.WengertError, match="out_axes=None, but the output differs between examples"):
+        wengert.vmap(f, in_axes=(0, None), out_axes=None)(xs, y)
+
+
+def test_vmap_of_a_gradient_batches_the_generated_adjoint():
+    def loss(w, x):
+        return np.sum(np.tanh(x @ w) ** 2)
+    rng = np.random.default_rng(0)
+    ws, x = rng.normal(size=(5, 3)), rng.normal(size=(8, 3))
+    batched = wengert.vmap(wengert.grad(loss), in_axes=(0, None))
+    got = batched(ws, x)
+    assert batched.path == "batched"
+    np.testing.assert_allclose(got, [autograd.grad(lambda w: anp.sum(anp.tanh(x @ w) ** 2))(w) for w in ws],
+                               rtol=1e-10)
+
+
+def test_printed_batched_source_is_plain_numpy():
+    rng = np.random.default_rng(0)
+    batched = wengert.vmap(layer, in_axes=(0, None, None))
+    batched(rng.normal(size=(7, 3)), rng.normal(size=(4, 3)), rng.normal(size=4))
+    text = wengert.source(batched)
+    assert "def layer_batched(x, W, b):" in text
+    assert "over a batch of 7 examples (the batch axis first)" in text
+    assert "h = np.tanh(x @ W.T + b)" in text   # one product for the batch, no loop
+    assert "np.sum(h ** 2, axis=(1,))" in text   # the reduction's axes shifted past the batch axis
+    assert not any(line.strip().startswith("for ") for line in text.splitlines())
+
+
+def loss(w, X, y):
+    p = 1.0 / (1.0 + np.exp(-(X @ w)))
+    return -np.mean(y * np.log(p) + (1.0 - y) * np.log(1.0 - p)) + 0.01 * np.sum(w ** 2)
+
+
+def test_hessian_in_one_batched_pass_reads_products_with_the_basis_off():
+    """The Hessian of logistic regression: one forward-over-reverse pass whose code multiplies
+    the data once (`(X.T * s) @ X`, as written by hand), not once per column."""
+    rng = np.random.default_rng(0)
+    X, y, w = rng.normal(size=(40, 5)), (rng.random(40) < 0.5) * 1.0, rng.normal(size=5)
+    h = wengert.hessian(loss)
+    got = h(w, X, y)
+    p = 1.0 / (1.0 + np.exp(-(X @ w)))
+    np.testing.assert_allclose(got, (X.T * (p * (1 - p))) @ X / 40 + 0.02 * np.eye(5), rtol=1e-10)
+    assert h.path == "batched"
+    columns = next(iter(h.functions.values())).__globals__["columns0_"]
+    code = "\n".join(line for line in columns.__wengert_source__.splitlines() if not line.strip().startswith("#"))
+    assert len(re.findall(r"@", code)) == 2, code   # X @ w, and one product for all the columns
+    assert "basis_ @" not in code and "@ basis_" not in code
+
+
+def numeric_jacobian(f, x, eps=1e-6):
+    columns = []
+    for k in range(x.size):
+        e = np.zeros(x.size)
+        e[k] = eps
+        e = e.reshape(x.shape)
+        columns.append((np.asarray(f(x + e)) - np.asarray(f(x - e))) / (2 * eps))
+    return np.stack(columns, axis=-1).reshape(np.shape(f(x)) + x.shape)
+
+
+def field(x, A):
+    return np.tanh(A @ x) * np.sum(x ** 2) + np.cumsum(x)[::-1][: A.shape[0]]
+
+
+@pytest.mark.parametrize("transform", [wengert.jacfwd, wengert.jacrev])
+def test_batched_jacobians_equal_the_per_basis_path_and_differences(transform):
+    rng = np.random.default_rng(3)
+    x, A = rng.normal(size=4), rng.normal(size=(3, 4))
+    jac = transform(field)
+    got = jac(x, A)
+    assert jac.path == "batched", jac.path
+    per_basis = jac.build((x, A))   # the path taken where code cannot be batched
+    np.testing.assert_allclose(got, per_basis(x, A), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(got, numeric_jacobian(lambda v: field(v, A), x), rtol=1e-6, atol=1e-8)
+
+
+def test_batched_jacobians_of_several_arguments_and_matrix_inputs():
+    def f(W, x):
+        return np.exp(W @ x) / np.sum(W ** 2)
+    rng = np.random.default_rng(4)
+    W, x = rng.normal(size=(3, 2)), rng.normal(size=2)
+    for transform in (wengert.jacfwd, wengert.jacrev):
+        jac = transform(f, wrt=(0, 1))
+        dW, dx = jac(W, x)
+        assert jac.path == "batched"
+        assert dW.shape == (3, 3, 2) and dx.shape == (3, 2)
+        np.testing.assert_allclose(dW, numeric_jacobian(lambda V: f(V, x), W), rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(dx, numeric_jacobian(lambda v: f(W, v), x), rtol=1e-6, atol=1e-8)
+    H = wengert.hessian(lambda x, W: np.sum(np.sin(W @ x) ** 2))(x, W)
+    want = autograd.hessian(lambda v: anp.sum(anp.sin(W @ v) ** 2))(x)
+    np.testing.assert_allclose(H, want, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.second_order and c.scalar_output and c.module in
+                                  ("models", "loops", "control")], ids=lambda c: c.name)
+def test_batched_hessian_equals_the_per_column_hessian(case):
+    """Through loops and branches the batched Hessian is the per-column one (or is it, where the
+    code falls back)."""
+    args = case.make_args(np.random.default_rng(0))
+    i = case.wrt[0]
+    h = wengert.hessian(case.fn, wrt=i)
+    got = h(*args)
+    np.testing.assert_allclose(got, h.build(tuple(args))(*args), rtol=1e-9, atol=1e-11)
+
+
+def branchy(x):
+    if np.sum(x) > 0:
+        return x * 2.0
+    return -x
+
+
+def test_a_branch_on_a_batched_value_runs_per_example_and_says_where():
+    xs = np.array([[1.0, 2.0], [-3.0, 1.0], [-1.0, -1.0]])
+    batched = wengert.vmap(branchy, verbose=0)
+    np.testing.assert_allclose(batched(xs), np.stack([branchy(x) for x in xs]))
+    assert batched.path.startswith("one call per example: ")
+    assert re.search(r"test_batch\.py:\d+:\d+: cannot batch `branchy`: a branch on a batched value", batched.path)
+    assert "    if np.sum(x) > 0:\n    ^^" in batched.path   # the line, with a caret
+    assert "select with np.where" in batched.path
+
+
+def determinant_ratio(A):
+    return np.linalg.det(A) / np.sum(A ** 2)
+
+
+def test_an_op_without_a_batch_rule_is_named_with_its_line():
+    with pytest.raises(Unbatchable) as info:
+        compile_batched(determinant_ratio, [as_type(np.eye(3))], [True], 4)
+    message = str(info.value)
+    assert re.search(r"test_batch\.py:\d+:\d+: cannot batch `determinant_ratio`: `det` has no batch rule", message)
+    assert "np.linalg.det(A)" in message
+    As = np.random.default_rng(0).normal(size=(4, 3, 3))
+    batched = wengert.vmap(determinant_ratio)
+    np.testing.assert_allclose(batched(As), [determinant_ratio(A) for A in As], rtol=1e-12)
+    assert "`det` has no batch rule" in batched.path
+
+
+def test_jacobians_say_why_they_take_the_per_basis_path(capsys):
+    def f(x):
+        return np.linalg.solve(np.outer(x, x) + np.eye(2), x)
+    jac = wengert.jacfwd(f, verbose=1)
+    x = np.array([0.3, -0.5])
+    np.testing.assert_allclose(jac(x), numeric_jacobian(f, x), rtol=1e-6, atol=1e-8)
+    assert jac.path.startswith("one pass per basis vector: ")
+    assert "jacfwd of `" in capsys.readouterr().out
+
+
+def test_vmap_refuses_what_cannot_be_a_batch():
+    xs = np.ones((3, 2))
+    with pytest.raises(wengert.WengertError, match="in_axes=\\(0,\\) has 1 entries but the call passes 2"):
+        wengert.vmap(layer, in_axes=(0,))(xs, xs)
+    with pytest.raises(wengert.WengertError, match="different sizes along their batch axes \\(\\[2, 3\\]\\)"):
+        wengert.vmap(lambda a, b: a + b)(xs, np.ones((2, 2)))
+    with pytest.raises(wengert.WengertError, match="no argument is batched"):
+        wengert.vmap(lambda a: a, in_axes=None)(xs)
+    with pytest.raises(wengert.WengertError, match="argument 0 has no axis 2 to batch along"):
+        wengert.vmap(lambda a: a, in_axes=2)(xs)
