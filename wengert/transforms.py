@@ -1010,8 +1010,9 @@ class JacobianReverse(_Jacobian):
         namespace = {"rows_": code.fn, "out_basis_": self.basis(value)}
         lines = [_assign("row_", _call(_name("rows_"), [_name(p) for p in self.passed(args, {})] +
                                        [_name("out_basis_")]))]
+        states = states if isinstance(states, tuple) else (states,) * len(self.wrt)
         blocks = {(): self.per_argument(args, lambda j, path, leaf: self.block(
-            read(_name("row_"), (j,)), states[j] if isinstance(states, tuple) else states, np.shape(value) + np.shape(leaf), leaf, namespace))}
+            read(_name("row_"), (j,)), states[j], np.shape(value) + np.shape(leaf), leaf, namespace))}
         return self.written(lines, value, blocks, namespace, [compiled], None)
 
     def cotangent(self, seed: ast.expr) -> ast.expr:
@@ -1241,7 +1242,8 @@ class Vmap:
                 continue
             if not isinstance(ax, int) or isinstance(ax, bool):
                 raise WengertError(f"vmap: in_axes entries are ints or None, not {ax!r}")
-            if not isinstance(a, (np.ndarray, np.generic, list, tuple, float, int)) or not -np.ndim(a) <= ax < np.ndim(a):
+            if not isinstance(a, (np.ndarray, np.generic, list, tuple, float, int)) or \
+                    not -np.ndim(a) <= ax < np.ndim(a):
                 raise WengertError(f"vmap of `{_qualname(self.original)}`: argument {k} has no axis {ax} to batch "
                                    f"along (it is {_structure_text(a) if is_node(a) else f'of shape {np.shape(a)}'}); "
                                    "pass an array with that axis, or None in in_axes for an argument shared by "

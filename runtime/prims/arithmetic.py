@@ -233,7 +233,8 @@ def _matmul_node(operands, params) -> str:
     return "CloneBackward0" if nx == 2 else "UnsafeViewBackward0"
 
 
-matmul = primitive("matmul", operator.matmul, arity=2, batch=B.matmul, shape_rule=S.matmul_rule, doc="x @ y", spelling="{0} @ {1}",
+matmul = primitive("matmul", operator.matmul, arity=2, shape_rule=S.matmul_rule, doc="x @ y", spelling="{0} @ {1}",
+                   batch=B.matmul,
                    shape_checked=True,
                    vjp=(_matmul_x, _matmul_y),
                    jvp=(lambda t, out, x, y: ops.matmul(t, y), lambda t, out, x, y: ops.matmul(x, t)),   # bilinear

@@ -103,7 +103,8 @@ def _reshaped_back(g, out, x, *rest, **params):
     return ops.reshape(g, _shape(x))
 
 
-transpose = primitive("transpose", np.transpose, params={"axes": None}, linear=True, batch=B.transpose, shape_rule=_transpose_rule,
+transpose = primitive("transpose", np.transpose, params={"axes": None}, linear=True, shape_rule=_transpose_rule,
+                      batch=B.transpose,
                       view_of_first=True, shape_checked=True,
                       doc="permute the axes (reverse them when `axes` is None)", linear_in=(0,),
                       vjp=(lambda g, out, x, axes=None: ops.transpose(
@@ -165,17 +166,20 @@ reshape = primitive("reshape", _reshape, arity=2, linear=True, batch=B.reshape, 
                     eager=_view("ViewBackward0", structural=(1,), copy_node="UnsafeViewBackward0"))
 stands_for(reshape, [np.reshape], "x, shape", "x shape")
 METHODS["reshape"] = Binding(reshape, _signature("x, *shape"), ("x", "shape"), ())
-ravel = primitive("ravel", np.ravel, linear=True, batch=B.ravel, shape_rule=S.evaluating(np.ravel), doc="flatten to 1-D",
+ravel = primitive("ravel", np.ravel, linear=True, shape_rule=S.evaluating(np.ravel), doc="flatten to 1-D",
+                  batch=B.ravel,
                   view_of_first=True,
                   linear_in=(0,), vjp=(_reshaped_back,), eager=_view("ViewBackward0", copy_node="UnsafeViewBackward0"))
 stands_for(ravel, [np.ravel], "x, /", "x", method="ravel")
 METHODS["flatten"] = METHODS["ravel"]
 expand_dims = primitive("expand_dims", np.expand_dims, params={"axis": None}, linear=True,
                         view_of_first=True, shape_checked=True,
-                        batch=B.expand_dims, shape_rule=S.evaluating(np.expand_dims), doc="insert an axis of length 1", linear_in=(0,),
+                        shape_rule=S.evaluating(np.expand_dims), doc="insert an axis of length 1", linear_in=(0,),
+                        batch=B.expand_dims,
                         vjp=(_reshaped_back,), eager=_view("UnsqueezeBackward0"))
 stands_for(expand_dims, [np.expand_dims], "x, axis", "x", "axis")
-squeeze = primitive("squeeze", np.squeeze, params={"axis": None}, linear=True, batch=B.squeeze, shape_rule=S.evaluating(np.squeeze),
+squeeze = primitive("squeeze", np.squeeze, params={"axis": None}, linear=True, shape_rule=S.evaluating(np.squeeze),
+                    batch=B.squeeze,
                     view_of_first=True, shape_checked=True,
                     doc="remove axes of length 1", linear_in=(0,), vjp=(_reshaped_back,),
                     eager=_view(lambda operands, params:
@@ -195,7 +199,8 @@ def _to_shape_rule(types, consts, params):
     return T.ArrayType(dtype, target)
 
 
-broadcast_to = primitive("broadcast_to", np.broadcast_to, arity=2, linear=True, batch=B.broadcast_to, shape_rule=_to_shape_rule,
+broadcast_to = primitive("broadcast_to", np.broadcast_to, arity=2, linear=True, shape_rule=_to_shape_rule,
+                         batch=B.broadcast_to,
                          view_of_first=True, shape_checked=True,
                          doc="broadcast x to a shape", linear_in=(0,),
                          vjp=(lambda g, out, x, shape_: unbroadcast(g, x),),
@@ -343,7 +348,8 @@ def _negate(shift):
     return tuple(-s for s in shift) if isinstance(shift, tuple) else -shift
 
 
-flip = primitive("flip", np.flip, params={"axis": None}, linear=True, batch=B.along_axes, shape_rule=S.evaluating(np.flip),
+flip = primitive("flip", np.flip, params={"axis": None}, linear=True, shape_rule=S.evaluating(np.flip),
+                 batch=B.along_axes,
                  view_of_first=True,
                  doc="reverse the order of elements along `axis`", linear_in=(0,),
                  vjp=(lambda g, out, x, axis=None: ops.flip(g, axis=axis),),
@@ -686,7 +692,8 @@ def _copy(x):
     return x.copy() if isinstance(x, (np.ndarray, list, dict)) else np.copy(x)
 
 
-copy = primitive("copy", _copy, linear=True, batch=B.elementwise, shape_rule=S.same_as(0), doc="a copy", reads_containers=True,
+copy = primitive("copy", _copy, linear=True, shape_rule=S.same_as(0), doc="a copy", reads_containers=True,
+                 batch=B.elementwise,
                  fresh=True,
                  partials=(lambda g, out, x: g,), spelling="{0}.copy()",
                  eager=Eager(node="CloneBackward0", saves=NOTHING, quiet=True))

@@ -173,7 +173,8 @@ def _zero_cotangent(x):
     return np.zeros(np.shape(x), np.result_type(np.asarray(x).dtype, np.float64))
 
 
-zero_cotangent = primitive("zero_cotangent", _zero_cotangent, differentiable=False, batch=B.elementwise, shape_rule=S.same_as(0),
+zero_cotangent = primitive("zero_cotangent", _zero_cotangent, differentiable=False, shape_rule=S.same_as(0),
+                           batch=B.elementwise,
                            fresh=True,
                            doc="a zero cotangent shaped like x (None items for containers)")
 

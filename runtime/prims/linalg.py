@@ -79,8 +79,8 @@ inner = primitive("inner", np.inner, arity=2, shape_rule=S.evaluating(np.inner),
                   eager=Eager(node="ViewBackward0", saves=_CROSS))
 stands_for(inner, [np.inner], "x, y, /", "x y")
 outer = primitive("outer", np.outer, arity=2,
-                  shape_checked=True,
-                  batch=B.outer, shape_rule=lambda ts, cs, ps: T.ArrayType(T.short_dtype(np.result_type(*[t.np_dtype for t in ts])),
+                  shape_checked=True, batch=B.outer,
+                  shape_rule=lambda ts, cs, ps: T.ArrayType(T.short_dtype(np.result_type(*[t.np_dtype for t in ts])),
                                                             (int(np.prod(ts[0].shape)), int(np.prod(ts[1].shape)))),
                   doc="outer product",
                   vjp=(lambda g, out, x, y: ops.reshape(ops.matmul(g, ops.ravel(y)), shape(x)),

@@ -172,7 +172,8 @@ for _name, _fn, _doc in [("argmax", np.argmax, "index of the maximum over `axis`
     stands_for(_p, [_fn], "x, axis=None", "x", "axis", method=_name)
 argsort = primitive("argsort", lambda x, axis=-1, kind=None: np.argsort(x, axis=axis, kind=kind),
                     params={"axis": -1, "kind": None}, differentiable=False, fancy_index=True,
-                    batch=B.over_axes, shape_rule=S.evaluating(lambda x, axis=-1, kind=None: np.argsort(x, axis=axis, kind=kind)),
+                    shape_rule=S.evaluating(lambda x, axis=-1, kind=None: np.argsort(x, axis=axis, kind=kind)),
+                    batch=B.over_axes,
                     doc="the indices that sort x along `axis` (flat for None)")
 stands_for(argsort, [np.argsort], "x, axis=-1, kind=None", "x", "axis kind", method="argsort")
 
@@ -403,7 +404,8 @@ def _cumprod_jvp(t, out, x, axis):
     return ops.add(ops.mul(out, ops.cumsum(ratios, axis=axis)), ops.where(before, 0.0, from_zero))
 
 
-cumprod = primitive("cumprod", np.cumprod, params={"axis": None, "dtype": None}, batch=B.over_axes, shape_rule=S.evaluating(np.cumprod),
+cumprod = primitive("cumprod", np.cumprod, params={"axis": None, "dtype": None}, shape_rule=S.evaluating(np.cumprod),
+                    batch=B.over_axes,
                     doc="cumulative product over `axis`", vjp=(_cumprod_grad,), jvp=(_cumprod_jvp,),
                     eager=Eager(node="CumprodBackward0", saves={0: (0, "out")}, methods=("cumprod",),
                                 functions=("cumprod",), args="input, dim, *, dtype=None", rename={"dim": "axis"}))
