@@ -18,7 +18,7 @@ from ..runtime.registry import bind
 from ..runtime.errors import WengertError
 from ..runtime.names import python_identifier
 from ..tracer.errors import excerpt
-from ..tracer.ir import Function, Module, Op, Region, Value
+from ..tracer.ir import Function, Module, Op, Region, Value, walk
 from ..tracer.names import Namer
 from ..tracer.pipeline import deep_recursion, trace
 from .build import Builder, as_operand, python_value
@@ -337,7 +337,7 @@ def _dependents(regions: list, marked: set) -> set:
     while changed:
         changed = False
         for sub in regions:
-            for op in _walk(sub):
+            for op in walk(sub):
                 if any(isinstance(x, Value) and (x in marked or x in found) for x in op.operands) or any(
                         r in found for r in _inner_values(op)):
                     new = set(op.results) - found
@@ -347,15 +347,8 @@ def _dependents(regions: list, marked: set) -> set:
     return found
 
 
-def _walk(region: Region):
-    for op in region.ops:
-        yield op
-        for sub in op.regions:
-            yield from _walk(sub)
-
-
 def _inner_values(op: Op) -> set:
-    return {r for sub in op.regions for inner in _walk(sub) for r in inner.results} | \
+    return {r for sub in op.regions for inner in walk(sub) for r in inner.results} | \
         {y for sub in op.regions for y in sub.yields if isinstance(y, Value)}
 
 
