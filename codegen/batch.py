@@ -36,6 +36,9 @@ class Unbatchable(WengertError):
 #: the ops a scaled value passes through (see _Batcher.scale)
 _SCALING = ("neg", "mul", "div", "add", "sub")
 
+#: primitives joining a list of arrays along an axis (see _Batcher.join)
+_JOINS = ("concatenate", "stack")
+
 #: containers whose items keep their own states (a tuple of states)
 _CONTAINERS = ("tuple", "list")
 
@@ -76,6 +79,7 @@ class _Batcher:
         self.env: dict = {}      # Value -> the operand that replaces it
         self.scaled: dict = {}   # Value -> (batched base, unbatched factor): see `scale`
         self.made: dict = {}     # (scaled Value, id of a region) -> its product formed there
+        self.items: dict = {}    # a tuple or list built holding batched values -> its items
 
     def run(self, batched: list):
         for p, b in zip(self.fn.params, batched):
@@ -146,7 +150,7 @@ class _Batcher:
 
     def materialised(self, x, region: Region, op: Op | None):
         """x, or for a scaled value its batched product, formed once per region."""
-        if x not in self.scaled if isinstance(x, Value) else True:
+        if not isinstance(x, Value) or x not in self.scaled:
             return x
         made = self.made.get((x, id(region)))
         if made is None:
@@ -168,6 +172,7 @@ class _Batcher:
             op.results[0].type = P.PRIMITIVES[op.kind].infer([x.type if isinstance(x, Value) else T.type_of(x.value)
                                                               for x in op.operands], [P.NOVALUE] * len(states), {})[0]
             self.states[op.results[0]] = tuple(states)
+            self.items[op.results[0]] = list(op.operands)
             return
         if isinstance(states[0], tuple):
             self.read_container(op, region, states)
@@ -225,7 +230,28 @@ class _Batcher:
                 r.type = _item_type(op.operands[0].type, k)
                 self.states[r] = s
             return
+        if op.kind in _JOINS and len(op.operands) == 1:
+            self.join(op, region, items)
+            return
         raise self.refusal(op, f"`{op.kind}` of a tuple or list holding batched values")
+
+    def join(self, op: Op, region: Region, items: tuple) -> None:
+        """np.concatenate / np.stack of a list of arrays, some batched: every piece batched (the
+        others broadcast), joined along the axis shifted past the batch axis."""
+        with Builder(region, self.namer, op.loc) as b:
+            pieces = []
+            known = self.items.get(op.operands[0])   # the list's items, where it was built here
+            for k, state in enumerate(items):
+                piece = known[k] if known else as_operand(ops.getitem(python_value(op.operands[0]), k))
+                pieces.append(self.spread(piece, region, op, state, None))
+            rank = _rank(pieces[0]) - 1 + (op.kind == "stack")
+            axis = op.params.get("axis", 0)
+            if rank is None or axis is None or not all(_rank(p) == _rank(pieces[0]) for p in pieces):
+                raise self.refusal(op, f"`{op.kind}` of pieces of unknown or different ranks")
+            joined = b.apply(P.PRIMITIVES["list"], tuple(pieces), {})
+            out = as_operand(bind(op.prim, joined, axis=B.shifted(axis, rank)))
+        self.env[op.results[0]] = out
+        self.states[out] = True
 
     # -- control flow ----------------------------------------------------------------------------
     def batch_if(self, op: Op, region: Region) -> None:

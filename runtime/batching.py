@@ -114,6 +114,20 @@ def dot(batch: Batch, a, b):
     return matmul(batch, a, b)
 
 
+def norm(batch: Batch, x, ord=None, axis=None, keepdims=False):
+    """np.linalg.norm: of every entry (no `ord`, no axis) over the example flattened; of a
+    vector or a matrix (an `ord`, no axis) along its axes; else along the axes shifted."""
+    batch.only_first()
+    rank = batch.rank(x, 0)
+    if axis is None and ord is None:
+        out = ops.norm(ops.reshape(x, (batch.size, -1)), axis=1)
+        return ops.reshape(out, (batch.size, *(1,) * rank)) if keepdims else out
+    if axis is None and rank not in (1, 2):
+        raise NotBatchable(f"np.linalg.norm with ord={ord!r} of an array of {rank} axes")
+    axis = (1 if rank == 1 else (1, 2)) if axis is None else shifted(axis, rank)
+    return ops.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+
+
 def outer(batch: Batch, a, b):
     """np.outer flattens each example: a column of a's entries times a row of b's."""
     a = ops.reshape(a, (batch.size, -1, 1) if batch.batched[0] else (-1, 1))

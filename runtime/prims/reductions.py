@@ -327,7 +327,7 @@ def _singular_factor(x, ord="nuc", axes=(0, 1)):
     return ops.moveaxis(ops.matmul(u, vh), source=(-2, -1), destination=axes)
 
 
-norm = primitive("norm", _norm, params={"ord": None, "axis": None, "keepdims": False},
+norm = primitive("norm", _norm, params={"ord": None, "axis": None, "keepdims": False}, batch=B.norm,
                  shape_rule=S.evaluating(_norm), doc="np.linalg.norm", vjp=(_norm_grad,), jvp=(_norm_jvp,),
                  eager=Eager(node="LinalgVectorNormBackward0", saves={0: (0, "out")}, promote="float",
                              functions=("linalg.norm", "linalg.matrix_norm"), rename=_DIM_KEEPDIM,

@@ -264,3 +264,24 @@ def test_vmap_refuses_what_cannot_be_a_batch():
         wengert.vmap(lambda a: a, in_axes=None)(xs)
     with pytest.raises(wengert.WengertError, match="argument 0 has no axis 2 to batch along"):
         wengert.vmap(lambda a: a, in_axes=2)(xs)
+
+
+def pieces(x, A):
+    v = A @ x
+    v = v / np.linalg.norm(v)
+    m = np.stack([v, 2 * v, A[:, 0]], axis=-1)
+    c = np.concatenate([v, x, np.ones(2)])
+    return np.sum(m, axis=0), c, np.linalg.norm(np.outer(x, x), keepdims=True), np.linalg.norm(A * x, ord=2)
+
+
+def test_joins_norms_and_outer_products_batch():
+    """np.stack / np.concatenate of batched and shared pieces, norms of every entry, of vectors
+    and of matrices, and np.outer: one batched program, the values of a loop."""
+    rng = np.random.default_rng(0)
+    xs, A = rng.normal(size=(5, 3)), rng.normal(size=(4, 3))
+    batched = wengert.vmap(pieces, in_axes=(0, None))
+    got = batched(xs, A)
+    assert batched.path == "batched", batched.path
+    assert_same(got, _stack([pieces(x, A) for x in xs]))
+    assert re.search(r"np\.stack\(.*np\.broadcast_to\(\(?A\[:, 0\]\)?, \(5, 4\)\).*axis=2\)", batched.source)
+    assert re.search(r"np\.concatenate\(.*axis=1\)", batched.source)
