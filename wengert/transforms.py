@@ -1214,6 +1214,14 @@ class Vmap:
         self.source = None
 
     def __call__(self, *args):
+        axes, size, moved, (code, state, positions) = self.program(args)
+        if code is None:
+            return self.per_example(args, axes, size)
+        return self.placed(code.fn(*[moved[i] for i in positions]), state, self.out_axes, size)
+
+    def program(self, args: tuple) -> tuple:
+        """(the batch axes, the batch size, the arguments with the batch axis first, and the
+        program for their signature: see `build`)."""
         axes = self.axes_of(args)
         size = self.size_of(args, axes)
         moved = tuple(a if ax is None else np.moveaxis(np.asarray(a), ax, 0) for a, ax in zip(args, axes))
@@ -1223,10 +1231,44 @@ class Vmap:
         program = self.programs.hit(key)
         if program is None:
             program = self.programs.add(key, self.build(moved, axes, size))
-        code, state, positions = program
+        return axes, size, moved, program
+
+    def call_signature(self) -> inspect.Signature:
+        """The parameters a call takes (bound in traced code: tracer/transform_calls.py)."""
+        return inspect.signature(self.fn)
+
+    def traceable(self, args: tuple, kwargs: dict):
+        """The batched code for the signature of `args`, as a Python function with source that the
+        tracer captures (`grad` of a function calling this vmap differentiates the batched code)."""
+        names = list(self.call_signature().parameters)
+        if kwargs or len(args) != len(names):
+            raise WengertError(f"vmap of `{_qualname(self.original)}` in traced code takes its {len(names)} "
+                               "arguments by position")
+        axes, size, moved, (code, state, positions) = self.program(args)
         if code is None:
-            return self.per_example(args, axes, size)
-        return self.placed(code.fn(*[moved[i] for i in positions]), state, self.out_axes, size)
+            raise WengertError(f"vmap of `{_qualname(self.original)}` in traced code needs code that batches; "
+                               f"{self.path}")
+        passed = [_call(_numpy("moveaxis"), [_name(names[i]), ast.Constant(axes[i]), ast.Constant(0)])
+                  if axes[i] else _name(names[i]) for i in positions]
+        value = code.fn(*[moved[i] for i in positions])   # (shapes of the values shared by every example)
+        return python_function(f"{name_base(getattr(self.fn, '__name__', 'f'), 'f')}_vmap", names,
+                               [_assign("out_", _call(_name("batched_"), passed))],
+                               self.placed_expression(_name("out_"), value, state, self.out_axes, size),
+                               {"batched_": code.fn})
+
+    def placed_expression(self, expr: ast.expr, value, state, axis, size: int) -> ast.expr:
+        """`placed` written as an expression of the batched code's output `expr` (its value `value`)."""
+        if isinstance(value, (tuple, list)):
+            states = state if isinstance(state, tuple) else (state,) * len(value)
+            axes = axis if isinstance(axis, (tuple, list)) else (axis,) * len(value)
+            return ast.Tuple([self.placed_expression(_part(expr, k), v, s, a, size)
+                              for k, (v, s, a) in enumerate(zip(value, states, axes))], ast.Load())
+        if axis is None:
+            self.placed(value, state, axis, size)   # refused where it differs between examples
+            return expr
+        if state is not True:
+            expr = _call(_numpy("broadcast_to"), [expr, ast.Constant((size, *np.shape(value)))])
+        return _call(_numpy("moveaxis"), [expr, ast.Constant(0), ast.Constant(axis)]) if axis else expr
 
     def axes_of(self, args: tuple) -> tuple:
         """The batch axis of each argument (None: not batched), checked."""
@@ -1328,3 +1370,6 @@ def vmap(fn, in_axes=0, out_axes=0, *, verbose: int = 0):
     the whole batch; code that cannot be batched runs once per example (`verbose=1` says which,
     and prints the batched code)."""
     return Vmap(fn, in_axes, out_axes, verbose)
+
+
+vmap.__wengert_transform__ = True   # called in traced code, like the transforms above

@@ -285,3 +285,21 @@ def test_joins_norms_and_outer_products_batch():
     assert_same(got, _stack([pieces(x, A) for x in xs]))
     assert re.search(r"np\.stack\(.*np\.broadcast_to\(\(?A\[:, 0\]\)?, \(5, 4\)\).*axis=2\)", batched.source)
     assert re.search(r"np\.concatenate\(.*axis=1\)", batched.source)
+
+
+def unit(w, x):
+    return np.tanh(x @ w)
+
+
+def mapped_loss(w, X):
+    return np.sum(wengert.vmap(unit, in_axes=(None, 0))(w, X) ** 2)
+
+
+def test_grad_through_vmap_differentiates_the_batched_code():
+    """vmap called in traced code is its batched code, traced like a transform's: the gradient is
+    the one of the function written for the whole batch."""
+    rng = np.random.default_rng(0)
+    w, X = rng.normal(size=3), rng.normal(size=(6, 3))
+    grad = wengert.grad(mapped_loss)
+    np.testing.assert_allclose(grad(w, X), autograd.grad(lambda v: anp.sum(anp.tanh(X @ v) ** 2))(w), rtol=1e-12)
+    assert "X.T @ " in grad.source and "for " not in grad.source
