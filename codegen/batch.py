@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
+
 from ..runtime import batching as B
 from ..runtime import primitives as P
+from ..runtime import shape_rules as S
 from ..runtime import types as T
 from ..runtime.calculus import ops
 from ..runtime.registry import bind
@@ -48,7 +51,7 @@ def batched_type(t: T.Type, size: int) -> T.Type:
     if isinstance(t, T.ArrayType) and t.shape is not None:
         return T.ArrayType(t.dtype, (size, *t.shape))
     if isinstance(t, T.ScalarType) and t.kind in ("float", "int", "bool", "complex"):
-        return T.ArrayType({"float": "f8", "int": "i8", "bool": "b1", "complex": "c16"}[t.kind], (size,))
+        return T.ArrayType(T.short_dtype(np.result_type(S.scalar_dummy(t))), (size,))
     raise Unbatchable(f"a batch of values of type {t.text()}: wengert batches arrays and numbers")
 
 

@@ -830,10 +830,11 @@ class _Jacobian(_Transform):
     def build_either(self, args: tuple):
         """The Jacobian function: one batched pass (`build_batched`) where the arguments, the output
         and every op of the code allow it, else one pass per basis vector (`build`)."""
-        why = self.unbatched_reason(args)
+        value = None if self.has_aux or self.holomorphic else self.output(args)
+        why = self.unbatched_reason(args, value)
         if why is None:
             try:
-                function = self.build_batched(args)
+                function = self.build_batched(args, value)
                 self.path = "batched"
                 return function
             except WengertError as exc:   # Unbatchable, or generated code the tracer refuses
@@ -843,12 +844,11 @@ class _Jacobian(_Transform):
             print(f"{self.title} of `{_qualname(self.fn)}`: {self.path}")
         return self.build(args)
 
-    def unbatched_reason(self, args: tuple) -> str | None:
-        """Why this call's Jacobian is not built in one batched pass (None: it is): batching takes
-        array and float arguments and outputs, without `has_aux` or `holomorphic`."""
+    def unbatched_reason(self, args: tuple, value) -> str | None:
+        """Why this call's Jacobian (of output `value`) is not built in one batched pass (None: it
+        is): batching takes array and float arguments and outputs, without `has_aux` or `holomorphic`."""
         if self.has_aux or self.holomorphic:
             return "has_aux and holomorphic Jacobians are built per basis vector"
-        value = self.output(args)
         if self.structured(args, value) or any(is_structure(a) for a in args):
             return "an argument or the output is a tuple, list, dict or object"
         if any(np.size(args[i]) == 0 for i in self.wrt) or np.size(value) == 0:
@@ -999,9 +999,8 @@ class JacobianReverse(_Jacobian):
                 0, np.shape(out_leaf) + np.shape(in_leaf), in_leaf, namespace, np.shape(in_leaf)))
         return self.written(lines, value, blocks, namespace, [compiled], aux)
 
-    def build_batched(self, args: tuple):
+    def build_batched(self, args: tuple, value):
         """One adjoint pass over the unit basis of the output's entries: the rows of every block."""
-        value = self.output(args)
         compiled, values = self.compiled(args, {})
         if np.size(value) == 1:   # one row: the adjoint run once is the batch
             return self.build(args)
@@ -1061,10 +1060,9 @@ class JacobianForward(_Jacobian):
         return self.written(lines, value, blocks, namespace, used, aux)
 
 
-    def build_batched(self, args: tuple):
+    def build_batched(self, args: tuple, value):
         """One tangent pass per argument in `wrt` over the unit basis of its entries: the columns
         of its block, batched first, moved last."""
-        value = self.output(args)
         namespace, lines, used, blocks = {}, [], [], {}
         passed = [_name(p) for p in self.passed(args, {})]
         for j, i in enumerate(self.wrt):
