@@ -259,8 +259,8 @@ class _Batcher:
     # -- control flow ----------------------------------------------------------------------------
     def batch_if(self, op: Op, region: Region) -> None:
         if is_batched(self.state(op.cond)):
-            raise self.refusal(op, "a branch on a batched value (each example may take another path); "
-                                   "compute both sides and select with np.where")
+            self.select(op, region)
+            return
         for sub in op.regions:
             self.region(sub)
         for i, r in enumerate(op.results):
@@ -273,6 +273,38 @@ class _Batcher:
             r.type = op.regions[0].yields[i].type
             self.states[r] = True
         region.ops.append(op)
+
+    def select(self, op: Op, region: Region) -> None:
+        """A branch on a batched condition whose sides only compute values (no loop, branch, print
+        or assert) runs both sides for every example and selects each result with np.where, as
+        JAX does; any other is refused (each example may take another path)."""
+        why = next((f"a `{inner.kind}`" for sub in op.regions for inner in sub.ops
+                    if inner.kind not in P.PRIMITIVES or P.PRIMITIVES[inner.kind].effect), None)
+        if why is None and not all(isinstance(y, Value) or isinstance(python_value(y), (int, float, complex))
+                                   for sub in op.regions for y in sub.yields):
+            why = "a value defined on one side only"
+        if why is not None:
+            raise self.refusal(op, f"a branch on a batched value whose sides hold {why} (each example may take "
+                                   "another path); compute both sides and select with np.where")
+        for sub in op.regions:
+            self.region(sub)
+            region.ops += sub.ops   # both sides run: their values are the examples' candidates
+        where = B.Batch(P.PRIMITIVES["where"], (True, False, False), self.size)
+        for r, then, orelse in zip(op.results, op.then.yields, op.orelse.yields):
+            if isinstance(self.state(then), tuple) or isinstance(self.state(orelse), tuple):
+                raise self.refusal(op, "a branch on a batched value choosing between tuples or lists")
+            with Builder(region, self.namer, op.loc) as b:
+                batch = dataclasses.replace(where, batched=(True, is_batched(self.state(then)),
+                                                            is_batched(self.state(orelse))))
+                try:
+                    out = as_operand(B.elementwise(batch, python_value(op.cond), python_value(then),
+                                                   python_value(orelse)))
+                except (B.NotBatchable, TypeError) as exc:   # (a rank the types do not tell)
+                    raise self.refusal(op, f"a branch on a batched value cannot select its results: {exc}") from None
+            if isinstance(out, Value) and out in b.created:
+                out.name = r.name
+            self.env[r] = out
+            self.states[out] = True
 
     def batch_loop(self, op: Op, region: Region) -> None:
         if op.kind == "for" and is_batched(self.state(op.iterable)):
@@ -289,9 +321,9 @@ class _Batcher:
                     self.states[arg] = True
         for sub in op.regions:
             self.region(sub)
-        if op.kind == "while" and is_batched(self.state(op.test.yields[0])):
-            raise self.refusal(op, "a loop whose condition depends on a batched value (each example may "
-                                   "stop at another step)")
+        if op.kind == "while" and is_batched(self.state(op.test.yields[0])) or op.exit in carried:
+            raise self.refusal(op, "a loop whose end depends on a batched value (each example may stop at "
+                                   "another step)")
         body = op.body
         for c in op.carried():
             if c.index in carried:

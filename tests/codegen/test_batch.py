@@ -212,18 +212,38 @@ def test_batched_hessian_equals_the_per_column_hessian(case):
     np.testing.assert_allclose(got, h.build(tuple(args))(*args), rtol=1e-9, atol=1e-11)
 
 
+def chosen(x):
+    if np.sum(x) > 0:
+        y = np.log(x * x) * 2.0
+    else:
+        y = -x
+    return y + 1.0
+
+
+def test_a_branch_on_a_batched_value_computes_both_sides_and_selects():
+    xs = np.array([[1.0, 2.0], [-3.0, 1.0], [-1.0, -1.0]])
+    batched = wengert.vmap(chosen)
+    np.testing.assert_allclose(batched(xs), np.stack([chosen(x) for x in xs]))
+    assert batched.path == "batched"
+    code = [line.strip() for line in batched.source.splitlines() if not line.strip().startswith("#")]
+    assert any("np.where(" in line for line in code) and not any(line.startswith("if ") for line in code)
+
+
 def branchy(x):
     if np.sum(x) > 0:
-        return x * 2.0
+        for _ in range(2):
+            x = x * 2.0
+        return x
     return -x
 
 
-def test_a_branch_on_a_batched_value_runs_per_example_and_says_where():
+def test_a_loop_under_a_batched_branch_runs_per_example_and_says_where():
     xs = np.array([[1.0, 2.0], [-3.0, 1.0], [-1.0, -1.0]])
     batched = wengert.vmap(branchy, verbose=0)
     np.testing.assert_allclose(batched(xs), np.stack([branchy(x) for x in xs]))
     assert batched.path.startswith("one call per example: ")
-    assert re.search(r"test_batch\.py:\d+:\d+: cannot batch `branchy`: a branch on a batched value", batched.path)
+    assert re.search(r"test_batch\.py:\d+:\d+: cannot batch `branchy`: a branch on a batched value whose sides "
+                     r"hold a `for`", batched.path)
     assert "    if np.sum(x) > 0:\n    ^^" in batched.path   # the line, with a caret
     assert "select with np.where" in batched.path
 
