@@ -135,6 +135,24 @@ def outer(batch: Batch, a, b):
     return ops.mul(a, b)
 
 
+def stacks(batch: Batch, x, **params):
+    """An op on an example's last axes that maps over any stack of them (np.linalg.inv, det,
+    np.tril, matrix_transpose): the batch is one more stacked axis."""
+    if batch.rank(x, 0) < 2:   # (np.tril of a vector makes a matrix of it)
+        raise NotBatchable(f"`{batch.prim.name}` of an example of fewer than two axes")
+    return bind(batch.prim, x, **params)
+
+
+def swapaxes(batch: Batch, x, axis1=None, axis2=None):
+    rank = batch.rank(x, 0)
+    return ops.swapaxes(x, axis1=shifted(axis1, rank), axis2=shifted(axis2, rank))
+
+
+def moveaxis(batch: Batch, x, source=None, destination=None):
+    rank = batch.rank(x, 0)
+    return ops.moveaxis(x, source=shifted(source, rank), destination=shifted(destination, rank))
+
+
 def transpose(batch: Batch, x, axes=None):
     rank = batch.rank(x, 0)
     order = range(rank, 0, -1) if axes is None else (a % rank + 1 for a in axes)

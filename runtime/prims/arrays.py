@@ -113,6 +113,7 @@ transpose = primitive("transpose", np.transpose, params={"axes": None}, linear=T
 stands_for(transpose, [np.transpose], "x, axes=None", "x", "axes")
 METHODS["transpose"] = Binding(transpose, _signature("x, *axes"), ("x",), ("axes",))
 swapaxes = primitive("swapaxes", np.swapaxes, params={"axis1": None, "axis2": None}, linear=True,
+                     batch=B.swapaxes,
                      view_of_first=True, shape_checked=True,
                      shape_rule=_swapaxes_rule, doc="exchange two axes", linear_in=(0,),
                      vjp=(lambda g, out, x, axis1=None, axis2=None: ops.swapaxes(g, axis1=axis1, axis2=axis2),),
@@ -126,6 +127,7 @@ def _matrix_transpose(x):
 
 # x.mT / np.matrix_transpose (NumPy 2): the last two axes exchanged, its own adjoint
 matrix_transpose = declare("matrix_transpose", _matrix_transpose, linear=True, view_of_first=True,
+                           batch=B.stacks,
                            shape_checked=True, shape_rule=S.evaluating(_matrix_transpose),
                            doc="exchange the last two axes (x.mT)", linear_in=(0,),
                            vjp=(lambda g, out, x: ops.matrix_transpose(g),), eager=_view("TransposeBackward0"),
@@ -133,6 +135,7 @@ matrix_transpose = declare("matrix_transpose", _matrix_transpose, linear=True, v
                                       getattr(np.linalg, "matrix_transpose", _matrix_transpose)],
                            spec="x, /", operands="x")
 moveaxis = primitive("moveaxis", np.moveaxis, params={"source": None, "destination": None}, linear=True,
+                     batch=B.moveaxis,
                      view_of_first=True, shape_checked=True,
                      shape_rule=S.evaluating(np.moveaxis), doc="move axes to new positions", linear_in=(0,),
                      vjp=(lambda g, out, x, source=None, destination=None:
@@ -363,10 +366,12 @@ roll = primitive("roll", np.roll, params={"shift": 0, "axis": None}, linear=True
                  eager=Eager(node="RollBackward0", saves=NOTHING, quiet=True))
 stands_for(roll, [np.roll], "x, shift, axis=None", "x", "shift axis")
 tril = primitive("tril", np.tril, params={"k": 0}, linear=True, shape_rule=S.same_as(0), doc="lower triangle",
+                 batch=B.stacks,
                  linear_in=(0,), vjp=(lambda g, out, x, k=0: ops.tril(g, k=k),),
                  eager=Eager(node="TrilBackward0", saves=NOTHING, quiet=True))
 stands_for(tril, [np.tril], "x, k=0", "x", "k")
 triu = primitive("triu", np.triu, params={"k": 0}, linear=True, shape_rule=S.same_as(0), doc="upper triangle",
+                 batch=B.stacks,
                  linear_in=(0,), vjp=(lambda g, out, x, k=0: ops.triu(g, k=k),),
                  eager=Eager(node="TriuBackward0", saves=NOTHING, quiet=True))
 stands_for(triu, [np.triu], "x, k=0", "x", "k")

@@ -323,3 +323,21 @@ def test_grad_through_vmap_differentiates_the_batched_code():
     grad = wengert.grad(mapped_loss)
     np.testing.assert_allclose(grad(w, X), autograd.grad(lambda v: anp.sum(anp.tanh(X @ v) ** 2))(w), rtol=1e-12)
     assert "X.T @ " in grad.source and "for " not in grad.source
+
+
+def linear_algebra(A, B, v):
+    M = np.einsum("ij,jk->ik", A, B) + np.einsum("i,j", v, v)[: A.shape[0], : B.shape[1]]
+    S = np.tril(M @ np.swapaxes(M, 0, 1)) + np.eye(M.shape[0])
+    return np.linalg.det(S) * np.linalg.inv(S) + np.moveaxis(np.einsum("...i,...j->...ij", v, v), 0, 1)[:2, :2]
+
+
+@pytest.mark.parametrize("in_axes", [(0, None, None), (None, 0, 0), (0, 0, 0)])
+def test_einsum_swapaxes_moveaxis_and_matrix_functions_batch(in_axes):
+    rng = np.random.default_rng(5)
+    A, B, v = rng.normal(size=(4, 2, 3)), rng.normal(size=(4, 3, 2)), rng.normal(size=(4, 3))
+    args = [x if ax == 0 else x[0] for x, ax in zip((A, B, v), in_axes)]
+    batched = wengert.vmap(linear_algebra, in_axes=in_axes)
+    got = batched(*args)
+    assert batched.path == "batched", batched.path
+    want = [linear_algebra(*[x[k] if ax == 0 else x for x, ax in zip(args, in_axes)]) for k in range(4)]
+    np.testing.assert_allclose(got, np.stack(want), rtol=1e-10)
