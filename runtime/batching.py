@@ -212,6 +212,19 @@ def getitem_grad(batch: Batch, g, x, *index):
     return ops.getitem_grad(g, x, *after_batch_axis(index))
 
 
+def setitem(batch: Batch, x, value, *index):
+    """`x[:, index] = value` on a copy: x broadcast to the batch if shared, a batched value
+    given axes after the batch axis to line up with the part it replaces."""
+    if any(batch.batched[2:]):
+        raise NotBatchable("`setitem` with a batched index")
+    index = after_batch_axis(index)
+    if not batch.batched[0]:
+        x = ops.broadcast_to(x, (batch.size, *ops.shape(x)))   # (the update writes to a copy)
+    if batch.batched[1]:
+        value = lift(value, ndim_of(ops.getitem(x, *index)) - ndim_of(value))
+    return ops.setitem(x, value, *index)
+
+
 def after_batch_axis(index: tuple) -> tuple:
     """An index of one example as an index of the batch (`:` first), refused where NumPy would
     move the axes of its arrays first (arrays, with the ints among them, apart)."""

@@ -329,7 +329,7 @@ def _written_cotangent(g, x, value, *index):
 
 
 setitem = primitive("setitem", _setitem, arity=None, shape_rule=lambda ts, cs, ps: S.setitem_rule(ts, cs),
-                    fresh=True,
+                    fresh=True, batch=B.setitem,
                     doc="a copy of x with x[index] = value (functional update)", linear_in=(0, 1),
                     reads_containers=True,
                     vjp=lambda i: {
