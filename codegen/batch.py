@@ -221,7 +221,8 @@ class _Batcher:
         """An item of a tuple or list read at a known position keeps that item's state."""
         items = states[0]
         position = python_value(op.operands[1]) if op.kind == "getitem" and len(op.operands) == 2 else None
-        if isinstance(position, (int, slice)) and not isinstance(position, bool) and not is_batched(states[1]):
+        if (isinstance(position, slice) or isinstance(position, int) and not isinstance(position, bool) and
+                -len(items) <= position < len(items)) and not is_batched(states[1]):
             region.ops.append(op)
             op.results[0].type = op.prim.infer([x.type for x in op.operands[:1]] + [T.type_of(position)],
                                                [P.NOVALUE, position], {})[0]
@@ -247,10 +248,11 @@ class _Batcher:
             for k, state in enumerate(items):
                 piece = known[k] if known else as_operand(ops.getitem(python_value(op.operands[0]), k))
                 pieces.append(self.spread(piece, region, op, state, None))
-            rank = _rank(pieces[0]) - 1 + (op.kind == "stack")
+            ranks = {_rank(p) for p in pieces}
             axis = op.params.get("axis", 0)
-            if rank is None or axis is None or not all(_rank(p) == _rank(pieces[0]) for p in pieces):
+            if len(ranks) != 1 or None in ranks or axis is None:
                 raise self.refusal(op, f"`{op.kind}` of pieces of unknown or different ranks")
+            rank = ranks.pop() - 1 + (op.kind == "stack")
             joined = b.apply(P.PRIMITIVES["list"], tuple(pieces), {})
             out = as_operand(bind(op.prim, joined, axis=B.shifted(axis, rank)))
         self.env[op.results[0]] = out
