@@ -55,6 +55,18 @@ def batched_type(t: T.Type, size: int) -> T.Type:
     raise Unbatchable(f"a batch of values of type {t.text()}: wengert batches arrays and numbers")
 
 
+def batched_parameter(t: T.Type, size: int) -> tuple:
+    """(type, state) of a parameter batched along each of its arrays (and those of its tuples
+    and lists of known length)."""
+    if isinstance(t, T.TupleType):
+        items = [batched_parameter(e, size) for e in t.elems]
+        return T.TupleType(tuple(i[0] for i in items)), tuple(i[1] for i in items)
+    if isinstance(t, T.ListType) and t.length is not None:
+        elem, state = batched_parameter(t.elem, size)
+        return T.ListType(elem, t.length), (state,) * t.length
+    return batched_type(t, size), True
+
+
 def is_batched(state) -> bool:
     return state is True or isinstance(state, tuple) and any(map(is_batched, state))
 
@@ -87,8 +99,7 @@ class _Batcher:
     def run(self, batched: list):
         for p, b in zip(self.fn.params, batched):
             if b:
-                p.type = batched_type(p.type, self.size)
-                self.states[p] = True
+                p.type, self.states[p] = batched_parameter(p.type, self.size)
         self.region(self.fn.body)
         return self.state(self.fn.body.yields[0])
 
@@ -170,12 +181,15 @@ class _Batcher:
     # -- primitives ------------------------------------------------------------------------------
     def batch_op(self, op: Op, region: Region) -> None:
         states = [self.state(x) for x in op.operands]
-        if op.kind in _CONTAINERS:   # the container keeps its items' states
+        if op.kind in _CONTAINERS or op.kind == "pack_like":   # the container keeps its items' states
+            items, states = (op.operands[1:], states[1:]) if op.kind == "pack_like" else (op.operands, states)
+            kind = op.kind if op.kind != "pack_like" else \
+                "tuple" if isinstance(getattr(op.operands[0], "type", None), T.TupleType) else "list"
             region.ops.append(op)
-            op.results[0].type = P.PRIMITIVES[op.kind].infer([x.type if isinstance(x, Value) else T.type_of(x.value)
-                                                              for x in op.operands], [P.NOVALUE] * len(states), {})[0]
+            op.results[0].type = P.PRIMITIVES[kind].infer([x.type if isinstance(x, Value) else T.type_of(x.value)
+                                                           for x in items], [P.NOVALUE] * len(items), {})[0]
             self.states[op.results[0]] = tuple(states)
-            self.items[op.results[0]] = list(op.operands)
+            self.items[op.results[0]] = list(items)
             return
         if isinstance(states[0], tuple):
             self.read_container(op, region, states)

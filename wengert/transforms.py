@@ -1222,7 +1222,8 @@ class Vmap:
         program for their signature: see `build`)."""
         axes = self.axes_of(args)
         size = self.size_of(args, axes)
-        moved = tuple(a if ax is None else np.moveaxis(np.asarray(a), ax, 0) for a, ax in zip(args, axes))
+        moved = tuple(a if ax is None else _map_leaves(lambda leaf: np.moveaxis(np.asarray(leaf), ax, 0), a)
+                      for a, ax in zip(args, axes))
         key = _fast_key(moved)
         key = (axes, key if key is not None else tuple((type(v), v) if is_static_argument(v) else as_type(v)
                                                        for v in moved))
@@ -1282,16 +1283,18 @@ class Vmap:
                 continue
             if not isinstance(ax, int) or isinstance(ax, bool):
                 raise WengertError(f"vmap: in_axes entries are ints or None, not {ax!r}")
-            if not isinstance(a, (np.ndarray, np.generic, list, tuple, float, int)) or \
-                    not -np.ndim(a) <= ax < np.ndim(a):
-                raise WengertError(f"vmap of `{_qualname(self.original)}`: argument {k} has no axis {ax} to batch "
-                                   f"along (it is {_structure_text(a) if is_node(a) else f'of shape {np.shape(a)}'}); "
-                                   "pass an array with that axis, or None in in_axes for an argument shared by "
-                                   "every example")
-        return tuple(None if ax is None else ax % np.ndim(a) for a, ax in zip(args, axes))
+            for path, leaf in _batch_leaves(a):
+                numeric = isinstance(leaf, (np.ndarray, np.generic, float, int))
+                if not numeric or not -np.ndim(leaf) <= ax < np.ndim(leaf):
+                    what = f"of shape {np.shape(leaf)}" if numeric else f"a {type(leaf).__name__}"
+                    raise WengertError(f"vmap of `{_qualname(self.original)}`: argument {k}{_path_text(path)} has no "
+                                       f"axis {ax} to batch along (it is {what}); pass arrays with that axis (or "
+                                       "tuples and lists of them), or None in in_axes for an argument shared by every "
+                                       "example")
+        return tuple(axes)
 
     def size_of(self, args: tuple, axes: tuple) -> int:
-        sizes = {np.shape(a)[ax] for a, ax in zip(args, axes) if ax is not None}
+        sizes = {np.shape(leaf)[ax] for a, ax in zip(args, axes) if ax is not None for _, leaf in _batch_leaves(a)}
         if not sizes:
             raise WengertError(f"vmap of `{_qualname(self.original)}`: no argument is batched (in_axes="
                                f"{self.in_axes!r}); batch at least one")
@@ -1303,10 +1306,11 @@ class Vmap:
     def build(self, moved: tuple, axes: tuple, size: int) -> tuple:
         """(batched code, its output's state, the positions of the arguments it takes); (None, ...)
         where the examples run one by one."""
-        example = tuple(a if ax is None else a[0] for a, ax in zip(moved, axes))
+        example = tuple(a if ax is None else _map_leaves(lambda leaf: leaf[0], a) for a, ax in zip(moved, axes))
         try:
-            if any(is_structure(a) for a in moved):
-                raise WengertError("an argument is a tuple, list, dict or object (vmap batches arrays)")
+            if any(is_object(a) for a in moved):
+                raise WengertError("an argument is an object (vmap batches arrays, and tuples and lists "
+                                   "of them)")
             target = self.fn.traceable(example, {}) if isinstance(self.fn, _Transform) else self.fn
             values = bind_arguments(target, example, {})
             if len(values) != len(example):
@@ -1328,8 +1332,8 @@ class Vmap:
         return code, state, positions
 
     def per_example(self, args: tuple, axes: tuple, size: int):
-        outs = [self.original(*[a if ax is None else np.take(a, k, axis=ax) for a, ax in zip(args, axes)])
-                for k in range(size)]
+        outs = [self.original(*[a if ax is None else _map_leaves(lambda leaf: np.take(leaf, k, axis=ax), a)
+                                for a, ax in zip(args, axes)]) for k in range(size)]
         return _stacked(outs, self.out_axes)
 
     def placed(self, out, state, axis, size: int):
@@ -1347,6 +1351,20 @@ class Vmap:
         if state is not True:
             out = np.repeat(np.asarray(out)[None], size, axis=0)
         return np.moveaxis(out, 0, axis) if axis else out
+
+
+def _batch_leaves(value) -> list:
+    """(path, leaf) of an argument batched along its leaves (an array, or the arrays of a tuple or list)."""
+    if isinstance(value, (tuple, list)):
+        return [((k, *path), leaf) for k, item in enumerate(value) for path, leaf in _batch_leaves(item)]
+    return [((), value)]
+
+
+def _map_leaves(fn, value):
+    """`value` with `fn` applied to each leaf of its tuples and lists."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(_map_leaves(fn, item) for item in value)
+    return fn(value)
 
 
 def _stacked(outs: list, axis):

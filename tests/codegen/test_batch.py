@@ -341,3 +341,30 @@ def test_einsum_swapaxes_moveaxis_and_matrix_functions_batch(in_axes):
     assert batched.path == "batched", batched.path
     want = [linear_algebra(*[x[k] if ax == 0 else x for x, ax in zip(args, in_axes)]) for k in range(4)]
     np.testing.assert_allclose(got, np.stack(want), rtol=1e-10)
+
+
+def mlp(params, x):
+    (W1, b1), (W2, b2) = params
+    return W2 @ np.tanh(W1 @ x + b1) + b2
+
+
+def test_tuples_of_arrays_batch_along_every_array():
+    """A tuple argument is batched along each of its arrays (JAX's pytrees): an ensemble of
+    parameters, and per-example gradients that are tuples."""
+    rng = np.random.default_rng(0)
+    params = ((rng.normal(size=(4, 3)), rng.normal(size=4)), (rng.normal(size=(2, 4)), rng.normal(size=2)))
+    xs = rng.normal(size=(5, 3))
+    ensemble = tuple((np.stack([W * (1 + 0.1 * k) for k in range(3)]), np.stack([b] * 3)) for W, b in params)
+    batched = wengert.vmap(mlp, in_axes=(0, None))
+    got = batched(ensemble, xs[0])
+    assert batched.path == "batched", batched.path
+    np.testing.assert_allclose(got, [mlp(tuple((W[k], b[k]) for W, b in ensemble), xs[0]) for k in range(3)],
+                               rtol=1e-12)
+    per_example = wengert.vmap(wengert.grad(lambda p, x: np.sum(mlp(p, x) ** 2)), in_axes=(None, 0))
+    grads = per_example(params, xs)
+    assert per_example.path == "batched", per_example.path
+    for k, x in enumerate(xs):
+        want = autograd.grad(lambda p: anp.sum((p[1][0] @ anp.tanh(p[0][0] @ x + p[0][1]) + p[1][1]) ** 2))(params)
+        for (gW, gb), (wW, wb) in zip(grads, want):
+            np.testing.assert_allclose(gW[k], wW, rtol=1e-10)
+            np.testing.assert_allclose(gb[k], wb, rtol=1e-10)
