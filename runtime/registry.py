@@ -112,6 +112,7 @@ class Primitive:
     joins_pieces: bool = False                # it joins a list of arrays (np.concatenate, np.stack ...)
     reads_items: bool = False                 # linear_in: an item it reads of a tangent container may be None
     sequences: Sequences | None = None        # `+`/`*` on lists and tuples (see Sequences)
+    batch: Callable | None = None             # its batch rule (runtime/batching.py); None: its shape rule's family's
     # what the tracer and generated code may assume of its result
     view_of_first: bool = False               # the result may share memory with operand 0 (NumPy returns a
     #                                           view; Eager.view is PyTorch's meaning)

@@ -20,6 +20,7 @@ import numpy as np
 from .api import as_type, bind_arguments
 from .dispatch import Entry, call_key, may_go_stale, picker, staleness
 from .dispatch import fast_key as _fast_key
+from .codegen.batch import compile_batched
 from .codegen.pipeline import Compiled, compile_adjoint, compile_tangent  # noqa: F401 (see COMPILERS)
 from .lru import LRU
 from .tracer.capture import define
@@ -865,7 +866,7 @@ class _Jacobian(_Transform):
     results: what a call runs, and what the tracer captures when the Jacobian is transformed
     again (so `jacfwd(jacrev(f))` differentiates the Jacobian, not `f`)."""
 
-    def __init__(self, fn, wrt, holomorphic: bool = False, has_aux: bool = False):
+    def __init__(self, fn, wrt, holomorphic: bool = False, has_aux: bool = False, verbose: int = 0):
         super().__init__(fn, wrt, True, 0)
         #: the Jacobian function of each argument signature
         self.functions = LRU(SIGNATURES_SIZE)
@@ -875,6 +876,9 @@ class _Jacobian(_Transform):
         self.has_aux = has_aux
         #: where the output differentiated is in what the generated code returns
         self.at = (0,) if has_aux else ()
+        self.verbose = verbose
+        #: how the last Jacobian function was built: "batched", or why it was not
+        self.path = None
 
     def __call__(self, *args, **kwargs):
         if self.varargs and not kwargs:
@@ -896,8 +900,51 @@ class _Jacobian(_Transform):
             key = tuple((type(v), v) if is_static_argument(v) else as_type(v) for v in args)
         function = self.functions.hit(key)
         if function is None or function.__wengert_stale__():
-            function = self.functions.add(key, self.build(args))
+            function = self.functions.add(key, self.build_either(args))
         return function
+
+    def build_either(self, args: tuple):
+        """The Jacobian function: one batched pass (`build_batched`) where the arguments, the output
+        and every op of the code allow it, else one pass per basis vector (`build`)."""
+        value = None if self.has_aux or self.holomorphic else self.output(args)
+        why = self.unbatched_reason(args, value)
+        if why is None:
+            try:
+                function = self.build_batched(args, value)
+                self.path = "batched"
+                return function
+            except WengertError as exc:   # Unbatchable, or generated code the tracer refuses
+                why = str(exc)
+        self.path = f"one pass per basis vector: {why}"
+        if self.verbose:
+            print(f"{self.title} of `{_qualname(self.fn)}`: {self.path}")
+        return self.build(args)
+
+    def unbatched_reason(self, args: tuple, value) -> str | None:
+        """Why this call's Jacobian (of output `value`) is not built in one batched pass (None: it
+        is): batching takes array and float arguments and outputs, without `has_aux` or `holomorphic`."""
+        if self.has_aux or self.holomorphic:
+            return "has_aux and holomorphic Jacobians are built per basis vector"
+        if self.structured(args, value) or any(is_structure(a) for a in args):
+            return "an argument or the output is a tuple, list, dict or object"
+        if any(np.size(args[i]) == 0 for i in self.wrt) or np.size(value) == 0:
+            return "an empty argument or output"
+        return None
+
+    def batched_code(self, compiled: Compiled, values: list, extra, returned, basis: int, name: str):
+        """`compiled` called with `values` and one more argument `extra` (a tangent or a cotangent,
+        of `basis` entries), batched along it over its unit basis (the rows of an identity): the
+        compiled batched code, and the state of what it returns (`returned` of the code's output)."""
+        params = [f"a{k}_" for k in range(len(values))] + ["basis_"]
+        wrapper = function_around(compiled, name, params, params, returned, seed=False)
+        return compile_batched(wrapper, [as_type(v) for v in values] + [as_type(extra)],
+                               [False] * len(values) + [True], basis, basis_at=len(values))
+
+    @staticmethod
+    def basis(like) -> np.ndarray:
+        """The unit basis of `like`'s entries, stacked: rows of an identity shaped like `like`."""
+        n = int(np.size(like))
+        return np.eye(n, dtype=float_dtype(like)).reshape((n,) + np.shape(like))
 
     def output(self, args: tuple):
         """The output to differentiate of a call with `args` (with `has_aux`, the first of the
@@ -935,8 +982,17 @@ class _Jacobian(_Transform):
         stack = _call(_numpy("stack"), [ast.List(parts, ast.Load())], axis=ast.Constant(axis))
         return _call(_numpy("reshape"), [stack, ast.Constant(tuple(shape))])
 
+    def block(self, expr: ast.expr, state, shape: tuple, like, namespace: dict) -> ast.expr:
+        """A block of the Jacobian from the batched code's result `expr` (its entries in order),
+        reshaped to `shape`; zeros where the result does not depend on the batch (`state`)."""
+        if state is not True:
+            name = f"zeros{len(namespace)}_"
+            namespace[name] = np.zeros(shape, float_dtype(like))
+            return _name(name)
+        return _call(_numpy("reshape"), [expr, ast.Constant(tuple(shape))])
+
     def remade(self, fn, wrt) -> _Jacobian:
-        return type(self)(fn, wrt, self.holomorphic, self.has_aux)
+        return type(self)(fn, wrt, self.holomorphic, self.has_aux, self.verbose)
 
     def aux_of(self, lines: list, first: str, run: ast.expr) -> ast.expr | None:
         """With `has_aux`, the expression of aux: read off the output of the first line's run
@@ -1019,6 +1075,21 @@ class JacobianReverse(_Jacobian):
                 0, np.shape(out_leaf) + np.shape(in_leaf), in_leaf, namespace, np.shape(in_leaf)))
         return self.written(lines, value, blocks, namespace, [compiled], aux)
 
+    def build_batched(self, args: tuple, value):
+        """One adjoint pass over the unit basis of the output's entries: the rows of every block."""
+        compiled, values = self.compiled(args, {})
+        if np.size(value) == 1:   # one row: the adjoint run once is the batch
+            return self.build(args)
+        code, states = self.batched_code(compiled, values, value, slice(1, None), int(np.size(value)),
+                                         self.traceable_name() + "_rows")
+        namespace = {"rows_": code.fn, "out_basis_": self.basis(value)}
+        lines = [_assign("row_", _call(_name("rows_"), [_name(p) for p in self.passed(args, {})] +
+                                       [_name("out_basis_")]))]
+        states = states if isinstance(states, tuple) else (states,) * len(self.wrt)
+        blocks = {(): self.per_argument(args, lambda j, path, leaf: self.block(
+            read(_name("row_"), (j,)), states[j], np.shape(value) + np.shape(leaf), leaf, namespace))}
+        return self.written(lines, value, blocks, namespace, [compiled], None)
+
     def cotangent(self, seed: ast.expr) -> ast.expr:
         """The cotangent of the code's output for the cotangent `seed` of the output differentiated."""
         return ast.Tuple([seed, ast.Constant(None)], ast.Load()) if self.has_aux else seed
@@ -1028,8 +1099,8 @@ class JacobianForward(_Jacobian):
     """`jacfwd(f)(*args)`: one tangent pass per input entry (columns of the Jacobian)."""
     title = "jacfwd"
 
-    def __init__(self, fn, wrt, holomorphic: bool = False, has_aux: bool = False):
-        super().__init__(fn, wrt, holomorphic, has_aux)
+    def __init__(self, fn, wrt, holomorphic: bool = False, has_aux: bool = False, verbose: int = 0):
+        super().__init__(fn, wrt, holomorphic, has_aux, verbose)
         bound = len(self.__wengert_bound__)   # the tangent transforms count the caller's arguments
         self.tangents = {i: _TangentTransform(fn, (i - bound,), True, 0) for i in self.wrt}
 
@@ -1065,32 +1136,54 @@ class JacobianForward(_Jacobian):
         return self.written(lines, value, blocks, namespace, used, aux)
 
 
-def jacfwd(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False):
-    """The Jacobian of `fn` with respect to `wrt` by forward mode: one tangent pass per input
-    entry. Shape: output shape + input shape (a tuple of them for a tuple `wrt`). The inputs are
-    real (a complex output gives a complex Jacobian); with `holomorphic=True`, inputs and outputs
-    are complex and the Jacobian is df/dz."""
-    return JacobianForward(fn, wrt, holomorphic, has_aux)
+    def build_batched(self, args: tuple, value):
+        """One tangent pass per argument in `wrt` over the unit basis of its entries: the columns
+        of its block, batched first, moved last."""
+        namespace, lines, used, blocks = {}, [], [], {}
+        passed = [_name(p) for p in self.passed(args, {})]
+        for j, i in enumerate(self.wrt):
+            compiled, values = self.tangents[i].compiled(args, {})
+            used.append(compiled)
+            code, state = self.batched_code(compiled, values, args[i], 1, int(np.size(args[i])),
+                                            f"{self.traceable_name()}_columns{j}")
+            namespace[f"columns{j}_"], namespace[f"in_basis{j}_"] = code.fn, self.basis(args[i])
+            lines.append(_assign(f"column{j}_", _call(_name(f"columns{j}_"), passed + [_name(f"in_basis{j}_")])))
+            columns = _call(_numpy("moveaxis"), [_name(f"column{j}_"), ast.Constant(0), ast.Constant(-1)]) \
+                if state is True and np.ndim(value) > 0 else _name(f"column{j}_")
+            blocks[j] = self.block(columns, state, np.shape(value) + np.shape(args[i]), value, namespace)
+        return self.written(lines, value, {(): self.per_argument(args, lambda j, path, leaf: blocks[j])},
+                            namespace, used, None)
 
 
-def jacrev(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False):
-    """The Jacobian of `fn` with respect to `wrt` by reverse mode: one adjoint pass per output
-    entry. Shape: output shape + input shape (a tuple of them for a tuple `wrt`). Inputs and
+def jacfwd(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False, verbose: int = 0):
+    """The Jacobian of `fn` with respect to `wrt` by forward mode: one tangent pass batched over
+    the input's entries (or, where the code cannot be batched, one pass per entry; `verbose=1`
+    says which). Shape: output shape + input shape (a tuple of them for a tuple `wrt`). The inputs
+    are real (a complex output gives a complex Jacobian); with `holomorphic=True`, inputs and
+    outputs are complex and the Jacobian is df/dz."""
+    return JacobianForward(fn, wrt, holomorphic, has_aux, verbose)
+
+
+def jacrev(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False, verbose: int = 0):
+    """The Jacobian of `fn` with respect to `wrt` by reverse mode: one adjoint pass batched over
+    the output's entries (or one pass per entry where the code cannot be batched; `verbose=1` says
+    which). Shape: output shape + input shape (a tuple of them for a tuple `wrt`). Inputs and
     outputs are real; with `holomorphic=True`, they are complex and the Jacobian is df/dz."""
-    return JacobianReverse(fn, wrt, holomorphic, has_aux)
+    return JacobianReverse(fn, wrt, holomorphic, has_aux, verbose)
 
 
 jacobian = jacrev
 
 
-def hessian(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False):
+def hessian(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False, verbose: int = 0):
     """The Hessian of `fn` with respect to argument `wrt`: forward mode over the reverse-mode
-    Jacobian, like JAX. Shape: output shape + input shape + input shape (for a scalar `fn`,
+    Jacobian, like JAX, in one forward-over-reverse pass batched over the input's entries.
+    Shape: output shape + input shape + input shape (for a scalar `fn`,
     the usual square matrix). For a tuple `wrt`, or a tuple, list or dict argument, the nested
     blocks `H[i][j]` of each pair of them (output shape + shape of i + shape of j). With
     `holomorphic=True`, the second derivative d2f/dz2 of a holomorphic `f` of complex inputs."""
-    return jacfwd(jacrev(fn, wrt=wrt, holomorphic=holomorphic, has_aux=has_aux), wrt=wrt, holomorphic=holomorphic,
-                  has_aux=has_aux)
+    return jacfwd(jacrev(fn, wrt=wrt, holomorphic=holomorphic, has_aux=has_aux, verbose=verbose), wrt=wrt,
+                  holomorphic=holomorphic, has_aux=has_aux, verbose=verbose)
 
 
 class HessianVectorProduct(_Transform):
@@ -1170,3 +1263,205 @@ for _make in (grad, value_and_grad, jacfwd, jacrev, hessian, hvp):
     _make.__wengert_transform__ = True
 jvp.__wengert_transform__ = JvpCall   # jvp(g, primals, tangents): JvpCall(g)(primals, tangents)
 vjp.__wengert_transform__ = False     # its pullback is a Python closure: refused in traced code
+
+
+# ---------------------------------------------------------------------------------------------
+# Batching
+# ---------------------------------------------------------------------------------------------
+
+class Vmap:
+    """`vmap(f, in_axes, out_axes)(*args)`: f applied to each example of a batch, as one program.
+    For each argument signature, f is traced for one example and its code batched
+    (codegen/batch.py): batched arguments carry the batch axis first, and what does not depend on
+    them is computed once. Code that cannot be batched (an op without a batch rule, a branch on a
+    batched value) runs f once per example and stacks the results; `verbose=1` says which."""
+
+    def __init__(self, fn, in_axes=0, out_axes=0, verbose: int = 0):
+        functools.update_wrapper(self, fn)
+        self.original = fn
+        self.fn = _entry(fn)
+        self.in_axes, self.out_axes, self.verbose = in_axes, out_axes, verbose
+        #: per (axes, argument signature): (compiled code, output state), or None to run per example
+        self.programs = LRU(SIGNATURES_SIZE)
+        #: how the last call ran: "batched", or why it ran per example
+        self.path = None
+        self.source = None
+
+    def __call__(self, *args):
+        axes, size, moved, (code, state, positions) = self.program(args)
+        if code is None:
+            return self.per_example(args, axes, size)
+        return self.placed(code.fn(*[moved[i] for i in positions]), state, self.out_axes, size)
+
+    def program(self, args: tuple) -> tuple:
+        """(the batch axes, the batch size, the arguments with the batch axis first, and the
+        program for their signature: see `build`)."""
+        axes = self.axes_of(args)
+        size = self.size_of(args, axes)
+        moved = tuple(a if ax is None else _map_leaves(lambda leaf: np.moveaxis(np.asarray(leaf), ax, 0), a)
+                      for a, ax in zip(args, axes))
+        key = _fast_key(moved)
+        key = (axes, key if key is not None else tuple((type(v), v) if is_static_argument(v) else as_type(v)
+                                                       for v in moved))
+        program = self.programs.hit(key)
+        if program is None:
+            program = self.programs.add(key, self.build(moved, axes, size))
+        return axes, size, moved, program
+
+    def call_signature(self) -> inspect.Signature:
+        """The parameters a call takes (bound in traced code: tracer/transform_calls.py)."""
+        return inspect.signature(self.fn)
+
+    def traceable(self, args: tuple, kwargs: dict):
+        """The batched code for the signature of `args`, as a Python function with source that the
+        tracer captures (`grad` of a function calling this vmap differentiates the batched code)."""
+        names = list(self.call_signature().parameters)
+        if kwargs or len(args) != len(names):
+            raise WengertError(f"vmap of `{_qualname(self.original)}` in traced code takes its {len(names)} "
+                               "arguments by position")
+        axes, size, moved, (code, state, positions) = self.program(args)
+        if code is None:
+            raise WengertError(f"vmap of `{_qualname(self.original)}` in traced code needs code that batches; "
+                               f"{self.path}")
+        passed = [_call(_numpy("moveaxis"), [_name(names[i]), ast.Constant(axes[i]), ast.Constant(0)])
+                  if axes[i] else _name(names[i]) for i in positions]
+        value = code.fn(*[moved[i] for i in positions])   # (shapes of the values shared by every example)
+        return python_function(f"{name_base(getattr(self.fn, '__name__', 'f'), 'f')}_vmap", names,
+                               [_assign("out_", _call(_name("batched_"), passed))],
+                               self.placed_expression(_name("out_"), value, state, self.out_axes, size),
+                               {"batched_": code.fn})
+
+    def placed_expression(self, expr: ast.expr, value, state, axis, size: int) -> ast.expr:
+        """`placed` written as an expression of the batched code's output `expr` (its value `value`)."""
+        if isinstance(value, (tuple, list)):
+            states = state if isinstance(state, tuple) else (state,) * len(value)
+            axes = axis if isinstance(axis, (tuple, list)) else (axis,) * len(value)
+            return ast.Tuple([self.placed_expression(_part(expr, k), v, s, a, size)
+                              for k, (v, s, a) in enumerate(zip(value, states, axes))], ast.Load())
+        if axis is None:
+            self.placed(value, state, axis, size)   # refused where it differs between examples
+            return expr
+        if state is not True:
+            expr = _call(_numpy("broadcast_to"), [expr, ast.Constant((size, *np.shape(value)))])
+        return _call(_numpy("moveaxis"), [expr, ast.Constant(0), ast.Constant(axis)]) if axis else expr
+
+    def axes_of(self, args: tuple) -> tuple:
+        """The batch axis of each argument (None: not batched), checked."""
+        axes = self.in_axes
+        if isinstance(axes, (tuple, list)):
+            if len(axes) != len(args):
+                raise WengertError(f"vmap of `{_qualname(self.original)}`: in_axes={axes!r} has {len(axes)} entries "
+                                   f"but the call passes {len(args)} arguments; give one axis (or None) per argument")
+        else:
+            axes = (axes,) * len(args)
+        for k, (a, ax) in enumerate(zip(args, axes)):
+            if ax is None:
+                continue
+            if not isinstance(ax, int) or isinstance(ax, bool):
+                raise WengertError(f"vmap: in_axes entries are ints or None, not {ax!r}")
+            for path, leaf in _batch_leaves(a):
+                numeric = isinstance(leaf, (np.ndarray, np.generic, float, int))
+                if not numeric or not -np.ndim(leaf) <= ax < np.ndim(leaf):
+                    what = f"of shape {np.shape(leaf)}" if numeric else f"a {type(leaf).__name__}"
+                    raise WengertError(f"vmap of `{_qualname(self.original)}`: argument {k}{_path_text(path)} has no "
+                                       f"axis {ax} to batch along (it is {what}); pass arrays with that axis (or "
+                                       "tuples and lists of them), or None in in_axes for an argument shared by every "
+                                       "example")
+        return tuple(axes)
+
+    def size_of(self, args: tuple, axes: tuple) -> int:
+        sizes = {np.shape(leaf)[ax] for a, ax in zip(args, axes) if ax is not None for _, leaf in _batch_leaves(a)}
+        if not sizes:
+            raise WengertError(f"vmap of `{_qualname(self.original)}`: no argument is batched (in_axes="
+                               f"{self.in_axes!r}); batch at least one")
+        if len(sizes) > 1:
+            raise WengertError(f"vmap of `{_qualname(self.original)}`: the batched arguments have different sizes "
+                               f"along their batch axes ({sorted(sizes)}); they must be equal")
+        return sizes.pop()
+
+    def build(self, moved: tuple, axes: tuple, size: int) -> tuple:
+        """(batched code, its output's state, the positions of the arguments it takes); (None, ...)
+        where the examples run one by one."""
+        example = tuple(a if ax is None else _map_leaves(lambda leaf: leaf[0], a) for a, ax in zip(moved, axes))
+        try:
+            if any(is_object(a) for a in moved):
+                raise WengertError("an argument is an object (vmap batches arrays, and tuples and lists "
+                                   "of them)")
+            target = self.fn.traceable(example, {}) if isinstance(self.fn, _Transform) else self.fn
+            values = bind_arguments(target, example, {})
+            if len(values) != len(example):
+                raise WengertError("the function takes *args, **kwargs or defaults the call leaves out")
+            constant = [ax is None and is_static_argument(v) for v, ax in zip(values, axes)]
+            names = list(inspect.signature(target).parameters)
+            positions = [i for i, c in enumerate(constant) if not c]
+            code, state = compile_batched(target, [as_type(values[i]) for i in positions],
+                                          [axes[i] is not None for i in positions], size,
+                                          {names[i]: values[i] for i, c in enumerate(constant) if c})
+        except WengertError as exc:
+            self.path = f"one call per example: {exc}"
+            if self.verbose:
+                print(f"vmap of `{_qualname(self.original)}`: {self.path}")
+            return None, None, None
+        self.path, self.source = "batched", code.source
+        if self.verbose:
+            print(code.source)
+        return code, state, positions
+
+    def per_example(self, args: tuple, axes: tuple, size: int):
+        outs = [self.original(*[a if ax is None else _map_leaves(lambda leaf: np.take(leaf, k, axis=ax), a)
+                                for a, ax in zip(args, axes)]) for k in range(size)]
+        return _stacked(outs, self.out_axes)
+
+    def placed(self, out, state, axis, size: int):
+        """The batched code's output `out` with the batch axis at `axis` (for a tuple, an axis per
+        item); a value shared by every example is repeated along it (None: kept once)."""
+        if isinstance(out, (tuple, list)):
+            states = state if isinstance(state, tuple) else (state,) * len(out)
+            axes = axis if isinstance(axis, (tuple, list)) else (axis,) * len(out)
+            return type(out)(self.placed(o, s, a, size) for o, s, a in zip(out, states, axes))
+        if axis is None:
+            if state is True:
+                raise WengertError(f"vmap of `{_qualname(self.original)}`: out_axes=None, but the output differs "
+                                   "between examples; give the axis to stack it along")
+            return out
+        if state is not True:
+            out = np.repeat(np.asarray(out)[None], size, axis=0)
+        return np.moveaxis(out, 0, axis) if axis else out
+
+
+def _batch_leaves(value) -> list:
+    """(path, leaf) of an argument batched along its leaves (an array, or the arrays of a tuple or list)."""
+    if isinstance(value, (tuple, list)):
+        return [((k, *path), leaf) for k, item in enumerate(value) for path, leaf in _batch_leaves(item)]
+    return [((), value)]
+
+
+def _map_leaves(fn, value):
+    """`value` with `fn` applied to each leaf of its tuples and lists."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(_map_leaves(fn, item) for item in value)
+    return fn(value)
+
+
+def _stacked(outs: list, axis):
+    """The per-example outputs `outs` stacked along `axis` (per item of a tuple, list or dict)."""
+    first = outs[0]
+    if isinstance(first, (tuple, list)):
+        axes = axis if isinstance(axis, (tuple, list)) else (axis,) * len(first)
+        return type(first)(_stacked([o[k] for o in outs], a) for k, a in enumerate(axes))
+    if isinstance(first, dict):
+        return {k: _stacked([o[k] for o in outs], axis) for k in first}
+    return first if axis is None else np.stack([np.asarray(o) for o in outs], axis=axis)
+
+
+def vmap(fn, in_axes=0, out_axes=0, *, verbose: int = 0):
+    """`vmap(f, in_axes=0, out_axes=0)(*args)`: f mapped over a batch axis of its arguments, as
+    JAX's vmap: `in_axes` is the batch axis of every argument, or one per argument (None: the
+    argument is shared by every example); `out_axes` where the batch axis goes in the output (per
+    item of a tuple output; None: the output is the same for every example). One program runs
+    the whole batch; code that cannot be batched runs once per example (`verbose=1` says which,
+    and prints the batched code)."""
+    return Vmap(fn, in_axes, out_axes, verbose)
+
+
+vmap.__wengert_transform__ = True   # called in traced code, like the transforms above
