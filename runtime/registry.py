@@ -182,6 +182,12 @@ def primitive(name: str, impl: Callable, **kw) -> Primitive:
     if prim.partials is not None and prim.vjp is not None:
         raise ValueError(f"primitive {name}: give partials or vjp rules, not both")
     PRIMITIVES[name] = prim
+    if not prim.group.startswith(_SHIPPED):   # wengert's own rules: checked by its tests, not each import
+        try:
+            check_rule_names(prims=[prim])
+        except NameError:
+            del PRIMITIVES[name]
+            raise
     _bind_implementation(prim)
     for watcher in _WATCHERS:
         watcher(prim)
@@ -193,10 +199,42 @@ _WATCHERS: list = []
 
 def on_declare(watcher: Callable) -> None:
     """Call `watcher(prim)` for every primitive declared so far and every one declared later: how
-    the tables derived from declarations (the Tensor's methods, the torch.* functions) stay whole."""
+    the tables derived from declarations (the Tensor's methods, the torch.* functions) stay whole.
+    A watcher sees every group: those declared on first need are declared now."""
+    declare_pending()
     _WATCHERS.append(watcher)
     for prim in list(PRIMITIVES.values()):
         watcher(prim)
+
+
+#: groups of primitives declared on first need, by the module whose callables they stand for
+#: (scipy.special): importing that module is what costs, so it waits until something needs it
+_PENDING: dict[str, Callable] = {}
+
+
+def declare_later(module: str, declare_group: Callable) -> None:
+    """Call `declare_group()` (which declares primitives standing for `module`'s callables) when
+    first needed: now if `module` is imported already, else when the tracer meets a callable it does
+    not know while `module` is imported, when a rule names a primitive not declared yet
+    (`ops.<name>`), when a table watches every declaration (`on_declare`), or on `declare_pending()`."""
+    _PENDING[module] = declare_group
+    if module in sys.modules:
+        declare_pending(module)
+
+
+def declare_pending(*modules: str) -> None:
+    """Declare the pending groups of `modules` (none named: every pending group)."""
+    for module in modules or list(_PENDING):
+        declare_group = _PENDING.pop(module, None)
+        if declare_group is not None:
+            declare_group()
+
+
+def _declare_imported() -> bool:
+    """Declare the pending groups whose module the user has imported since; whether any was."""
+    imported = [module for module in _PENDING if module in sys.modules]
+    declare_pending(*imported)
+    return bool(imported)
 
 
 def _declaring_module() -> str:
@@ -316,6 +354,8 @@ def lookup_callable(fn: Any) -> Binding | None:
     entry = _CALLABLES.get(id(fn))
     if entry is not None and entry[0] is fn:
         return entry[1]
+    if _PENDING and _declare_imported():   # scipy.special.erf after `import scipy.special`
+        return lookup_callable(fn)
     return None
 
 
@@ -358,6 +398,9 @@ class _Ops:
 
     def __getattr__(self, name: str) -> Callable:
         prim = PRIMITIVES.get(name.rstrip("_"))
+        if prim is None and _PENDING:
+            declare_pending()
+            prim = PRIMITIVES.get(name.rstrip("_"))
         if prim is None:
             raise AttributeError(f"no primitive named {name.rstrip('_')!r}")
 
@@ -387,14 +430,19 @@ def ops_names(code: types.CodeType) -> set:
     return names
 
 
-def check_rule_names(*modules) -> None:
-    """Raise at import when a rule in `modules` (or a rule a primitive holds) names a primitive
-    through `ops` that is not declared: a typo fails when the rules load, not when one first runs."""
+#: the modules whose declarations wengert ships (tests/runtime/test_declarations.py checks their rules)
+_SHIPPED = __name__.rpartition(".")[0] + "."
+
+
+def check_rule_names(*modules, prims=None) -> None:
+    """Raise when a rule in `modules` (or a rule a primitive of `prims` holds; None: every declared
+    one) names a primitive through `ops` that is not declared: a typo fails when the rules load (a
+    primitive declared outside wengert: when declared), not when one first runs."""
     codes = []
     for module in modules:
         codes += [v.__code__ for v in vars(module).values()
                   if isinstance(v, types.FunctionType) and v.__module__ == module.__name__]
-    for prim in PRIMITIVES.values():
+    for prim in PRIMITIVES.values() if prims is None else prims:
         for rules in (prim.vjp, prim.jvp, prim.partials):
             for rule in (rules if isinstance(rules, tuple) else (rules,)):
                 if isinstance(rule, types.FunctionType):
