@@ -233,7 +233,8 @@ def declare_pending(*modules: str) -> None:
 def _declare_imported() -> bool:
     """Declare the pending groups whose module the user has imported since; whether any was."""
     imported = [module for module in _PENDING if module in sys.modules]
-    declare_pending(*imported)
+    if imported:
+        declare_pending(*imported)
     return bool(imported)
 
 
