@@ -39,12 +39,11 @@ def _numpy_names() -> dict:
     out = {}
     for fn, binding in P.bound_callables():
         name = getattr(fn, "__name__", None)
-        if binding.prim.name in out or name is None or binding.fixed or not (
-                _operands_lead(binding) or _optional_operands(binding)):
-            # (np.vsplit fixes a param of split; np.gradient's spacings are a `*varargs` param)
+        if binding.prim.name in out or name is None or binding.fixed:
             continue
         for prefix, module in (("np.", np), ("np.linalg.", np.linalg), ("np.fft.", np.fft)):
-            if getattr(module, name, None) is fn:
+            # (np.vsplit fixes a param of split; np.gradient's spacings are a `*varargs` param)
+            if getattr(module, name, None) is fn and (_operands_lead(binding) or _optional_operands(binding)):
                 out[binding.prim.name] = prefix + name
                 break
     return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import dis
+import functools
 import inspect
 import sys
 import types
@@ -264,10 +265,15 @@ def _bind_implementation(prim: Primitive) -> None:
     differentiated (second order). Callables declared with `stands_for` take precedence."""
     if id(prim.impl) in _CALLABLES:
         return
+    _CALLABLES[id(prim.impl)] = (prim.impl, Binding(prim, lambda: _implementation_signature(prim), ("operands",),
+                                                   tuple(prim.params)))
+
+
+def _implementation_signature(prim: Primitive) -> inspect.Signature:
+    """`impl(*operands, **params)`, each param keyword-only with its default."""
     parameters = [inspect.Parameter("operands", inspect.Parameter.VAR_POSITIONAL)]
     parameters += [inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=v) for k, v in prim.params.items()]
-    _CALLABLES[id(prim.impl)] = (prim.impl, Binding(prim, inspect.Signature(parameters), ("operands",),
-                                                   tuple(prim.params)))
+    return inspect.Signature(parameters)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -277,12 +283,20 @@ def _bind_implementation(prim: Primitive) -> None:
 @dataclasses.dataclass(frozen=True)
 class Binding:
     """How a call of a Python callable maps onto a primitive: the callable's signature (`spec`),
-    which arguments are operands (in order; a `*name` operand is spread), and which are params."""
+    which arguments are operands (in order; a `*name` operand is spread), and which are params.
+    `written` is the signature, its text or a function making it: most bindings are never used in a
+    process, so `spec` is made on first use."""
     prim: Primitive
-    spec: inspect.Signature
+    written: inspect.Signature | str | Callable
     operands: tuple
     params: tuple
     fixed: tuple = ()   # params set by the callable itself, e.g. np.amax -> max
+
+    @functools.cached_property
+    def spec(self) -> inspect.Signature:
+        written = self.written
+        return written if isinstance(written, inspect.Signature) else \
+            signature(written) if isinstance(written, str) else written()
 
     def split(self, args: tuple, kwargs: dict) -> tuple[list, dict]:
         """Bind a call's arguments; return (operands, params). Raises TypeError on a bad call."""
@@ -304,6 +318,7 @@ class Binding:
         return [name for name in kwargs if name not in self.spec.parameters]
 
 
+@functools.lru_cache(maxsize=None)   # many callables share one (`x, /`); a Signature is immutable
 def signature(text: str) -> inspect.Signature:
     scope: dict = {}
     exec(f"def spec({text}): pass", {}, scope)  # the spec text is ours, never user input
@@ -322,8 +337,7 @@ def stands_for(prim: Primitive, callables: list, spec: str, operands: str = "",
                params: str = "", fixed: dict | None = None, method: str | None = None) -> Binding:
     """Declare that each of `callables` (and `ndarray.<method>`, whose receiver is the first
     operand) is `prim` called with the signature `spec`."""
-    binding = Binding(prim, signature(spec), tuple(operands.split()), tuple(params.split()),
-                      tuple((fixed or {}).items()))
+    binding = Binding(prim, spec, tuple(operands.split()), tuple(params.split()), tuple((fixed or {}).items()))
     for fn in callables:
         _CALLABLES[id(fn)] = (fn, binding)
     if method:
@@ -335,7 +349,7 @@ def method(name: str, prim: Primitive, spec: str, operands: str, params: str = "
            table: dict | None = None) -> Binding:
     """Declare that the method `name` (of arrays, lists or dicts; the receiver the first operand)
     is `prim` called with the signature `spec`."""
-    binding = Binding(prim, signature(spec), tuple(operands.split()), tuple(params.split()))
+    binding = Binding(prim, spec, tuple(operands.split()), tuple(params.split()))
     (METHODS if table is None else table)[name] = binding
     return binding
 

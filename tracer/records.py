@@ -20,9 +20,8 @@ import numpy as np
 
 from ..runtime import types as T
 
-_LIBRARY_PATHS = tuple({os.path.realpath(p) for p in (sysconfig.get_paths()["stdlib"],
-                                                      sysconfig.get_paths()["purelib"],
-                                                      sysconfig.get_paths()["platlib"])})
+_LIBRARY_PATHS = tuple({os.path.realpath(_paths[kind]) for _paths in [sysconfig.get_paths()]
+                        for kind in ("stdlib", "purelib", "platlib")})
 # wengert's own packages, wherever they are installed (a virtual environment inside a checkout
 # holds libraries under the checkout's root, so the root itself is not "wengert's")
 _WENGERT_PATHS = tuple(os.path.realpath(os.path.dirname(path)) + os.sep for path in
