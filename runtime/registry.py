@@ -11,6 +11,7 @@ import dis
 import functools
 import inspect
 import sys
+import threading
 import types
 from typing import Any, Callable
 
@@ -211,6 +212,7 @@ def on_declare(watcher: Callable) -> None:
 #: groups of primitives declared on first need, by the module whose callables they stand for
 #: (scipy.special): importing that module is what costs, so it waits until something needs it
 _PENDING: dict[str, Callable] = {}
+_DECLARING = threading.RLock()
 
 
 def declare_later(module: str, declare_group: Callable) -> None:
@@ -223,20 +225,22 @@ def declare_later(module: str, declare_group: Callable) -> None:
         declare_pending(module)
 
 
-def declare_pending(*modules: str) -> None:
-    """Declare the pending groups of `modules` (none named: every pending group)."""
-    for module in modules or list(_PENDING):
-        declare_group = _PENDING.pop(module, None)
-        if declare_group is not None:
-            declare_group()
+def declare_pending(*modules: str) -> bool:
+    """Declare the pending groups of `modules` (none named: every pending group); whether any was."""
+    declared = False
+    with _DECLARING:   # another thread needing the group waits until it is declared
+        for module in modules or list(_PENDING):
+            declare_group = _PENDING.pop(module, None)
+            if declare_group is not None:
+                declare_group()
+                declared = True
+    return declared
 
 
 def _declare_imported() -> bool:
     """Declare the pending groups whose module the user has imported since; whether any was."""
     imported = [module for module in _PENDING if module in sys.modules]
-    if imported:
-        declare_pending(*imported)
-    return bool(imported)
+    return bool(imported) and declare_pending(*imported)
 
 
 def _declaring_module() -> str:

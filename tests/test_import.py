@@ -34,7 +34,8 @@ def test_import_wengert_loads_no_peer_library_and_no_lazy_part():
 
 
 def test_scipy_special_traced_after_a_late_scipy_import(tmp_path):
-    """scipy.special's primitives are declared when the tracer meets one of its functions."""
+    """scipy.special's primitives are declared when the tracer meets one of its functions (or the IR
+    parser one of their ops)."""
     (tmp_path / "model.py").write_text(textwrap.dedent("""
         import numpy as np
         import scipy.special
@@ -48,6 +49,8 @@ def test_scipy_special_traced_after_a_late_scipy_import(tmp_path):
         import numpy as np
         import wengert
         assert "scipy" not in sys.modules
+        text = "def @g(%x):\\n  %0 = erf %x\\n  %1 = sum[axis=None, keepdims=False] %0\\n  return %1\\n"
+        assert str(wengert.parse_ir(text)) == text   # an op of scipy.special's group, declared by the parser
         import model
         x = np.array([-1.5, 0.2, 2.0])
         s, e = model.scipy.special.expit(x), model.scipy.special.erf(x)
