@@ -10,13 +10,14 @@ What only some users need loads on first use (PEP 562 `__getattr__`): the eager 
 """
 import importlib
 
-from .api import ir, parse_ir, register_source
-from .runtime.custom import custom_vjp, stop_gradient
-from .transforms import grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp, source, value_and_grad, vjp
-from .runtime.errors import WengertError
-from .tracer.errors import SourceNotFoundError, TraceError, UnsupportedSyntaxError
-from .tracer.parser import IRSyntaxError
-from .tracer.verify import IRVerificationError
+# (re-exports: `__all__` is made when first asked for, see `__getattr__`)
+from .api import ir, parse_ir, register_source  # noqa: F401
+from .runtime.custom import custom_vjp, stop_gradient  # noqa: F401
+from .transforms import grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp, source, value_and_grad, vjp  # noqa: F401
+from .runtime.errors import WengertError  # noqa: F401
+from .tracer.errors import SourceNotFoundError, TraceError, UnsupportedSyntaxError  # noqa: F401
+from .tracer.parser import IRSyntaxError  # noqa: F401
+from .tracer.verify import IRVerificationError  # noqa: F401
 
 __version__ = "0.1.0"
 #: the names defined whatever is loaded; `__all__` adds the eager API's (`eager.__all__`)
