@@ -47,7 +47,7 @@ def __getattr__(name: str):
         from .compiled import function
         globals()["function"] = function
         return function
-    if name == "__all__" or not name.startswith("__"):
+    if name == "__all__" or not name.startswith("_"):   # (a probe such as `_repr_html_` loads nothing)
         eager = _load_eager()
         if name in globals():
             return globals()[name]
