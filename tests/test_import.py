@@ -12,7 +12,7 @@ import pytest
 NOT_LOADED = ["scipy", "scipy.special", "torch", "autograd", "click",
               "wengert.eager", "wengert.autograd", "wengert.linalg", "wengert.special", "wengert.compiled",
               "wengert.cli", "wengert.runtime.tensor", "wengert.runtime.autograd", "wengert.runtime.functional",
-              "wengert.runtime.prims.special"]
+              "wengert.runtime.prims.special", "wengert.tracer.parser"]
 
 
 def _run(code: str, cwd=None) -> str:

@@ -6,7 +6,7 @@ wengert captures), and the PyTorch-shaped eager API (`tensor`, `Tensor`, `autogr
 See docs/architecture.md for how the pieces fit.
 
 What only some users need loads on first use (PEP 562 `__getattr__`): the eager API
-(`wengert/eager.py`) with `wengert.tensor`, `wengert.Tensor` ...; `@wengert.function`.
+(`wengert/eager.py`) with `wengert.tensor`, `wengert.Tensor` ...; `@wengert.function`; the IR parser.
 """
 import importlib
 
@@ -16,7 +16,6 @@ from .runtime.custom import custom_vjp, stop_gradient  # noqa: F401
 from .transforms import grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp, source, value_and_grad, vjp  # noqa: F401
 from .runtime.errors import WengertError  # noqa: F401
 from .tracer.errors import SourceNotFoundError, TraceError, UnsupportedSyntaxError  # noqa: F401
-from .tracer.parser import IRSyntaxError  # noqa: F401
 from .tracer.verify import IRVerificationError  # noqa: F401
 
 __version__ = "0.1.0"
@@ -29,6 +28,9 @@ _FRONT = ["ir", "parse_ir", "register_source", "grad", "value_and_grad", "vjp", 
 
 #: the submodules loaded on first use (`wengert.linalg` is torch.linalg's mirror)
 _SUBMODULES = ("eager", "autograd", "linalg", "special", "compiled", "cli")
+#: names of the front door loaded on first use -> their module: @wengert.function makes a node of the
+#: eager Tensor graph; the IR parser is only for IR text
+_DEFINED_IN = {"function": ".compiled", "IRSyntaxError": ".tracer.parser"}
 
 
 def _load_eager():
@@ -43,10 +45,9 @@ def _load_eager():
 def __getattr__(name: str):
     if name in _SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
-    if name == "function":   # @wengert.function: a node of the eager Tensor graph
-        from .compiled import function
-        globals()["function"] = function
-        return function
+    if name in _DEFINED_IN:
+        globals()[name] = getattr(importlib.import_module(_DEFINED_IN[name], __name__), name)
+        return globals()[name]
     if name == "__all__" or not name.startswith("_"):   # (a probe such as `_repr_html_` loads nothing)
         eager = _load_eager()
         if name in globals():

@@ -13,7 +13,6 @@ from .tracer import capture as _capture
 from .tracer import records as _records
 from .tracer.entry import entry_function
 from .tracer.ir import Module
-from .tracer.parser import parse_module
 from .tracer.pipeline import trace
 from .tracer.verify import IRVerificationError, verify
 
@@ -52,6 +51,7 @@ def bind_arguments(fn, args: tuple, kwargs: dict) -> list:
 
 def parse_ir(text: str) -> Module:
     """Parse IR text (as printed) back into a verified `Module`."""
+    from .tracer.parser import parse_module   # (here: `import wengert` need not load the parser)
     module = parse_module(text)
     try:
         return verify(module)
