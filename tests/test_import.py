@@ -63,15 +63,28 @@ def test_scipy_special_traced_after_a_late_scipy_import(tmp_path):
     assert out.strip() == "ok"
 
 
-def test_the_eager_api_loads_on_first_use():
+def test_the_eager_api_loads_on_first_use(tmp_path):
     """`import wengert as torch` then `torch.tensor(...)`: the eager API (with scipy.special's
-    functions, `x.erf()`, where SciPy is installed) loads at its first use."""
+    functions, `x.erf()`, where SciPy is installed) loads at its first use; so does @wengert.function."""
     pytest.importorskip("scipy.special")
+    (tmp_path / "model.py").write_text(textwrap.dedent("""
+        import numpy as np
+        import wengert
+
+
+        @wengert.function
+        def cube(x):
+            return np.sum(x ** 3)
+    """))
     out = _run("""
         import sys
         import numpy as np
         import wengert as torch
         assert "wengert.runtime.tensor" not in sys.modules
+        import model
+        y = torch.tensor([1.0, 2.0], requires_grad=True)
+        model.cube(y).backward()
+        assert y.grad.tolist() == [3.0, 12.0]
         x = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64, requires_grad=True)
         (x.erf() * x).sum().backward()
         v = np.array([0.5, -1.0, 2.0])
@@ -79,7 +92,7 @@ def test_the_eager_api_loads_on_first_use():
         np.testing.assert_allclose(x.grad.numpy(), erf(v) + v * 2 / np.sqrt(np.pi) * np.exp(-v ** 2), rtol=1e-12)
         assert isinstance(x, torch.Tensor) and torch.autograd.grad is not None
         print(torch.linalg.det(torch.eye(2)).item(), torch.special.expit(torch.zeros(1)).item())
-    """)
+    """, cwd=tmp_path)
     assert out.split() == ["1.0", "0.5"]
 
 
@@ -97,25 +110,6 @@ def test_every_public_name_is_listed_before_it_loads():
     """)
     in_dir, star, missing = map(json.loads, out.splitlines())
     assert in_dir == [True] * 6 and star == [True] * 6 and missing == []
-
-
-def test_wengert_function_loads_on_first_use(tmp_path):
-    (tmp_path / "model.py").write_text(textwrap.dedent("""
-        import numpy as np
-        import wengert
-
-
-        @wengert.function
-        def cube(x):
-            return np.sum(x ** 3)
-    """))
-    out = _run("""
-        import wengert, model
-        x = wengert.tensor([1.0, 2.0], requires_grad=True)
-        model.cube(x).backward()
-        print(x.grad.tolist())
-    """, cwd=tmp_path)
-    assert out.strip() == "[3.0, 12.0]"
 
 
 def test_the_command_line_loads_on_its_own(tmp_path):
