@@ -24,14 +24,13 @@ from .codegen.batch import compile_batched
 from .codegen.pipeline import Compiled, compile_adjoint, compile_tangent  # noqa: F401 (see COMPILERS)
 from .lru import LRU
 from .tracer.capture import define
-from .tracer.records import Record, as_record, cycle, fields_of, is_data, is_object, is_structure, restore
+from .tracer.records import Record, as_record, cycle, fields_of, is_data, is_object, is_structure, is_tensor, restore
 from .tracer.records import leaves as record_leaves
 from .tracer.entry import entry_function, is_static_argument, spread_varargs, static_arguments
 from .runtime import types as T
 from .runtime.names import name_base
 from .structure import at, display, float_dtype, is_node, kept, leaves, read, unit_seeds, zeros_like
 from .runtime.errors import WengertError
-from .runtime.tensor import Tensor
 
 
 def _entry(fn):
@@ -396,7 +395,7 @@ def check_argument(fn, name: str, value, path: str = "") -> None:
             if is_data(item):
                 check_argument(fn, name, item, f"{path}.{key}")
         return
-    if isinstance(value, Tensor):
+    if is_tensor(value):
         raise WengertError(f"{where} is a wengert.Tensor; grad, vjp and jvp take NumPy arrays and scalars\n"
                            "to differentiate code on Tensors, decorate the function with @wengert.function and "
                            "call .backward() on its result; or pass the Tensor's values, e.g. x.numpy()")
@@ -810,7 +809,7 @@ def _checked_like(t, p, where, of: str, path: tuple = ()):
                                f"the {of}'s structure")
         items = [None if t[k] is None else _checked_like(t[k], p[k], where, of, path + (k,)) for k in keys]
         return dict(zip(keys, items)) if isinstance(p, dict) else type(p)(items)
-    if isinstance(t, Tensor) or not isinstance(t, (np.ndarray, np.generic, bool, int, float, complex)):
+    if is_tensor(t) or not isinstance(t, (np.ndarray, np.generic, bool, int, float, complex)):
         raise WengertError(f"{where(path)} is a {type(t).__qualname__}; pass a NumPy array or a scalar shaped like "
                            f"the {of}")
     if np.shape(t) != np.shape(p):
