@@ -20,7 +20,7 @@ import numpy as np
 from . import anomaly, grad_mode
 from . import primitives as P
 from .dtypes import Size, of_array
-from .rules import vjp_rule
+from .rules import declared_vjp, vjp_rule
 from .tensor_names import CPP_NAMES, message_name
 
 FREED_MESSAGE = (
@@ -216,7 +216,7 @@ class Node:
         self._input_meta = input_meta
         self._seq = next(_sequence)
         self._pre_hooks = self._post_hooks = self._tensor_hooks = self._retains = self._metadata = None
-        self._trace = anomaly.forward_trace() if anomaly.is_anomaly_enabled() else None
+        self._trace = anomaly.forward_trace() if anomaly._state["enabled"] else None
 
     def name(self) -> str:
         cls = type(self).__name__
@@ -314,9 +314,11 @@ class PrimitiveNode(Node):
     `args` holds each operand as saved (SavedTensor / SavedValue), as a stand-in (a rule only
     reads its shape), or as a structural constant; `slots` maps each input (each `_next` entry) to
     (operand index, position in a sequence operand or None)."""
-    __slots__ = ("prim", "params", "args", "out", "slots", "out_meta")
+    __slots__ = ("prim", "params", "args", "out", "slots", "out_meta", "real")
 
     def apply(self, grads: list, create_graph: bool) -> list:
+        if self.real:
+            return self._apply_real(grads, create_graph)
         if self.out_meta is None:
             g = grads[0]
             if g is None:
@@ -345,6 +347,29 @@ class PrimitiveNode(Node):
             results.append(gi if gi is not None else zeros(meta, create_graph))
         return results
 
+    def _apply_real(self, grads: list, create_graph: bool) -> list:
+        """`apply` for one result of operands that are real Tensors and numbers: each input's rule
+        as declared (`real_rules`), once."""
+        g = grads[0]
+        if g is None:
+            return [None] * len(self._next)
+        operands = [a.unpack(self, create_graph) if type(a) in _SAVED else a for a in self.args]
+        out = self.out
+        if type(out) is SavedTensor:
+            out = out.unpack(self, create_graph)
+        elif out is RECOMPUTE:
+            out = P.bind(self.prim, *operands, **self.params)
+        rules = self.prim.derived.get(_REAL_RULES) or real_rules(self.prim)
+        results = []
+        for (node, _), (i, _), meta in zip(self._next, self.slots, self._input_meta):
+            rule = rules[i] if node is not None else None
+            if rule is None:
+                results.append(None if node is None else zeros(meta, create_graph))
+                continue
+            gi = rule(g, out, *operands, **self.params)
+            results.append(gi if gi is not None else zeros(meta, create_graph))
+        return results
+
     def release(self) -> None:
         for a in self.args:
             release(a)
@@ -353,6 +378,26 @@ class PrimitiveNode(Node):
 
     def num_outputs(self) -> int:
         return 1 if self.out_meta is None else len(self.out_meta)
+
+
+_SAVED = (SavedTensor, SavedValue)
+_REAL_RULES = "real vjp"
+
+
+def real_rules(prim) -> tuple:
+    """The cotangent rule of each operand of `prim` where operands and result are real arrays or
+    Tensors (PrimitiveNode.real): the declared rule itself (runtime/rules.py: `declared_vjp`), as
+    the wrappers that give a cotangent its operand's complex kind or a list's structure change
+    nothing there. A partial is not summed to its operand's shape: `_validate` sums every
+    node's gradients to their inputs' shapes. Memoised with the rules derived from the declaration."""
+    rules = prim.derived.get(_REAL_RULES)
+    if rules is None:
+        if prim.partials is not None:
+            rules = tuple(prim.partials[i] if i < len(prim.partials) else None for i in range(prim.arity))
+        else:
+            rules = tuple(declared_vjp(prim, i) for i in range(prim.arity))
+        prim.derived[_REAL_RULES] = rules
+    return rules
 
 
 class AccumulateGrad(Node):
@@ -475,7 +520,7 @@ class DelayedError(Node):
 
 def gradient_edge(tensor) -> tuple:
     """Where the gradient of `tensor` goes: its grad_fn, its leaf's AccumulateGrad, or nowhere."""
-    fn = tensor.grad_fn
+    fn = tensor._grad_fn if tensor._base is None else tensor.grad_fn
     if fn is not None:
         return (fn, tensor._output_nr)
     if tensor._requires_grad:

@@ -109,7 +109,7 @@ def _unwrap(o):
     """An operand as NumPy sees it; numpy scalars become Python numbers (weak, as in PyTorch)."""
     if isinstance(o, Tensor):
         return o._data
-    if type(o) in (list, tuple, TensorList) and o and any(isinstance(e, Tensor) for e in o):
+    if _is_sequence(o):
         return [e._data if isinstance(e, Tensor) else e for e in o]
     if isinstance(o, np.generic):
         return o.item()
@@ -118,8 +118,8 @@ def _unwrap(o):
 
 def _any_requires_grad(operands) -> bool:
     for o in operands:
-        if isinstance(o, Tensor):
-            if _needs_grad(o):
+        if type(o) is Tensor or isinstance(o, Tensor):
+            if o._requires_grad or o._grad_fn is not None or (o._base is not None and o.grad_fn is not None):
                 return True
         elif type(o) in (list, tuple, TensorList):
             if any(isinstance(e, Tensor) and _needs_grad(e) for e in o):
@@ -140,15 +140,34 @@ def _wrap_result(result):
     return result
 
 
-def _compute(prim, arrays: list, params: dict):
-    policy = prim.eager.promote
-    if policy is not None:
-        arrays = _promote(policy, arrays, prim.eager.promote_from)
+# NumPy's floating-point warnings stay quiet, as PyTorch's kernels are (a NaN is a value).
+# Entering np.errstate costs more than a small operation: the state it would make is made once,
+# and set and reset around each operation through the context variable np.errstate itself sets.
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+    _QUIET_STATE = _make_extobj(all="ignore")
+except ImportError:   # a NumPy without them: its context manager
+    _extobj_contextvar = None
+
+
+def _quietly(impl, arrays: list, params: dict):
+    """`impl(*arrays, **params)` with NumPy's floating-point warnings off."""
+    if _extobj_contextvar is None:
+        with np.errstate(all="ignore"):
+            return impl(*arrays, **params)
+    token = _extobj_contextvar.set(_QUIET_STATE)
+    try:
+        return impl(*arrays, **params)
+    finally:
+        _extobj_contextvar.reset(token)
+
+
+def _run(prim, arrays: list, params: dict):
+    """The primitive's NumPy implementation on (promoted) arrays, NumPy's errors in PyTorch's words."""
     try:
         if prim.eager.quiet:
             return prim.impl(*arrays, **params)
-        with np.errstate(all="ignore"):
-            return prim.impl(*arrays, **params)
+        return _quietly(prim.impl, arrays, params)
     except ValueError as e:
         if "broadcast" in str(e):
             error = _broadcast_error(arrays)
@@ -159,19 +178,74 @@ def _compute(prim, arrays: list, params: dict):
         raise IndexError(str(e).replace("for axis", "for dimension")) from None
 
 
-def _is_identity(prim, operands) -> bool:
-    """sum_to / broadcast_to to the shape the operand already has: nothing to compute or record."""
-    return (prim is P.sum_to or prim is P.broadcast_to) and isinstance(operands[0], Tensor) and \
-        tuple(operands[0]._data.shape) == tuple(operands[1])
+def _compute(prim, arrays: list, params: dict):
+    policy = prim.eager.promote
+    if policy is not None:
+        arrays = _promote(policy, arrays, prim.eager.promote_from)
+    return _run(prim, arrays, params)
+
+
+class _Plan:
+    """What recording a primitive needs of its declaration, derived once per primitive (kept with
+    the rules derived from it, `prim.derived`, so that rules given later derive it again)."""
+    __slots__ = ("direct", "records", "node", "slots", "reads")
+
+    def __init__(self, prim) -> None:
+        eager = prim.eager
+        # one new array from operands that need nothing done to them (see `_direct_dtype`): no
+        # view, identity, index or structure to look after
+        self.direct = prim.results == 1 and not eager.view and eager.index_from is None and \
+            not eager.structural and prim is not P.sum_to and prim is not P.broadcast_to
+        self.records = prim.differentiable or eager.zero_gradient
+        # the node's class, where its name depends on nothing but the primitive
+        self.node = None if callable(eager.node) or eager.copy_node is not None else \
+            A.node_class(N.node_name(prim, (), {}), A.PrimitiveNode)
+        self.slots: dict = {}   # operand position -> whether it is an input of the node
+        self.reads: dict = {}   # operand positions whose gradient is needed -> what their rules read
+
+
+_PLAN = "eager plan"
+
+
+def _plan(prim) -> _Plan:
+    plan = prim.derived.get(_PLAN)
+    if plan is None:
+        plan = prim.derived[_PLAN] = _Plan(prim)
+    return plan
+
+
+def _direct_dtype(operands: tuple):
+    """The dtype of the Tensor operands when they share one floating dtype and every other operand
+    is a real Python number: then promotion changes nothing (numbers are weak), else None."""
+    dtype = None
+    for o in operands:
+        kind = type(o)
+        if kind is Tensor:
+            d = o._data.dtype
+            if dtype is None:
+                dtype = d
+            elif d is not dtype and d != dtype:
+                return None
+        elif kind is not float and kind is not int:
+            return None
+    return dtype if dtype is not None and dtype.kind == "f" else None
 
 
 def record(prim, operands: tuple, params: dict | None = None, name: str | None = None):
     """Apply `prim` to operands that may be Tensors; record a node when a gradient can flow."""
+    plan = prim.derived.get(_PLAN) or _plan(prim)
     full = {**prim.params, **params} if params else prim.params
-    if _is_identity(prim, operands):
-        return operands[0]
-    arrays = [o._data if type(o) is Tensor else _unwrap(o) for o in operands]
-    out = _compute(prim, arrays, full)
+    if plan.direct and _direct_dtype(operands) is not None:
+        out = _run(prim, [o._data if type(o) is Tensor else o for o in operands], full)
+        if type(out) is np.ndarray:   # the common case, in few steps
+            out = Tensor._wrap(out)
+            if plan.records and grad_mode.is_grad_enabled() and _any_requires_grad(operands):
+                out._grad_fn = make_node(prim, full, operands, [out], name, direct=True)
+            return out
+    else:
+        if _is_identity(prim, operands):
+            return operands[0]
+        out = _compute(prim, [o._data if type(o) is Tensor else _unwrap(o) for o in operands], full)
     if prim.results is not None and prim.results > 1:   # one Tensor per result (a matrix's are NumPy scalars)
         out = [np.asarray(r) for r in out]
     out = _wrap_result(out)
@@ -179,8 +253,7 @@ def record(prim, operands: tuple, params: dict | None = None, name: str | None =
         return out
     if prim.eager.view and isinstance(operands[0], Tensor):
         _mark_view(out, operands[0], prim, operands[1:], full)
-    if grad_mode.is_grad_enabled() and (prim.differentiable or prim.eager.zero_gradient) and \
-            _any_requires_grad(operands):
+    if plan.records and grad_mode.is_grad_enabled() and _any_requires_grad(operands):
         outs = list(out) if isinstance(out, TensorList) else [out]
         node = make_node(prim, full, operands, outs, name, several=isinstance(out, TensorList))
         for k, t in enumerate(outs):
@@ -190,46 +263,72 @@ def record(prim, operands: tuple, params: dict | None = None, name: str | None =
     return out
 
 
+def _is_identity(prim, operands) -> bool:
+    """sum_to / broadcast_to to the shape the operand already has: nothing to compute or record."""
+    return (prim is P.sum_to or prim is P.broadcast_to) and isinstance(operands[0], Tensor) and \
+        tuple(operands[0]._data.shape) == tuple(operands[1])
+
+
 def _meta(t) -> tuple:
     return (t._data.shape, t._data.dtype)
 
 
 def _has_slot(prim, i: int) -> bool:
-    """Whether operand `i` of `prim` is an input of its node (it has a rule, or a zero gradient);
-    memoised with the rules derived from the declaration."""
-    key = ("slot", i)
-    if key not in prim.derived:
-        prim.derived[key] = (i == 0) if prim.eager.zero_gradient else vjp_rule(prim.name, i) is not None
-    return prim.derived[key]
+    """Whether operand `i` of `prim` is an input of its node (it has a rule, or a zero gradient)."""
+    slots = _plan(prim).slots
+    slot = slots.get(i)
+    if slot is None:
+        slot = slots[i] = (i == 0) if prim.eager.zero_gradient else vjp_rule(prim.name, i) is not None
+    return slot
+
+
+def _reads(prim, needed: list, n_operands: int) -> set:
+    """What the rules of the `needed` operands read (tensor_names.reads), memoised per primitive."""
+    reads = _plan(prim).reads
+    key = (n_operands, *needed)
+    found = reads.get(key)
+    if found is None:
+        found = reads[key] = N.reads(prim, needed, n_operands)
+    return found
+
+
+def _is_sequence(o) -> bool:
+    """A list/tuple operand holding Tensors (np.concatenate's pieces ...)."""
+    return type(o) in (list, tuple, TensorList) and bool(o) and any(isinstance(e, Tensor) for e in o)
 
 
 def _keep(o, saved: bool):
     """How a node keeps an operand: saved (checked and freed), as a stand-in, or as it is."""
     if isinstance(o, Tensor):
-        return A.SavedTensor(o) if saved else A.stand_in(*_meta(o))
-    if type(o) in (list, tuple, TensorList) and o and any(isinstance(e, Tensor) for e in o):
+        return A.SavedTensor(o) if saved else A.stand_in(o._data.shape, o._data.dtype)
+    if saved and (type(o) is float or type(o) is int):
+        return A.SavedValue(o)
+    if _is_sequence(o):
         return [_keep(e, saved) for e in o]
     if saved and isinstance(o, (numbers.Number, np.ndarray, np.generic)):
         return A.SavedValue(o.item() if isinstance(o, np.generic) else o)
     return o.item() if isinstance(o, np.generic) else o
 
 
-def make_node(prim, params: dict, operands: tuple, outs: list, name: str | None, several: bool = False):
-    """The PrimitiveNode of `prim` applied to `operands` with results `outs`."""
+def make_node(prim, params: dict, operands: tuple, outs: list, name: str | None, several: bool = False,
+              direct: bool = False):
+    """The PrimitiveNode of `prim` applied to `operands` with results `outs`. `direct`: the operands
+    are Tensors of one floating dtype and real Python numbers (record's common case)."""
     edges, metas, slots, needed = [], [], [], []
+    gradient_edge = A.gradient_edge
     for i, o in enumerate(operands):
-        if isinstance(o, Tensor):
+        if type(o) is Tensor or isinstance(o, Tensor):
             if _has_slot(prim, i):
-                edge = A.gradient_edge(o)
+                edge = gradient_edge(o)
                 edges.append(edge)
-                metas.append(_meta(o))
+                metas.append((o._data.shape, o._data.dtype))
                 slots.append((i, None))
                 if edge[0] is not None:
                     needed.append(i)
-        elif type(o) in (list, tuple, TensorList) and o and any(isinstance(e, Tensor) for e in o):
+        elif not direct and _is_sequence(o):
             if _has_slot(prim, i):
                 for k, e in enumerate(o):
-                    edge = A.gradient_edge(e) if isinstance(e, Tensor) else (None, 0)
+                    edge = gradient_edge(e) if isinstance(e, Tensor) else (None, 0)
                     edges.append(edge)
                     metas.append(_meta(e) if isinstance(e, Tensor) else ((), np.dtype(np.float32)))
                     slots.append((i, k))
@@ -239,19 +338,27 @@ def make_node(prim, params: dict, operands: tuple, outs: list, name: str | None,
             edges.append((None, 0))
             metas.append(None)
             slots.append((i, None))
-    reads = N.reads(prim, needed, len(operands))
-    structural = prim.eager.structural
-    index_from = prim.eager.index_from   # index arrays are saved (IndexBackward0)
-    args = [_keep(o, i not in structural and (i in reads or (index_from is not None and i >= index_from
-                                                                and isinstance(o, np.ndarray))))
-            for i, o in enumerate(operands)]
-    if name is None:
-        name = N.node_name(prim, operands, params)
-        if prim.eager.copy_node is not None and outs[0]._base is None:
-            name = prim.eager.copy_node   # a reshape that had to copy
-    node = A.node_class(name, A.PrimitiveNode)(tuple(edges), tuple(metas))
+    reads = _reads(prim, needed, len(operands))
+    if direct:
+        args = [_keep(o, i in reads) for i, o in enumerate(operands)]
+    else:
+        structural = prim.eager.structural
+        index_from = prim.eager.index_from   # index arrays are saved (IndexBackward0)
+        args = [_keep(o, i not in structural and (i in reads or (index_from is not None and i >= index_from
+                                                                    and isinstance(o, np.ndarray))))
+                for i, o in enumerate(operands)]
+    cls = _plan(prim).node if name is None else None
+    if cls is None:
+        if name is None:
+            name = N.node_name(prim, operands, params)
+            if prim.eager.copy_node is not None and outs[0]._base is None:
+                name = prim.eager.copy_node   # a reshape that had to copy
+        cls = A.node_class(name, A.PrimitiveNode)
+    node = cls(tuple(edges), tuple(metas))
     node.prim, node.params, node.args, node.slots = prim, params, args, slots
     node.out_meta = [_meta(t) for t in outs] if several else None
+    # the declared rules as they are serve a node of real values (no complex kind to keep, no container)
+    node.real = direct and prim.arity is not None and outs[0]._data.dtype.kind != "c"
     if "out" in reads:
         if prim.eager.recompute_out:
             node.out = A.RECOMPUTE
