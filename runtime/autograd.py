@@ -140,7 +140,7 @@ class SavedTensor:
         self.grad_fn = None   # for an output: its node when that is not the saving node (in-place on a view)
         self.data = tensor._data
         self.counter = tensor._vc
-        self.version = tensor._vc.value
+        self.version = tensor._vc[0]
         self.tensor = None if is_output else tensor
         self.output_nr = tensor._output_nr
         self.is_output = is_output
@@ -148,13 +148,13 @@ class SavedTensor:
     def unpack(self, node: "Node", as_tensor_: bool):
         if self.data is None:
             raise RuntimeError(FREED_MESSAGE)
-        if self.counter.value != self.version:
+        if self.counter[0] != self.version:
             if self.is_output:
                 producer = node.name()
             else:
                 fn = self.tensor.grad_fn
                 producer = fn.name() if fn is not None else None
-            raise RuntimeError(version_message(self.data.shape, self.data.dtype, self.counter.value,
+            raise RuntimeError(version_message(self.data.shape, self.data.dtype, self.counter[0],
                                                self.version, producer, self.output_nr))
         if not as_tensor_:
             return self.data
@@ -372,7 +372,8 @@ class PrimitiveNode(Node):
 
     def release(self) -> None:
         for a in self.args:
-            release(a)
+            if type(a) in _SAVED or type(a) is list:
+                release(a)
         if type(self.out) is SavedTensor:
             self.out.release()
 
@@ -418,7 +419,7 @@ class AccumulateGrad(Node):
             var._grad = _fresh_grad(g, var, create_graph)
         elif not create_graph:
             var._grad._data += g   # in place, as PyTorch does outside create_graph
-            var._grad._vc.value += 1
+            var._grad._vc[0] += 1
         else:
             var._grad = var._grad + as_tensor(g)
         for hook in list((var._post_acc_hooks or {}).values()):
@@ -528,20 +529,25 @@ def gradient_edge(tensor) -> tuple:
     return (None, 0)
 
 
-def _graph(roots: list) -> tuple[dict, list]:
-    """Dependency counts (how many edges enter each node) and the nodes in topological order
-    (every node before the nodes it sends gradients to)."""
+def _dependencies(roots: list) -> dict:
+    """How many edges enter each node reachable from `roots`."""
     deps: dict = {}
-    stack, seen = list(roots), set(roots)
+    stack, is_root = list(roots), set(roots)
     while stack:
-        node = stack.pop()
-        for nxt, _ in node._next:
+        for nxt, _ in stack.pop()._next:
             if nxt is None:
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
+            if nxt in deps:
+                deps[nxt] += 1
+            else:
+                deps[nxt] = 1
+                if nxt not in is_root:
+                    stack.append(nxt)
+    return deps
+
+
+def _order(roots: list, deps: dict) -> list:
+    """The nodes in topological order: every node before the nodes it sends gradients to."""
     remaining = dict(deps)
     order, frontier = [], [n for n in roots if deps.get(n, 0) == 0]
     while frontier:
@@ -552,7 +558,7 @@ def _graph(roots: list) -> tuple[dict, list]:
                 remaining[nxt] -= 1
                 if remaining[nxt] == 0:
                     frontier.append(nxt)
-    return deps, order
+    return order
 
 
 def _needed(order: list, runs: set, captures: set) -> set:
@@ -611,6 +617,8 @@ def _validate(node: Node, outputs: list, create_graph: bool) -> list:
         if g is None or nxt is None:
             continue
         shape, dtype = meta
+        if type(g) is np.ndarray and g.shape == shape and g.dtype == dtype:
+            continue   # (the common case)
         if _shape(g) != shape:
             if not _expandable(shape, _shape(g)):
                 raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got "
@@ -671,8 +679,8 @@ def execute(root_edges: list, root_grads: list, keep_graph: bool, create_graph: 
     `capture`: edges whose incoming gradient is returned (autograd.grad); only the nodes leading
     to them run. `accumulate_into`: edges of backward(inputs=...): only nodes leading to them run.
     Returns the captured gradients (None where nothing arrived)."""
-    roots = [node for node, _ in root_edges if node is not None]
-    deps, order = _graph(list(dict.fromkeys(roots)))
+    roots = list(dict.fromkeys(node for node, _ in root_edges if node is not None))
+    deps = _dependencies(roots)
     targets = capture if capture is not None else accumulate_into
     needed = None
     captures: dict = {}
@@ -680,49 +688,55 @@ def execute(root_edges: list, root_grads: list, keep_graph: bool, create_graph: 
         if capture is not None:
             for k, (node, nr) in enumerate(capture):
                 captures.setdefault(node, []).append((nr, k))
-        needed = _needed(order, {node for node, _ in accumulate_into or ()}, set(captures))
+        needed = _needed(_order(roots, deps), {node for node, _ in accumulate_into or ()}, set(captures))
     captured: list = [None] * (len(capture) if capture is not None else 0)
     buffers: dict = {}
     for (node, nr), g in zip(root_edges, root_grads):
         if node is None:
             continue
-        buf = buffers.setdefault(node, [None] * _outputs_of(node))
+        buf = buffers.setdefault(node, [None] * node.num_outputs())
         buf[nr] = _add(buf[nr], g)
     ready: list = []
     tie = itertools.count()
-    for node in dict.fromkeys(roots):
+    for node in roots:
         if deps.get(node, 0) == 0:
             heapq.heappush(ready, (-node._seq, next(tie), node))
+    anomalous = anomaly.is_anomaly_enabled()   # (else nodes run without the checks it asks for)
+    heappop, heappush = heapq.heappop, heapq.heappush
     # NumPy's floating-point warnings stay quiet, as PyTorch's kernels are (a NaN is a value)
     with grad_mode.set_grad_enabled(create_graph), np.errstate(all="ignore"):
         while ready:
-            _, _, node = heapq.heappop(ready)
-            inputs = buffers.pop(node, None) or [None] * _outputs_of(node)
+            node = heappop(ready)[2]
+            inputs = buffers.pop(node, None) or [None] * node.num_outputs()
+            hooked = node._tensor_hooks is not None or node._retains is not None or type(node) is AccumulateGrad
             if needed is not None:
-                if node not in needed:
+                if node not in needed and hooked:
                     inputs = _tensor_hooks(node, inputs)
                 for nr, k in captures.get(node, ()):
                     captured[k] = inputs[nr]
                 if node not in needed:
                     continue
-            inputs = _tensor_hooks(node, inputs)
-            outputs = _call_node(node, inputs, create_graph)
+            if hooked:
+                inputs = _tensor_hooks(node, inputs)
+            if anomalous or node._pre_hooks or node._post_hooks:
+                outputs = _call_node(node, inputs, create_graph)
+            else:
+                outputs = _validate(node, node.apply(inputs, create_graph), create_graph)
             if not keep_graph:
                 node.release()
             for (nxt, nr), g in zip(node._next, outputs):
                 if nxt is None:
                     continue
                 if g is not None:
-                    buf = buffers.setdefault(nxt, [None] * _outputs_of(nxt))
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * nxt.num_outputs()
                     buf[nr] = _add(buf[nr], g)
-                deps[nxt] -= 1
-                if deps[nxt] == 0 and (needed is None or nxt in needed or nxt in captures):
-                    heapq.heappush(ready, (-nxt._seq, next(tie), nxt))
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if left == 0 and (needed is None or nxt in needed or nxt in captures):
+                    heappush(ready, (-nxt._seq, next(tie), nxt))
     return captured
-
-
-def _outputs_of(node: Node) -> int:
-    return node.num_outputs()
 
 
 def check_grad_shape(grad, output, index: int) -> None:

@@ -345,8 +345,7 @@ def bind(prim: Primitive, *operands, **params):
             handler = (type(x).__wengert_priority__, hook)
     if handler is not None:
         return handler[1](prim, operands, params)
-    full = {**prim.params, **params}
-    return prim.impl(*operands, **full)
+    return prim.impl(*operands, **({**prim.params, **params} if params else prim.params))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -364,6 +363,7 @@ class _Ops:
         def apply(*operands, **params):
             return bind(prim, *operands, **params)
         apply.__name__ = name
+        setattr(self, name, apply)   # (a primitive is never declared again: the next `ops.<name>` finds it here)
         return apply
 
 

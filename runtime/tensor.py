@@ -82,14 +82,6 @@ def _broadcast_error(arrays: list) -> RuntimeError | None:
 # Recording
 # ---------------------------------------------------------------------------------------------
 
-class _Version:
-    """The version counter: bumped by every in-place change, shared by views and detach()."""
-    __slots__ = ("value",)
-
-    def __init__(self) -> None:
-        self.value = 0
-
-
 class TensorList(list):
     """A list of Tensors (the gradients of a node with several results) that `bind` dispatches
     to the Tensor runtime, so a rule like `ops.concatenate(g)` records a graph."""
@@ -239,7 +231,7 @@ def record(prim, operands: tuple, params: dict | None = None, name: str | None =
         out = _run(prim, [o._data if type(o) is Tensor else o for o in operands], full)
         if type(out) is np.ndarray:   # the common case, in few steps
             out = Tensor._wrap(out)
-            if plan.records and grad_mode.is_grad_enabled() and _any_requires_grad(operands):
+            if plan.records and grad_mode.state.enabled and _any_requires_grad(operands):
                 out._grad_fn = make_node(prim, full, operands, [out], name, direct=True)
             return out
     else:
@@ -253,7 +245,7 @@ def record(prim, operands: tuple, params: dict | None = None, name: str | None =
         return out
     if prim.eager.view and isinstance(operands[0], Tensor):
         _mark_view(out, operands[0], prim, operands[1:], full)
-    if plan.records and grad_mode.is_grad_enabled() and _any_requires_grad(operands):
+    if plan.records and grad_mode.state.enabled and _any_requires_grad(operands):
         outs = list(out) if isinstance(out, TensorList) else [out]
         node = make_node(prim, full, operands, outs, name, several=isinstance(out, TensorList))
         for k, t in enumerate(outs):
@@ -276,20 +268,18 @@ def _meta(t) -> tuple:
 def _has_slot(prim, i: int) -> bool:
     """Whether operand `i` of `prim` is an input of its node (it has a rule, or a zero gradient)."""
     slots = _plan(prim).slots
-    slot = slots.get(i)
-    if slot is None:
-        slot = slots[i] = (i == 0) if prim.eager.zero_gradient else vjp_rule(prim.name, i) is not None
-    return slot
+    if i not in slots:
+        slots[i] = (i == 0) if prim.eager.zero_gradient else vjp_rule(prim.name, i) is not None
+    return slots[i]
 
 
 def _reads(prim, needed: list, n_operands: int) -> set:
     """What the rules of the `needed` operands read (tensor_names.reads), memoised per primitive."""
     reads = _plan(prim).reads
     key = (n_operands, *needed)
-    found = reads.get(key)
-    if found is None:
-        found = reads[key] = N.reads(prim, needed, n_operands)
-    return found
+    if key not in reads:
+        reads[key] = N.reads(prim, needed, n_operands)
+    return reads[key]
 
 
 def _is_sequence(o) -> bool:
@@ -314,11 +304,12 @@ def make_node(prim, params: dict, operands: tuple, outs: list, name: str | None,
               direct: bool = False):
     """The PrimitiveNode of `prim` applied to `operands` with results `outs`. `direct`: the operands
     are Tensors of one floating dtype and real Python numbers (record's common case)."""
+    plan = prim.derived.get(_PLAN) or _plan(prim)
     edges, metas, slots, needed = [], [], [], []
     gradient_edge = A.gradient_edge
     for i, o in enumerate(operands):
         if type(o) is Tensor or isinstance(o, Tensor):
-            if _has_slot(prim, i):
+            if plan.slots.get(i) or (i not in plan.slots and _has_slot(prim, i)):
                 edge = gradient_edge(o)
                 edges.append(edge)
                 metas.append((o._data.shape, o._data.dtype))
@@ -334,11 +325,11 @@ def make_node(prim, params: dict, operands: tuple, outs: list, name: str | None,
                     slots.append((i, k))
                     if edge[0] is not None and i not in needed:
                         needed.append(i)
-        elif i == 1 and prim.eager.scalar_slot and isinstance(o, numbers.Number):
+        elif i == 1 and prim.eager.scalar_slot and (direct or isinstance(o, numbers.Number)):
             edges.append((None, 0))
             metas.append(None)
             slots.append((i, None))
-    reads = _reads(prim, needed, len(operands))
+    reads = plan.reads.get((len(operands), *needed)) or _reads(prim, needed, len(operands))
     if direct:
         args = [_keep(o, i in reads) for i, o in enumerate(operands)]
     else:
@@ -347,7 +338,7 @@ def make_node(prim, params: dict, operands: tuple, outs: list, name: str | None,
         args = [_keep(o, i not in structural and (i in reads or (index_from is not None and i >= index_from
                                                                     and isinstance(o, np.ndarray))))
                 for i, o in enumerate(operands)]
-    cls = _plan(prim).node if name is None else None
+    cls = plan.node if name is None else None
     if cls is None:
         if name is None:
             name = N.node_name(prim, operands, params)
@@ -413,7 +404,7 @@ def inplace(t, prim, operands: tuple, params: dict | None = None, name: str | No
     if recording:
         before = _before_inplace(t, prim, operands)
     np.copyto(t._data, result, casting="unsafe")
-    t._vc.value += 1
+    t._vc[0] += 1
     if recording:
         node = make_node(prim, full, (before,) + tuple(operands[1:]), [t], name)
         _rebase(t, node)
@@ -515,7 +506,7 @@ def _infer_shape(shape: tuple, numel: int) -> tuple:
 
 def _as_operand(x):
     """A Python number stays a number (weak in promotion); sequences and arrays become Tensors."""
-    if isinstance(x, (Tensor, numbers.Number)):
+    if type(x) is float or type(x) is int or isinstance(x, (Tensor, numbers.Number)):
         return x
     if isinstance(x, np.generic):
         return x.item()
@@ -674,11 +665,27 @@ def _method(prim, name: str | None = None, reverse: bool = False, spelling: str 
         return method
 
     def method(self, *others):
+        if not others:
+            return record(prim, (self,), None, name)
         for o in others:
             if o is None:
                 return NotImplemented   # `t == None` is False, as for any object
         operands = (self,) + tuple(o if type(o) is Tensor else _as_operand(o) for o in others)
         return record(prim, operands[::-1] if reverse else operands, None, name)
+
+    def binary(self, *others):
+        if len(others) == 1:   # (the common case, in few steps)
+            other = others[0]
+            kind = type(other)
+            if kind is not Tensor and kind is not float and kind is not int:
+                if other is None:
+                    return NotImplemented
+                other = _as_operand(other)
+            return record(prim, (other, self) if reverse else (self, other), None, name)
+        return method(self, *others)
+    if prim.arity == 2:
+        binary.__name__ = prim.name
+        return binary
     method.__name__ = prim.name
     return method
 
@@ -716,7 +723,7 @@ class Tensor:
         t._grad_fn = grad_fn
         t._output_nr = output_nr
         t._grad = None
-        t._vc = vc if vc is not None else _Version()
+        t._vc = vc if vc is not None else [0]   # the version counter: [number of in-place changes], shared by views and detach()
         t._base = None
         t._view_steps = ()
         t._view_source = None
@@ -811,7 +818,7 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        return self._vc.value
+        return self._vc[0]
 
     def _is_view(self) -> bool:
         return self._base is not None
