@@ -317,8 +317,31 @@ class PrimitiveNode(Node):
     __slots__ = ("prim", "params", "args", "out", "slots", "out_meta", "real")
 
     def apply(self, grads: list, create_graph: bool) -> list:
-        if self.real:
-            return self._apply_real(grads, create_graph)
+        if not self.real:
+            return self._apply_general(grads, create_graph)
+        # one result of operands that are real Tensors and numbers: each input's rule as declared
+        # (`real_rules`), once
+        g = grads[0]
+        if g is None:
+            return [None] * len(self._next)
+        operands = [a.unpack(self, create_graph) if type(a) in _SAVED else a for a in self.args]
+        out = self.out
+        if type(out) is SavedTensor:
+            out = out.unpack(self, create_graph)
+        elif out is RECOMPUTE:
+            out = P.bind(self.prim, *operands, **self.params)
+        rules = self.prim.derived.get(_REAL_RULES) or real_rules(self.prim)
+        results = []
+        for (node, _), (i, _), meta in zip(self._next, self.slots, self._input_meta):
+            rule = rules[i] if node is not None else None
+            if rule is None:
+                results.append(None if node is None else zeros(meta, create_graph))
+                continue
+            gi = rule(g, out, *operands, **self.params)
+            results.append(gi if gi is not None else zeros(meta, create_graph))
+        return results
+
+    def _apply_general(self, grads: list, create_graph: bool) -> list:
         if self.out_meta is None:
             g = grads[0]
             if g is None:
@@ -344,29 +367,6 @@ class PrimitiveNode(Node):
             if gi is not None and pos is not None:
                 gi = gi[pos]
             # PyTorch's nodes return a defined zero where no gradient flows (ZeroBackward0 ...)
-            results.append(gi if gi is not None else zeros(meta, create_graph))
-        return results
-
-    def _apply_real(self, grads: list, create_graph: bool) -> list:
-        """`apply` for one result of operands that are real Tensors and numbers: each input's rule
-        as declared (`real_rules`), once."""
-        g = grads[0]
-        if g is None:
-            return [None] * len(self._next)
-        operands = [a.unpack(self, create_graph) if type(a) in _SAVED else a for a in self.args]
-        out = self.out
-        if type(out) is SavedTensor:
-            out = out.unpack(self, create_graph)
-        elif out is RECOMPUTE:
-            out = P.bind(self.prim, *operands, **self.params)
-        rules = self.prim.derived.get(_REAL_RULES) or real_rules(self.prim)
-        results = []
-        for (node, _), (i, _), meta in zip(self._next, self.slots, self._input_meta):
-            rule = rules[i] if node is not None else None
-            if rule is None:
-                results.append(None if node is None else zeros(meta, create_graph))
-                continue
-            gi = rule(g, out, *operands, **self.params)
             results.append(gi if gi is not None else zeros(meta, create_graph))
         return results
 
@@ -613,10 +613,10 @@ def _validate(node: Node, outputs: list, create_graph: bool) -> list:
     if len(outputs) != len(node._next):
         raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                            f"(expected {len(node._next)}, got {len(outputs)})")
-    for i, (g, (nxt, _), meta) in enumerate(zip(outputs, node._next, node._input_meta)):
-        if g is None or nxt is None:
+    for i, g in enumerate(outputs):
+        if g is None or node._next[i][0] is None:
             continue
-        shape, dtype = meta
+        shape, dtype = node._input_meta[i]
         if type(g) is np.ndarray and g.shape == shape and g.dtype == dtype:
             continue   # (the common case)
         if _shape(g) != shape:
@@ -731,7 +731,7 @@ def execute(root_edges: list, root_grads: list, keep_graph: bool, create_graph: 
                     buf = buffers.get(nxt)
                     if buf is None:
                         buf = buffers[nxt] = [None] * nxt.num_outputs()
-                    buf[nr] = _add(buf[nr], g)
+                    buf[nr] = g if buf[nr] is None else _add(buf[nr], g)
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0 and (needed is None or nxt in needed or nxt in captures):

@@ -142,24 +142,20 @@ except ImportError:   # a NumPy without them: its context manager
     _extobj_contextvar = None
 
 
-def _quietly(impl, arrays: list, params: dict):
-    """`impl(*arrays, **params)` with NumPy's floating-point warnings off."""
-    if _extobj_contextvar is None:
-        with np.errstate(all="ignore"):
-            return impl(*arrays, **params)
-    token = _extobj_contextvar.set(_QUIET_STATE)
-    try:
-        return impl(*arrays, **params)
-    finally:
-        _extobj_contextvar.reset(token)
-
-
 def _run(prim, arrays: list, params: dict):
-    """The primitive's NumPy implementation on (promoted) arrays, NumPy's errors in PyTorch's words."""
+    """The primitive's NumPy implementation on (promoted) arrays, with NumPy's floating-point
+    warnings off (unless it cannot raise them), NumPy's errors in PyTorch's words."""
     try:
         if prim.eager.quiet:
             return prim.impl(*arrays, **params)
-        return _quietly(prim.impl, arrays, params)
+        if _extobj_contextvar is None:
+            with np.errstate(all="ignore"):
+                return prim.impl(*arrays, **params)
+        token = _extobj_contextvar.set(_QUIET_STATE)
+        try:
+            return prim.impl(*arrays, **params)
+        finally:
+            _extobj_contextvar.reset(token)
     except ValueError as e:
         if "broadcast" in str(e):
             error = _broadcast_error(arrays)
@@ -184,7 +180,7 @@ class _Plan:
 
     def __init__(self, prim) -> None:
         eager = prim.eager
-        # one new array from operands that need nothing done to them (see `_direct_dtype`): no
+        # one new array from operands that need nothing done to them (see `_direct_arrays`): no
         # view, identity, index or structure to look after
         self.direct = prim.results == 1 and not eager.view and eager.index_from is None and \
             not eager.structural and prim is not P.sum_to and prim is not P.broadcast_to
@@ -206,29 +202,33 @@ def _plan(prim) -> _Plan:
     return plan
 
 
-def _direct_dtype(operands: tuple):
-    """The dtype of the Tensor operands when they share one floating dtype and every other operand
-    is a real Python number: then promotion changes nothing (numbers are weak), else None."""
-    dtype = None
+def _direct_arrays(operands: tuple) -> list | None:
+    """The operands as NumPy sees them when the Tensors share one floating dtype and every other
+    operand is a real Python number: then promotion changes nothing (numbers are weak). Else None."""
+    arrays, dtype = [], None
     for o in operands:
         kind = type(o)
         if kind is Tensor:
-            d = o._data.dtype
+            data = o._data
             if dtype is None:
-                dtype = d
-            elif d is not dtype and d != dtype:
+                dtype = data.dtype
+            elif data.dtype is not dtype and data.dtype != dtype:
                 return None
-        elif kind is not float and kind is not int:
+            arrays.append(data)
+        elif kind is float or kind is int:
+            arrays.append(o)
+        else:
             return None
-    return dtype if dtype is not None and dtype.kind == "f" else None
+    return arrays if dtype is not None and dtype.kind == "f" else None
 
 
 def record(prim, operands: tuple, params: dict | None = None, name: str | None = None):
     """Apply `prim` to operands that may be Tensors; record a node when a gradient can flow."""
     plan = prim.derived.get(_PLAN) or _plan(prim)
     full = {**prim.params, **params} if params else prim.params
-    if plan.direct and _direct_dtype(operands) is not None:
-        out = _run(prim, [o._data if type(o) is Tensor else o for o in operands], full)
+    arrays = _direct_arrays(operands) if plan.direct else None
+    if arrays is not None:
+        out = _run(prim, arrays, full)
         if type(out) is np.ndarray:   # the common case, in few steps
             out = Tensor._wrap(out)
             if plan.records and grad_mode.state.enabled and _any_requires_grad(operands):
@@ -330,8 +330,9 @@ def make_node(prim, params: dict, operands: tuple, outs: list, name: str | None,
             metas.append(None)
             slots.append((i, None))
     reads = plan.reads.get((len(operands), *needed)) or _reads(prim, needed, len(operands))
-    if direct:
-        args = [_keep(o, i in reads) for i, o in enumerate(operands)]
+    if direct:   # (as _keep does for Tensors and numbers)
+        args = [(A.SavedTensor(o) if i in reads else A.stand_in(o._data.shape, o._data.dtype)) if type(o) is Tensor
+                else A.SavedValue(o) if i in reads else o for i, o in enumerate(operands)]
     else:
         structural = prim.eager.structural
         index_from = prim.eager.index_from   # index arrays are saved (IndexBackward0)
@@ -357,8 +358,10 @@ def make_node(prim, params: dict, operands: tuple, outs: list, name: str | None,
             node.out = [A.SavedTensor(t, is_output=True) for t in outs]
         else:
             node.out = A.SavedTensor(outs[0], is_output=True)
+    elif several:
+        node.out = [A.stand_in(*_meta(t)) for t in outs]
     else:
-        node.out = [A.stand_in(*_meta(t)) for t in outs] if several else A.stand_in(*_meta(outs[0]))
+        node.out = A.stand_in(outs[0]._data.shape, outs[0]._data.dtype)
     return node
 
 
