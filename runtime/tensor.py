@@ -229,6 +229,8 @@ def record(prim, operands: tuple, params: dict | None = None, name: str | None =
     arrays = _direct_arrays(operands) if plan.direct else None
     if arrays is not None:
         out = _run(prim, arrays, full)
+        if type(out) is not np.ndarray and isinstance(out, np.generic):
+            out = np.asarray(out)   # (NumPy's result of 0-d operands)
         if type(out) is np.ndarray:   # the common case, in few steps
             out = Tensor._wrap(out)
             if plan.records and grad_mode.state.enabled and _any_requires_grad(operands):
