@@ -397,8 +397,10 @@ def inplace(t, prim, operands: tuple, params: dict | None = None, name: str | No
     if recording:
         _check_inplace(t)
     full = {**prim.params, **params} if params else prim.params
-    result = np.asarray(_compute(prim, [_unwrap(o) for o in operands], full))
-    if not cast and not D.can_cast(result.dtype, t._data.dtype):
+    arrays = _direct_arrays(operands) if _plan(prim).direct else None
+    result = np.asarray(_run(prim, arrays, full) if arrays is not None else
+                        _compute(prim, [_unwrap(o) for o in operands], full))
+    if not cast and result.dtype != t._data.dtype and not D.can_cast(result.dtype, t._data.dtype):
         raise RuntimeError(f"result type {D.type_name(result.dtype)} can't be cast to the desired output type "
                            f"{D.type_name(t._data.dtype)}")
     if result.shape != t._data.shape:
@@ -728,7 +730,8 @@ class Tensor:
         t._grad_fn = grad_fn
         t._output_nr = output_nr
         t._grad = None
-        t._vc = vc if vc is not None else [0]   # the version counter: [number of in-place changes], shared by views and detach()
+        # the version counter, [number of in-place changes], shared by views and detach()
+        t._vc = vc if vc is not None else [0]
         t._base = None
         t._view_steps = ()
         t._view_source = None
