@@ -255,6 +255,9 @@ class Node:
             self._retains = {}
         self._retains[tensor._output_nr] = weakref.ref(tensor)
 
+    #: whether `apply` gives each input's gradient its shape and dtype itself (else `_validate` does)
+    real = False
+
     def apply(self, grads: list, create_graph: bool) -> list:
         """Gradients of the inputs (one per `_next` entry, None for none) from those of the outputs."""
         raise NotImplementedError
@@ -334,11 +337,12 @@ class PrimitiveNode(Node):
         results = []
         for (node, _), (i, _), meta in zip(self._next, self.slots, self._input_meta):
             rule = rules[i] if node is not None else None
-            if rule is None:
-                results.append(None if node is None else zeros(meta, create_graph))
-                continue
-            gi = rule(g, out, *operands, **self.params)
-            results.append(gi if gi is not None else zeros(meta, create_graph))
+            gi = rule(g, out, *operands, **self.params) if rule is not None else None
+            if gi is None:
+                gi = None if node is None else zeros(meta, create_graph)
+            elif type(gi) is not np.ndarray or gi.shape != meta[0] or gi.dtype != meta[1]:
+                gi = _conform(self, len(results), gi, *meta)   # (as _validate does for other nodes)
+            results.append(gi)
         return results
 
     def _apply_general(self, grads: list, create_graph: bool) -> list:
@@ -617,17 +621,21 @@ def _validate(node: Node, outputs: list, create_graph: bool) -> list:
         if g is None or node._next[i][0] is None:
             continue
         shape, dtype = node._input_meta[i]
-        if type(g) is np.ndarray and g.shape == shape and g.dtype == dtype:
-            continue   # (the common case)
-        if _shape(g) != shape:
-            if not _expandable(shape, _shape(g)):
-                raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got "
-                                   f"{_sizes(_shape(g))} but expected shape compatible with {_sizes(shape)}")
-            g = P.bind(P.sum_to, g, shape)
-        if _np_dtype(g) != dtype:
-            g = _cast(g, dtype)
-        outputs[i] = g
+        if type(g) is not np.ndarray or g.shape != shape or g.dtype != dtype:
+            outputs[i] = _conform(node, i, g, shape, dtype)
     return outputs
+
+
+def _conform(node: Node, i: int, g, shape: tuple, dtype):
+    """Input `i`'s gradient `g` given its input's shape (summing a broadcast one) and dtype."""
+    if _shape(g) != shape:
+        if not _expandable(shape, _shape(g)):
+            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                               f"{_sizes(_shape(g))} but expected shape compatible with {_sizes(shape)}")
+        g = P.bind(P.sum_to, g, shape)
+    if _np_dtype(g) != dtype:
+        g = _cast(g, dtype)
+    return g
 
 
 def _np_dtype(g) -> np.dtype:
@@ -721,7 +729,9 @@ def execute(root_edges: list, root_grads: list, keep_graph: bool, create_graph: 
             if anomalous or node._pre_hooks or node._post_hooks:
                 outputs = _call_node(node, inputs, create_graph)
             else:
-                outputs = _validate(node, node.apply(inputs, create_graph), create_graph)
+                outputs = node.apply(inputs, create_graph)
+                if not node.real:
+                    outputs = _validate(node, outputs, create_graph)
             if not keep_graph:
                 node.release()
             for (nxt, nr), g in zip(node._next, outputs):
