@@ -5,7 +5,9 @@ where each one goes. `execute` walks the graph from the roots, the most recently
 first (PyTorch's order), with hooks around each node, and frees what nodes saved unless the graph
 is retained. Gradients flow as NumPy arrays, or as Tensors under `create_graph=True`: then the
 gradient rules of the declarations (runtime/prims/, derived by runtime/rules.py) run on Tensors
-and record the graph of the gradient itself.
+and record the graph of the gradient itself. A node of real values (`PrimitiveNode.real`) calls
+the declared rules as they are (`real_rules`); hooks, anomaly checks and pruning cost nothing
+where none is registered, enabled or asked for.
 """
 from __future__ import annotations
 

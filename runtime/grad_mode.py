@@ -9,6 +9,7 @@ import functools
 import inspect
 import threading
 
+
 class _State(threading.local):
     enabled = True   # (each thread's own once it sets it)
 

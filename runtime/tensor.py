@@ -5,6 +5,10 @@ implementation (after PyTorch's type promotion) and, when recording is on and an
 requires grad, gives the result a `PrimitiveNode` whose backward is the primitive's rule. In-place
 operations write into the array, bump the version counter that views and `detach()` share, and
 rebase the graph (through `CopySlices` when the tensor is a view of another).
+
+The common case costs little: operands that are Tensors of one floating dtype and real Python
+numbers need no promotion (record's direct case), and what a primitive's node needs of its
+declaration (node class, input slots, what its rules read) is derived once (`_Plan`).
 """
 from __future__ import annotations
 
