@@ -393,6 +393,18 @@ def unbind_callable(fn: Any) -> None:
 # bind: apply a primitive to arguments of any kind
 # ---------------------------------------------------------------------------------------------
 
+#: the `__wengert_bind__` of Python's and NumPy's own types (they cannot gain one), found once: a
+#: lookup that misses costs more than a small array operation
+_BIND_HOOKS: dict = {}
+
+
+def _bind_hook(kind: type):
+    hook = getattr(kind, "__wengert_bind__", None)
+    if kind.__module__ in ("builtins", "numpy"):
+        _BIND_HOOKS[kind] = hook
+    return hook
+
+
 def bind(prim: Primitive, *operands, **params):
     """Apply `prim`. An operand whose type defines `__wengert_bind__` (a Tensor, a symbolic IR
     value) takes over, the highest `__wengert_priority__` first; plain values just compute.
@@ -400,13 +412,14 @@ def bind(prim: Primitive, *operands, **params):
     node (runtime/tensor.py), IR values append an equation (tracer/ir.py, codegen/build.py)."""
     handler = None
     for x in operands:
-        hook = getattr(type(x), "__wengert_bind__", None)
+        hook = _BIND_HOOKS.get(type(x), _bind_hook)
+        if hook is _bind_hook:
+            hook = _bind_hook(type(x))
         if hook is not None and (handler is None or type(x).__wengert_priority__ > handler[0]):
             handler = (type(x).__wengert_priority__, hook)
     if handler is not None:
         return handler[1](prim, operands, params)
-    full = {**prim.params, **params}
-    return prim.impl(*operands, **full)
+    return prim.impl(*operands, **({**prim.params, **params} if params else prim.params))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -425,8 +438,12 @@ class _Ops:
             raise AttributeError(f"no primitive named {name.rstrip('_')!r}")
 
         def apply(*operands, **params):
-            return bind(prim, *operands, **params)
+            for x in operands:
+                if _BIND_HOOKS.get(type(x), _bind_hook) is not None:   # (not a plain value: see bind)
+                    return bind(prim, *operands, **params)
+            return prim.impl(*operands, **({**prim.params, **params} if params else prim.params))
         apply.__name__ = name
+        setattr(self, name, apply)   # (a primitive is never declared again: the next `ops.<name>` finds it here)
         return apply
 
 
