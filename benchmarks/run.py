@@ -48,7 +48,7 @@ def measure(candidates: dict, rounds: int, target: float, budget: float | None =
     """label -> (median, best) seconds per call of each callable (each called once already: the
     warm-up): a call count making one measurement about `target` seconds, then interleaved
     rounds; a candidate whose rounds would take more than `budget` seconds (default
-    3 * rounds * target: a slow peer) takes fewer, at least one after the calibrating one."""
+    3 * rounds * target: a slow peer) takes fewer, or only the calibrating measurement."""
     budget = 3 * rounds * target if budget is None else budget
     timers, numbers, times, wanted = {}, {}, {}, {}
     for label, fn in candidates.items():
@@ -60,12 +60,12 @@ def measure(candidates: dict, rounds: int, target: float, budget: float | None =
                 break
             number = max(number * 2, int(number * target / max(t, 1e-9) * 1.1))
         numbers[label], times[label] = number, [t / number]
-        wanted[label] = max(1, min(rounds, int(budget / t)))
+        wanted[label] = min(rounds, int(budget / t))
     for k in range(rounds):
         for label in candidates:
             if k < wanted[label]:
                 times[label].append(timers[label].timeit(numbers[label]) / numbers[label])
-    return {label: (statistics.median(ts[1:]), min(ts)) for label, ts in times.items()}
+    return {label: (statistics.median(ts[1:] or ts), min(ts)) for label, ts in times.items()}
 
 
 def peak_memory(fn) -> int:
@@ -83,6 +83,14 @@ def first_call(fn):
     start = time.perf_counter()
     result = fn()
     return result, time.perf_counter() - start
+
+
+STARTED = time.perf_counter()
+
+
+def progress(what: str) -> None:
+    """A line on stderr as each piece finishes (stdout is the report)."""
+    print(f"  [{time.perf_counter() - STARTED:6.1f}s] done: {what}", file=sys.stderr, flush=True)
 
 
 def fmt(seconds) -> str:
@@ -152,7 +160,10 @@ def run_workload(w: W.Workload, peers, rounds: int, target: float) -> dict:
     if w.kind == "grad":
         np.testing.assert_allclose(w.hand(*args)[0], w.fn(*args), rtol=1e-12, err_msg=f"{w.name}: hand value")
     g = wengert_transform(w)
-    result, compile_time = first_call(lambda: g(*args))   # the first call traces and compiles
+    try:
+        result, compile_time = first_call(lambda: g(*args))   # the first call traces and compiles
+    except wengert.WengertError as error:   # a refusal is a result: the row says so, the run goes on
+        return {"refused": str(error).strip().splitlines()[0]}
     same(W.arrays(result), want, f"{w.name}: wengert", tolerance(w))
     candidates = {"hand": lambda: w.hand(*args), "wengert": lambda: g(*args)}
     adjoint = adjoint_alone(g, args)
@@ -189,6 +200,11 @@ def workload_section(selected, peers, rounds, target, out) -> None:
     rows, extra, notes = [], [], []
     for w in selected:
         r = run_workload(w, peers, rounds, target)
+        progress(w.name)
+        if "refused" in r:
+            rows.append([w.name, "-", "refused"] + ["-"] * (len(columns) - 1))
+            notes.append(f"- wengert refuses `{w.name}`: {r['refused']}")
+            continue
         t = {k: v[0] for k, v in r["times"].items()}
         hand = t["hand"]
         rows.append([w.name, fmt(hand)] + [f"{fmt(t[c])} {ratio(t[c], hand)}" if c in t else
@@ -201,7 +217,6 @@ def workload_section(selected, peers, rounds, target, out) -> None:
                       ratio(mem["wengert"], mem["hand"])])
         notes += [f"- {name} on `{w.name}`: {why}" for name, why in r["failed"].items()]
         notes += [f"- `{w.name}`: {w.note}"] if w.note else []
-        print(f"  done: {w.name}", file=sys.stderr, flush=True)
     out(*table(["workload", "hand"] + columns, rows))
     out("", "Each cell: median time per call, and its ratio to `hand`. `adjoint`: the generated code "
         "called directly (no dispatch).", "")
@@ -226,6 +241,7 @@ def eager_section(peers, rounds, target, out) -> None:
         np.testing.assert_allclose(float(value), float(want_value), rtol=1e-5, err_msg=f"eager chain: {name}")
         np.testing.assert_allclose(np.asarray(grad), want_grad, rtol=1e-4, atol=1e-6, err_msg=f"eager chain: {name}")
     times = {k: v[0] for k, v in measure(candidates, rounds, target).items()}
+    progress("eager chain")
     ops = E.chain_ops()
     rows = [[name, fmt(t), fmt(t / ops), ratio(t, times["numpy"]), ratio(t, times["torch"]) if "torch" in times
              else "-"] for name, t in times.items()]
@@ -269,7 +285,7 @@ def sweep_section(quick: bool, out) -> None:
             memory = peak_memory(lambda: g(x, n))
             rows.append([label, n, fmt(t / n), f"{t / times['hand'][0]:.2f}x", fmt_bytes(memory),
                          fmt_bytes(memory / n), fmt(compile_time)])
-            print(f"  done: sweep {label} n={n}", file=sys.stderr, flush=True)
+            progress(f"sweep {label}, n = {n}")
         if len(per_step) > 1:
             spread = max(per_step.values()) / min(per_step.values())
             summary.append(f"- {label}: per-step time largest / smallest = {spread:.2f}x over n = "
