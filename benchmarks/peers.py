@@ -120,6 +120,7 @@ def _torch(w, args):
             (g,) = torch.autograd.grad(f(x, *rest), x, create_graph=True)
             return torch.autograd.grad(g @ v, x)
         return hvp
+    x = x.detach()   # torch.autograd.functional differentiates its own copy
     one = lambda x_: f(x_, *rest)  # noqa: E731
     if w.kind == "hessian":
         return lambda: torch.autograd.functional.hessian(one, x)

@@ -144,13 +144,14 @@ def wengert_transform(w: W.Workload):
     return getattr(wengert, w.kind)(w.fn)
 
 
-def adjoint_alone(g, args):
-    """The generated code called directly, without the dispatch (grad and grad2 only)."""
+def adjoint_alone(g, args, want: list, what: str):
+    """The generated code called directly, without the dispatch (grad and grad2 only), its
+    gradients checked: it returns (value, *gradients)."""
     if not isinstance(g, wengert.transforms.GradFunction):
         return None
     compiled, values = g.compiled(args, {})
     call = lambda: compiled.fn(*values, 1.0)  # noqa: E731
-    call()   # the warm-up measure() expects
+    same(W.arrays(call()[1:]), want, what, 1e-12)   # also the warm-up measure() expects
     return call
 
 
@@ -166,7 +167,7 @@ def run_workload(w: W.Workload, peers, rounds: int, target: float) -> dict:
         return {"refused": str(error).strip().splitlines()[0]}
     same(W.arrays(result), want, f"{w.name}: wengert", tolerance(w))
     candidates = {"hand": lambda: w.hand(*args), "wengert": lambda: g(*args)}
-    adjoint = adjoint_alone(g, args)
+    adjoint = adjoint_alone(g, args, W.arrays(result), f"{w.name}: wengert's adjoint")
     if adjoint is not None:
         candidates["adjoint"] = adjoint
     failed, first = {}, {"wengert": compile_time}
@@ -289,7 +290,7 @@ def sweep_section(quick: bool, out) -> None:
         if len(per_step) > 1:
             spread = max(per_step.values()) / min(per_step.values())
             summary.append(f"- {label}: per-step time largest / smallest = {spread:.2f}x over n = "
-                           f"{min(per_step)}..{max(per_step)}")
+                           f"{min(per_step)}..{max(per_step)} (target: at most 1.2x)")
     out(*table(["loop", "n", "wengert per step", "vs hand", "peak mem", "mem per step", "first call"], rows), "")
     out(*summary, *skipped, "")
 
