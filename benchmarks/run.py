@@ -212,8 +212,9 @@ def workload_section(selected, peers, rounds, target, out) -> None:
                                            ("fails" if c in r["failed"] else "-") for c in columns])
         best = {k: v[1] for k, v in r["times"].items()}
         dispatch = best["wengert"] - best["adjoint"] if "adjoint" in best else None
+        dispatch = "~0" if dispatch is not None and dispatch < 0 else fmt(dispatch)
         mem = r["memory"]
-        extra.append([w.name, fmt(r["first"]["wengert"]), fmt(dispatch),
+        extra.append([w.name, fmt(r["first"]["wengert"]), dispatch,
                       fmt(r["first"].get("jax.jit")), fmt_bytes(mem["hand"]), fmt_bytes(mem["wengert"]),
                       ratio(mem["wengert"], mem["hand"])])
         notes += [f"- {name} on `{w.name}`: {why}" for name, why in r["failed"].items()]
@@ -226,7 +227,7 @@ def workload_section(selected, peers, rounds, target, out) -> None:
     out(*table(["workload", "wengert first call", "dispatch", "jax.jit first call", "peak mem hand",
                 "peak mem wengert", "mem ratio"], extra))
     out("", "`first call`: trace, compile and one run, on a fresh transform. `dispatch`: `wengert` - "
-        "`adjoint` (best rounds). Peak memory: tracemalloc over one call of its own.", "")
+        "`adjoint` (best rounds; `~0`: below the noise). Peak memory: tracemalloc over one call of its own.", "")
 
 
 # -- the eager Tensor, per op ----------------------------------------------------------------------------
@@ -381,7 +382,7 @@ def machine(rounds: int, target: float) -> list:
             f"- Python {platform.python_version()} on {platform.machine()} {platform.system()}; "
             f"numpy {np.__version__} (BLAS {blas.get('name', '?')} {blas.get('version', '')}); "
             "OPENBLAS/OMP/MKL_NUM_THREADS=1",
-            f"- peers: autograd {version('autograd')}, torch {version('torch')} (CPU, float64, 1 thread), "
+            f"- peers installed: autograd {version('autograd')}, torch {version('torch')} (CPU, float64, 1 thread), "
             f"jax {version('jax')} (CPU, float64, 1 thread), tangent-ad {version('tangent-ad')}",
             f"- `import wengert` after NumPy: {fmt(import_time())}",
             f"- timing: median of {rounds} interleaved rounds, each ~{fmt(target)} of calls, garbage collector off"]
