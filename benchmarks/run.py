@@ -433,7 +433,8 @@ def main(argv=None) -> int:
         return 0
     rounds = args.rounds or (3 if args.quick else 7)
     command = " ".join(["python benchmarks/run.py"] + [a for a in (argv or sys.argv[1:]) if a != "--write-results"])
-    out("# Benchmark results", "", f"`{command}`", "")
+    out("# Benchmark results", "", f"`{command}`" + (" (a short run for checking the suite; the numbers of record "
+                                                      "come from a run without --quick)" if args.quick else ""), "")
     out(*machine(rounds, 0.01 if args.quick else 0.05), "")
     if not args.no_peers:
         out("## With the peers loaded", "", "One process importing NumPy, wengert and every peer installed "
