@@ -436,7 +436,8 @@ def main(argv=None) -> int:
     out("# Benchmark results", "", f"`{command}`" + (" (a short run for checking the suite; the numbers of record "
                                                       "come from a run without --quick)" if args.quick else ""), "")
     out(*machine(rounds, 0.01 if args.quick else 0.05), "")
-    if not args.no_peers:
+    chosen, eager, _ = selected(args.only)
+    if not args.no_peers and (chosen or eager):
         out("## With the peers loaded", "", "One process importing NumPy, wengert and every peer installed "
             "(`-`: not installed or no such transform; `fails`: see the notes).", "")
         section(args, out)
