@@ -396,10 +396,14 @@ def selected(only) -> tuple:
     return [w for w in W.WORKLOADS if wanted(w.name)], wanted("eager"), wanted("sweep")
 
 
+def timing(args) -> tuple:
+    """(interleaved rounds, seconds per measurement) of this run."""
+    return args.rounds or (3 if args.quick else 7), 0.01 if args.quick else 0.05
+
+
 def section(args, out) -> None:
     """This process's tables: with the peers loaded, or NumPy and wengert only (and the sweep)."""
-    rounds = args.rounds or (3 if args.quick else 7)
-    target = 0.01 if args.quick else 0.05
+    rounds, target = timing(args)
     peers = None
     if not args.no_peers:
         import peers
@@ -431,11 +435,10 @@ def main(argv=None) -> int:
     if args.child:   # the second process: its tables only
         section(args, out)
         return 0
-    rounds = args.rounds or (3 if args.quick else 7)
     command = " ".join(["python benchmarks/run.py"] + [a for a in (argv or sys.argv[1:]) if a != "--write-results"])
     out("# Benchmark results", "", f"`{command}`" + (" (a short run for checking the suite; the numbers of record "
                                                       "come from a run without --quick)" if args.quick else ""), "")
-    out(*machine(rounds, 0.01 if args.quick else 0.05), "")
+    out(*machine(*timing(args)), "")
     chosen, eager, _ = selected(args.only)
     if not args.no_peers and (chosen or eager):
         out("## With the peers loaded", "", "One process importing NumPy, wengert and every peer installed "

@@ -6,7 +6,7 @@ Imports only NumPy, `math` and wengert (second-order sweep functions call `wenge
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -28,9 +28,8 @@ class Workload:
     hand: Callable
     wrt: int | tuple = 0
     expect: Callable | None = None
-    #: for "grad": hand returns (value, gradients) and the value is checked too
-    note: str = ""
-    tags: tuple = field(default=())
+    #: for "grad", `hand` returns (value, gradients) and the value is checked too
+    note: str = ""   # shown under the table
 
     def reference(self, args):
         if self.expect is not None:
