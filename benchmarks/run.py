@@ -264,35 +264,42 @@ def sweep_cases():
 
 
 def sweep_section(quick: bool, out) -> None:
-    out("Loop-length sweep: the gradient of an n-step loop (`x = x + 0.001 * sin(x)`), per step; `vs hand`: "
-        "over the hand-written first-order gradient (for second order too: the target is 3x of it). An n "
+    out("Loop-length sweep: the gradient of an n-step loop (`x = x + 0.001 * sin(x)`), per step: the public "
+        "call, and the generated code alone (without the per-call dispatch, which weighs most at small n); "
+        "`vs hand`: over the hand-written first-order gradient (for second order too: the target is 3x of it). "
+        "An n "
         f"is skipped when its call would take over {SWEEP_CAP:.0f} s (the previous n's time, grown as the "
         "last two n's grew).", "")
     rows, summary, skipped = [], [], []
     rounds, budget = (2, 1.0) if quick else (3, SWEEP_CAP)
     for label, g, hand, x in sweep_cases():
-        per_step, took = {}, {}
+        per_step, took = {"wengert": {}, "adjoint": {}}, {}
         for n in W.SWEEP_SIZES:
             skip = sweep_skip(took, n, quick and "grad(" in label)
             if skip:
                 skipped.append(f"- {label}, n = {n} skipped: {skip}")
                 continue
-            _, compile_time = first_call(lambda: g(x, n))
+            result, compile_time = first_call(lambda: g(x, n))
             if not took:   # the smallest n: the result against the hand-written one
                 sweep_check(label, g, hand, x, n)
             hand(x, n)   # the warm-up measure() expects (g's was the first call)
-            times = measure({"hand": lambda: hand(x, n), "wengert": lambda: g(x, n)}, rounds, 0.01, budget)
-            took[n] = t = times["wengert"][0]
-            per_step[n] = t / n
+            candidates = {"hand": lambda: hand(x, n), "wengert": lambda: g(x, n),
+                          "adjoint": adjoint_alone(g, (x, n), W.arrays(result), f"sweep {label}, n = {n}")}
+            times = {k: v[0] for k, v in measure(candidates, rounds, 0.01, budget).items()}
+            took[n] = times["wengert"]
+            for k in per_step:
+                per_step[k][n] = times[k] / n
             memory = peak_memory(lambda: g(x, n))
-            rows.append([label, n, fmt(t / n), f"{t / times['hand'][0]:.2f}x", fmt_bytes(memory),
-                         fmt_bytes(memory / n), fmt(compile_time)])
+            rows.append([label, n, fmt(times["wengert"] / n), fmt(times["adjoint"] / n),
+                         ratio(times["wengert"], times["hand"]), fmt_bytes(memory), fmt_bytes(memory / n),
+                         fmt(compile_time)])
             progress(f"sweep {label}, n = {n}")
-        if len(per_step) > 1:
-            spread = max(per_step.values()) / min(per_step.values())
-            summary.append(f"- {label}: per-step time largest / smallest = {spread:.2f}x over n = "
-                           f"{min(per_step)}..{max(per_step)} (target: at most 1.2x)")
-    out(*table(["loop", "n", "wengert per step", "vs hand", "peak mem", "mem per step", "first call"], rows), "")
+        if len(took) > 1:
+            spread = {k: max(v.values()) / min(v.values()) for k, v in per_step.items()}
+            summary.append(f"- {label}: per-step time largest / smallest = {spread['wengert']:.2f}x (adjoint alone: "
+                           f"{spread['adjoint']:.2f}x) over n = {min(took)}..{max(took)} (target: at most 1.2x)")
+    out(*table(["loop", "n", "wengert per step", "adjoint per step", "wengert vs hand", "peak mem",
+                "mem per step", "first call"], rows), "")
     out(*summary, *skipped, "")
 
 
