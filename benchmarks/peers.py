@@ -43,7 +43,6 @@ except ImportError:
     tangent = None
 
 
-
 def rebound(fn, **names):
     """A copy of `fn` reading `names` (e.g. np=autograd.numpy) from its globals, and the same for
     the functions of workloads.py that it calls (mlp_tuple calls mlp)."""
@@ -70,6 +69,8 @@ class _TorchNumpy:
 
 
 def _map(x, leaf):
+    """`x` with `leaf` applied to its arrays and numbers; a list of Python floats (Horner's
+    coefficients) stays a list, as the user passes it."""
     if isinstance(x, dict):
         return {k: _map(v, leaf) for k, v in x.items()}
     if isinstance(x, (tuple, list)) and any(isinstance(v, np.ndarray) for v in x):
@@ -132,7 +133,7 @@ def _torch(w, args):
 def _jax_transform(w):
     f = rebound(w.fn, np=jnp, math=jnp)
     if w.kind == "grad":
-        return jax.grad(f, _argnums(w.wrt) if isinstance(w.wrt, tuple) else w.wrt)
+        return jax.grad(f, w.wrt)
     if w.kind == "grad2":
         return jax.grad(jax.grad(f))
     if w.kind == "hvp":

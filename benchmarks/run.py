@@ -198,7 +198,7 @@ def _square(x):
 def workload_section(selected, peers, rounds, target, out) -> None:
     wengert.grad(_square)(1.0)   # the process's one-off costs (lazy imports) land on no workload
     columns = ["wengert", "adjoint"] + (list(PEERS) if peers else [])
-    rows, extra, notes = [], [], []
+    rows, bests, extra, notes = [], [], [], []
     for w in selected:
         r = run_workload(w, peers, rounds, target)
         progress(w.name)
@@ -211,6 +211,8 @@ def workload_section(selected, peers, rounds, target, out) -> None:
         rows.append([w.name, fmt(hand)] + [f"{fmt(t[c])} {ratio(t[c], hand)}" if c in t else
                                            ("fails" if c in r["failed"] else "-") for c in columns])
         best = {k: v[1] for k, v in r["times"].items()}
+        bests.append([w.name, fmt(best["hand"])] + [ratio(best[c], best["hand"]) if c in best else "-"
+                                                    for c in columns])
         dispatch = best["wengert"] - best["adjoint"] if "adjoint" in best else None
         dispatch = "~0" if dispatch is not None and dispatch < 0 else fmt(dispatch)
         mem = r["memory"]
@@ -222,6 +224,9 @@ def workload_section(selected, peers, rounds, target, out) -> None:
     out(*table(["workload", "hand"] + columns, rows))
     out("", "Each cell: median time per call, and its ratio to `hand`. `adjoint`: the generated code "
         "called directly (no dispatch).", "")
+    out(*table(["workload", "hand best"] + columns, bests))
+    out("", "The same from each implementation's best round: on a loaded machine the fastest round "
+        "is the one least disturbed, and these ratios are the steadier.", "")
     if notes:
         out(*notes, "")
     out(*table(["workload", "wengert first call", "dispatch", "jax.jit first call", "peak mem hand",
