@@ -1,5 +1,5 @@
 """How long a transform spends around its generated code on a call (the dispatch), per kind of
-transform and argument, and how long a first call (trace, transform, emit, exec) takes.
+transform and argument (the first call of each workload is in `run.py`'s tables).
 
     python benchmarks/dispatch_speed.py [--baseline REV] [--number N] [--rounds R] [--only NAME ...]
 
@@ -9,10 +9,6 @@ in interleaved rounds (A B A B ..., gc off, best round kept) so that load from o
 hits both alike. With `--baseline REV`, wengert/transforms.py as it was at the git revision REV
 is loaded beside the current one (on the same tracer and code generator) and timed in the same
 rounds: the `before` column. Nothing here asserts a timing: the numbers depend on the machine.
-
-First call: `compiled(args, {})` of a fresh transform of each problem of grad_speed.py, after
-one compilation of another function has warmed the imports: best of three, each of a new copy
-of the function (so that no cache is hit), wall-clock and CPU time of this process.
 """
 import argparse
 import dataclasses
@@ -21,9 +17,7 @@ import importlib.util
 import pathlib
 import subprocess
 import sys
-import time
 import timeit
-import types
 
 import numpy as np
 
@@ -167,33 +161,12 @@ def dispatch(callables: dict, number: int, rounds: int) -> dict:
     return best
 
 
-def first_calls(repeat: int = 3) -> dict:
-    """problem -> best first-call time (ms) of grad_speed.py's problems, wall-clock and this
-    process's CPU time (which other processes on a shared machine do not inflate): `compiled` on a
-    fresh transform of a fresh copy of the function (so that no cache is hit)."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    import grad_speed
-    wengert.grad(f)(np.ones(3))   # imports and one-off tables warmed
-    out = {}
-    for name, fn, wrt, *_, make_args in grad_speed.PROBLEMS:
-        args = make_args(np.random.default_rng(0))
-        times = []
-        for _ in range(repeat):
-            copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
-            start, cpu = time.perf_counter(), time.process_time()
-            wengert.grad(copy, wrt=wrt).compiled(args, {})
-            times.append(((time.perf_counter() - start) * 1e3, (time.process_time() - cpu) * 1e3))
-        out[name] = (min(wall for wall, _ in times), min(cpu for _, cpu in times))
-    return out
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--baseline", help="a git revision whose wengert/transforms.py is timed beside the current one")
     ap.add_argument("--number", type=int, default=2000, help="calls per measurement")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--only", nargs="*", help="cases whose name starts with one of these")
-    ap.add_argument("--no-first-call", action="store_true")
     options = ap.parse_args()
     implementations = {"now": cases(wengert.transforms)}
     if options.baseline:
@@ -213,10 +186,6 @@ def main():
         row = f"{name:18} {code:7.2f}u " + " ".join(f"{best[label, 'call'] - best[label, 'code']:15.2f}u"
                                                      for label in labels)
         print(row, flush=True)
-    if not options.no_first_call:
-        print(f"\n{'first call':18} {'wall ms':>8} {'cpu ms':>8}")
-        for name, (wall, cpu) in first_calls().items():
-            print(f"{name:18} {wall:8.2f} {cpu:8.2f}")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from .tracer.verify import IRVerificationError  # noqa: F401
 __version__ = "0.1.0"
 #: the names defined whatever is loaded; `__all__` adds the eager API's (`eager.__all__`)
 _FRONT = ["ir", "parse_ir", "register_source", "grad", "value_and_grad", "vjp", "source", "jvp", "jacfwd",
-          "jacrev", "jacobian", "hessian", "hvp",
+          "jacrev", "jacobian", "hessian", "hvp", "vmap",
           "custom_vjp", "stop_gradient", "function", "WengertError", "TraceError", "UnsupportedSyntaxError",
           "SourceNotFoundError", "IRSyntaxError", "IRVerificationError", "__version__"]
 
