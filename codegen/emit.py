@@ -35,20 +35,30 @@ from .build import is_temporary
 NAMESPACE = {"np": np, "math": math, "scalar": scalar, "undef": UNDEF}
 
 
-def _numpy_names() -> dict:
-    """prim name -> `np.<name>` spelling, for primitives that are one NumPy function."""
-    out = {}
-    for fn, binding in P.bound_callables():
-        name = getattr(fn, "__name__", None)
-        if binding.prim.name in out or name is None or binding.fixed or not (
-                _operands_lead(binding) or _optional_operands(binding)):
-            # (np.vsplit fixes a param of split; np.gradient's spacings are a `*varargs` param)
-            continue
-        for prefix, module in (("np.", np), ("np.linalg.", np.linalg), ("np.fft.", np.fft)):
-            if getattr(module, name, None) is fn:
-                out[binding.prim.name] = prefix + name
-                break
-    return out
+def _numpy_spelling(fn, binding) -> str | None:
+    """`np.<name>` where `fn` is that NumPy function and generated code may call it with the
+    binding's operands and params (np.vsplit fixes a param of split; np.gradient's spacings are a
+    `*varargs` param)."""
+    name = getattr(fn, "__name__", None)
+    if name is None or binding.fixed:
+        return None
+    for prefix, module in (("np.", np), ("np.linalg.", np.linalg), ("np.fft.", np.fft)):
+        if getattr(module, name, None) is fn:
+            return prefix + name if _operands_lead(binding) or _optional_operands(binding) else None
+    return None
+
+
+@functools.cache
+def numpy_call(kind: str) -> tuple[str, tuple] | None:
+    """(`np.<name>`, the operands passed to it by keyword: np.diff's ends) for a primitive that is
+    one NumPy function, else None. Asked per primitive when first emitted, since it reads the
+    signatures of the callables bound to it."""
+    bindings = [(fn, binding) for fn, binding in P.bound_callables() if binding.prim.name == kind]
+    spelled = next((spelling for fn, binding in bindings if (spelling := _numpy_spelling(fn, binding))), None)
+    if spelled is None:
+        return None
+    late = [_optional_operands(binding) for _, binding in bindings if _optional_operands(binding)]
+    return spelled, late[-1] if late else ()
 
 
 def _optional_operands(binding) -> tuple:
@@ -74,10 +84,6 @@ def _operands_lead(binding) -> bool:
                for o in binding.operands)
 
 
-NUMPY = _numpy_names()
-#: prim name -> its operands that generated code passes to the NumPy function by keyword (np.diff's ends)
-KEYWORD_OPERANDS = {binding.prim.name: _optional_operands(binding) for _, binding in P.bound_callables()
-                    if binding.prim.name in NUMPY and _optional_operands(binding)}
 #: primitives computed on Python numbers by their declared `scalar` (runtime/scalar.py): `math` and
 #: Python's operators where they agree with NumPy, NumPy's result (inf, nan, a RuntimeWarning) where
 #: they would raise
@@ -479,14 +485,15 @@ class Emitter:
         keywords = [f"{k}={literal(v)}" for k, v in params.items()
                     if not (k == "n" and prim.results is None)   # unpack's count of results
                     and not (k in prim.params and _same(prim.params[k], v))]
-        if kind in KEYWORD_OPERANDS:
-            late = KEYWORD_OPERANDS[kind]
-            lead = len(op.operands) - len(late)
-            keywords = [f"{name}={a}" for name, x, a in zip(late, op.operands[lead:], args[lead:])
-                        if not (isinstance(x, Literal) and x.value is None)] + keywords
-            args = args[:lead]
-        if kind in NUMPY:
-            return f"{NUMPY[kind]}({', '.join(args + keywords)})"
+        numpy = numpy_call(kind)
+        if numpy is not None:
+            spelled, late = numpy
+            if late:
+                lead = len(op.operands) - len(late)
+                keywords = [f"{name}={a}" for name, x, a in zip(late, op.operands[lead:], args[lead:])
+                            if not (isinstance(x, Literal) and x.value is None)] + keywords
+                args = args[:lead]
+            return f"{spelled}({', '.join(args + keywords)})"
         return f"{self.helper(prim)}({', '.join(args + keywords)})"
 
     def if_op(self, op: Op, depth: int) -> None:

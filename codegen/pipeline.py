@@ -105,8 +105,12 @@ def _compile_deep(fn, arg_types, wrt, optimize, constants, transform, suffix, va
     return Compiled(source, compiled, flat, output_type or T.UNKNOWN)
 
 
-def _verify(module: Module, after: str) -> None:
+def verify_after(module: Module, after: str) -> None:
+    """Verify the graph a stage (named `after`) left; an invalid one is reported as wengert's bug."""
     _stage(lambda: verify(module), after)
+
+
+_verify = verify_after
 
 
 def _stage(run, name: str) -> None:

@@ -5,7 +5,9 @@ where each one goes. `execute` walks the graph from the roots, the most recently
 first (PyTorch's order), with hooks around each node, and frees what nodes saved unless the graph
 is retained. Gradients flow as NumPy arrays, or as Tensors under `create_graph=True`: then the
 gradient rules of the declarations (runtime/prims/, derived by runtime/rules.py) run on Tensors
-and record the graph of the gradient itself.
+and record the graph of the gradient itself. A node of real values (`PrimitiveNode.real`) calls
+the declared rules as they are (`real_rules`); hooks, anomaly checks and pruning cost nothing
+where none is registered, enabled or asked for.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ import numpy as np
 from . import anomaly, grad_mode
 from . import primitives as P
 from .dtypes import Size, of_array
-from .rules import vjp_rule
+from .rules import declared_vjp, vjp_rule
 from .tensor_names import CPP_NAMES, message_name
 
 FREED_MESSAGE = (
@@ -140,7 +142,7 @@ class SavedTensor:
         self.grad_fn = None   # for an output: its node when that is not the saving node (in-place on a view)
         self.data = tensor._data
         self.counter = tensor._vc
-        self.version = tensor._vc.value
+        self.version = tensor._vc[0]
         self.tensor = None if is_output else tensor
         self.output_nr = tensor._output_nr
         self.is_output = is_output
@@ -148,13 +150,13 @@ class SavedTensor:
     def unpack(self, node: "Node", as_tensor_: bool):
         if self.data is None:
             raise RuntimeError(FREED_MESSAGE)
-        if self.counter.value != self.version:
+        if self.counter[0] != self.version:
             if self.is_output:
                 producer = node.name()
             else:
                 fn = self.tensor.grad_fn
                 producer = fn.name() if fn is not None else None
-            raise RuntimeError(version_message(self.data.shape, self.data.dtype, self.counter.value,
+            raise RuntimeError(version_message(self.data.shape, self.data.dtype, self.counter[0],
                                                self.version, producer, self.output_nr))
         if not as_tensor_:
             return self.data
@@ -216,7 +218,7 @@ class Node:
         self._input_meta = input_meta
         self._seq = next(_sequence)
         self._pre_hooks = self._post_hooks = self._tensor_hooks = self._retains = self._metadata = None
-        self._trace = anomaly.forward_trace() if anomaly.is_anomaly_enabled() else None
+        self._trace = anomaly.forward_trace() if anomaly._state["enabled"] else None
 
     def name(self) -> str:
         cls = type(self).__name__
@@ -254,6 +256,9 @@ class Node:
         if self._retains is None:
             self._retains = {}
         self._retains[tensor._output_nr] = weakref.ref(tensor)
+
+    #: whether `apply` gives each input's gradient its shape and dtype itself (else `_validate` does)
+    real = False
 
     def apply(self, grads: list, create_graph: bool) -> list:
         """Gradients of the inputs (one per `_next` entry, None for none) from those of the outputs."""
@@ -314,9 +319,35 @@ class PrimitiveNode(Node):
     `args` holds each operand as saved (SavedTensor / SavedValue), as a stand-in (a rule only
     reads its shape), or as a structural constant; `slots` maps each input (each `_next` entry) to
     (operand index, position in a sequence operand or None)."""
-    __slots__ = ("prim", "params", "args", "out", "slots", "out_meta")
+    __slots__ = ("prim", "params", "args", "out", "slots", "out_meta", "real")
 
     def apply(self, grads: list, create_graph: bool) -> list:
+        if not self.real:
+            return self._apply_general(grads, create_graph)
+        # one result of operands that are real Tensors and numbers: each input's rule as declared
+        # (`real_rules`), once
+        g = grads[0]
+        if g is None:
+            return [None] * len(self._next)
+        operands = [a.unpack(self, create_graph) if type(a) in _SAVED else a for a in self.args]
+        out = self.out
+        if type(out) is SavedTensor:
+            out = out.unpack(self, create_graph)
+        elif out is RECOMPUTE:
+            out = P.bind(self.prim, *operands, **self.params)
+        rules = self.prim.derived.get(_REAL_RULES) or real_rules(self.prim)
+        results = []
+        for (node, _), (i, _), meta in zip(self._next, self.slots, self._input_meta):
+            rule = rules[i] if node is not None else None
+            gi = rule(g, out, *operands, **self.params) if rule is not None else None
+            if gi is None:
+                gi = None if node is None else zeros(meta, create_graph)
+            elif type(gi) is not np.ndarray or gi.shape != meta[0] or gi.dtype != meta[1]:
+                gi = _conform(self, len(results), gi, *meta)   # (as _validate does for other nodes)
+            results.append(gi)
+        return results
+
+    def _apply_general(self, grads: list, create_graph: bool) -> list:
         if self.out_meta is None:
             g = grads[0]
             if g is None:
@@ -347,12 +378,33 @@ class PrimitiveNode(Node):
 
     def release(self) -> None:
         for a in self.args:
-            release(a)
+            if type(a) in _SAVED or type(a) is list:
+                release(a)
         if type(self.out) is SavedTensor:
             self.out.release()
 
     def num_outputs(self) -> int:
         return 1 if self.out_meta is None else len(self.out_meta)
+
+
+_SAVED = (SavedTensor, SavedValue)
+_REAL_RULES = "real vjp"
+
+
+def real_rules(prim) -> tuple:
+    """The cotangent rule of each operand of `prim` where operands and result are real arrays or
+    Tensors (PrimitiveNode.real): the declared rule itself (runtime/rules.py: `declared_vjp`), as
+    the wrappers that give a cotangent its operand's complex kind or a list's structure change
+    nothing there. A partial is not summed to its operand's shape: `_validate` sums every
+    node's gradients to their inputs' shapes. Memoised with the rules derived from the declaration."""
+    rules = prim.derived.get(_REAL_RULES)
+    if rules is None:
+        if prim.partials is not None:
+            rules = tuple(prim.partials[i] if i < len(prim.partials) else None for i in range(prim.arity))
+        else:
+            rules = tuple(declared_vjp(prim, i) for i in range(prim.arity))
+        prim.derived[_REAL_RULES] = rules
+    return rules
 
 
 class AccumulateGrad(Node):
@@ -373,7 +425,7 @@ class AccumulateGrad(Node):
             var._grad = _fresh_grad(g, var, create_graph)
         elif not create_graph:
             var._grad._data += g   # in place, as PyTorch does outside create_graph
-            var._grad._vc.value += 1
+            var._grad._vc[0] += 1
         else:
             var._grad = var._grad + as_tensor(g)
         for hook in list((var._post_acc_hooks or {}).values()):
@@ -475,7 +527,7 @@ class DelayedError(Node):
 
 def gradient_edge(tensor) -> tuple:
     """Where the gradient of `tensor` goes: its grad_fn, its leaf's AccumulateGrad, or nowhere."""
-    fn = tensor.grad_fn
+    fn = tensor._grad_fn if tensor._base is None else tensor.grad_fn
     if fn is not None:
         return (fn, tensor._output_nr)
     if tensor._requires_grad:
@@ -483,20 +535,25 @@ def gradient_edge(tensor) -> tuple:
     return (None, 0)
 
 
-def _graph(roots: list) -> tuple[dict, list]:
-    """Dependency counts (how many edges enter each node) and the nodes in topological order
-    (every node before the nodes it sends gradients to)."""
+def _dependencies(roots: list) -> dict:
+    """How many edges enter each node reachable from `roots`."""
     deps: dict = {}
-    stack, seen = list(roots), set(roots)
+    stack, is_root = list(roots), set(roots)
     while stack:
-        node = stack.pop()
-        for nxt, _ in node._next:
+        for nxt, _ in stack.pop()._next:
             if nxt is None:
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
+            if nxt in deps:
+                deps[nxt] += 1
+            else:
+                deps[nxt] = 1
+                if nxt not in is_root:
+                    stack.append(nxt)
+    return deps
+
+
+def _order(roots: list, deps: dict) -> list:
+    """The nodes in topological order: every node before the nodes it sends gradients to."""
     remaining = dict(deps)
     order, frontier = [], [n for n in roots if deps.get(n, 0) == 0]
     while frontier:
@@ -507,7 +564,7 @@ def _graph(roots: list) -> tuple[dict, list]:
                 remaining[nxt] -= 1
                 if remaining[nxt] == 0:
                     frontier.append(nxt)
-    return deps, order
+    return order
 
 
 def _needed(order: list, runs: set, captures: set) -> set:
@@ -562,19 +619,25 @@ def _validate(node: Node, outputs: list, create_graph: bool) -> list:
     if len(outputs) != len(node._next):
         raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                            f"(expected {len(node._next)}, got {len(outputs)})")
-    for i, (g, (nxt, _), meta) in enumerate(zip(outputs, node._next, node._input_meta)):
-        if g is None or nxt is None:
+    for i, g in enumerate(outputs):
+        if g is None or node._next[i][0] is None:
             continue
-        shape, dtype = meta
-        if _shape(g) != shape:
-            if not _expandable(shape, _shape(g)):
-                raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got "
-                                   f"{_sizes(_shape(g))} but expected shape compatible with {_sizes(shape)}")
-            g = P.bind(P.sum_to, g, shape)
-        if _np_dtype(g) != dtype:
-            g = _cast(g, dtype)
-        outputs[i] = g
+        shape, dtype = node._input_meta[i]
+        if type(g) is not np.ndarray or g.shape != shape or g.dtype != dtype:
+            outputs[i] = _conform(node, i, g, shape, dtype)
     return outputs
+
+
+def _conform(node: Node, i: int, g, shape: tuple, dtype):
+    """Input `i`'s gradient `g` given its input's shape (summing a broadcast one) and dtype."""
+    if _shape(g) != shape:
+        if not _expandable(shape, _shape(g)):
+            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                               f"{_sizes(_shape(g))} but expected shape compatible with {_sizes(shape)}")
+        g = P.bind(P.sum_to, g, shape)
+    if _np_dtype(g) != dtype:
+        g = _cast(g, dtype)
+    return g
 
 
 def _np_dtype(g) -> np.dtype:
@@ -626,8 +689,8 @@ def execute(root_edges: list, root_grads: list, keep_graph: bool, create_graph: 
     `capture`: edges whose incoming gradient is returned (autograd.grad); only the nodes leading
     to them run. `accumulate_into`: edges of backward(inputs=...): only nodes leading to them run.
     Returns the captured gradients (None where nothing arrived)."""
-    roots = [node for node, _ in root_edges if node is not None]
-    deps, order = _graph(list(dict.fromkeys(roots)))
+    roots = list(dict.fromkeys(node for node, _ in root_edges if node is not None))
+    deps = _dependencies(roots)
     targets = capture if capture is not None else accumulate_into
     needed = None
     captures: dict = {}
@@ -635,49 +698,57 @@ def execute(root_edges: list, root_grads: list, keep_graph: bool, create_graph: 
         if capture is not None:
             for k, (node, nr) in enumerate(capture):
                 captures.setdefault(node, []).append((nr, k))
-        needed = _needed(order, {node for node, _ in accumulate_into or ()}, set(captures))
+        needed = _needed(_order(roots, deps), {node for node, _ in accumulate_into or ()}, set(captures))
     captured: list = [None] * (len(capture) if capture is not None else 0)
     buffers: dict = {}
     for (node, nr), g in zip(root_edges, root_grads):
         if node is None:
             continue
-        buf = buffers.setdefault(node, [None] * _outputs_of(node))
+        buf = buffers.setdefault(node, [None] * node.num_outputs())
         buf[nr] = _add(buf[nr], g)
     ready: list = []
     tie = itertools.count()
-    for node in dict.fromkeys(roots):
+    for node in roots:
         if deps.get(node, 0) == 0:
             heapq.heappush(ready, (-node._seq, next(tie), node))
+    anomalous = anomaly.is_anomaly_enabled()   # (else nodes run without the checks it asks for)
+    heappop, heappush = heapq.heappop, heapq.heappush
     # NumPy's floating-point warnings stay quiet, as PyTorch's kernels are (a NaN is a value)
     with grad_mode.set_grad_enabled(create_graph), np.errstate(all="ignore"):
         while ready:
-            _, _, node = heapq.heappop(ready)
-            inputs = buffers.pop(node, None) or [None] * _outputs_of(node)
+            node = heappop(ready)[2]
+            inputs = buffers.pop(node, None) or [None] * node.num_outputs()
+            hooked = node._tensor_hooks is not None or node._retains is not None or type(node) is AccumulateGrad
             if needed is not None:
-                if node not in needed:
+                if node not in needed and hooked:
                     inputs = _tensor_hooks(node, inputs)
                 for nr, k in captures.get(node, ()):
                     captured[k] = inputs[nr]
                 if node not in needed:
                     continue
-            inputs = _tensor_hooks(node, inputs)
-            outputs = _call_node(node, inputs, create_graph)
+            if hooked:
+                inputs = _tensor_hooks(node, inputs)
+            if anomalous or node._pre_hooks or node._post_hooks:
+                outputs = _call_node(node, inputs, create_graph)
+            else:
+                outputs = node.apply(inputs, create_graph)
+                if not node.real:
+                    outputs = _validate(node, outputs, create_graph)
             if not keep_graph:
                 node.release()
             for (nxt, nr), g in zip(node._next, outputs):
                 if nxt is None:
                     continue
                 if g is not None:
-                    buf = buffers.setdefault(nxt, [None] * _outputs_of(nxt))
-                    buf[nr] = _add(buf[nr], g)
-                deps[nxt] -= 1
-                if deps[nxt] == 0 and (needed is None or nxt in needed or nxt in captures):
-                    heapq.heappush(ready, (-nxt._seq, next(tie), nxt))
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * nxt.num_outputs()
+                    buf[nr] = g if buf[nr] is None else _add(buf[nr], g)
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if left == 0 and (needed is None or nxt in needed or nxt in captures):
+                    heappush(ready, (-nxt._seq, next(tie), nxt))
     return captured
-
-
-def _outputs_of(node: Node) -> int:
-    return node.num_outputs()
 
 
 def check_grad_shape(grad, output, index: int) -> None:

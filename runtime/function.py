@@ -154,7 +154,7 @@ def _connect(ctx, args, outs) -> None:
     for d in ctx._dirty:
         if d._grad_fn is None and d._requires_grad:
             raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
-        d._vc.value += 1   # marking dirty counts as the in-place change
+        d._vc[0] += 1   # marking dirty counts as the in-place change
     edges = tuple(A.gradient_edge(t) if t.requires_grad else (None, 0) for t in tensors)
     A.Node.__init__(ctx, edges, tuple((t._data.shape, t._data.dtype) for t in tensors))
     ctx._out_meta = [(o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.dtype(np.float32))

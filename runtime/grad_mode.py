@@ -9,15 +9,21 @@ import functools
 import inspect
 import threading
 
-_state = threading.local()
+
+class _State(threading.local):
+    enabled = True   # (each thread's own once it sets it)
+
+
+#: `state.enabled`: whether recording is on in this thread (what is_grad_enabled() says, read in one step)
+state = _State()
 
 
 def is_grad_enabled() -> bool:
-    return getattr(_state, "enabled", True)
+    return state.enabled
 
 
 def _set_enabled(mode: bool) -> None:
-    _state.enabled = bool(mode)
+    state.enabled = bool(mode)
 
 
 class _GradModeContext:

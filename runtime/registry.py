@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import dis
+import functools
 import inspect
 import sys
+import threading
 import types
 from typing import Any, Callable
 
@@ -112,6 +114,7 @@ class Primitive:
     joins_pieces: bool = False                # it joins a list of arrays (np.concatenate, np.stack ...)
     reads_items: bool = False                 # linear_in: an item it reads of a tangent container may be None
     sequences: Sequences | None = None        # `+`/`*` on lists and tuples (see Sequences)
+    batch: Callable | None = None             # its batch rule (runtime/batching.py); None: its shape rule's family's
     # what the tracer and generated code may assume of its result
     view_of_first: bool = False               # the result may share memory with operand 0 (NumPy returns a
     #                                           view; Eager.view is PyTorch's meaning)
@@ -182,6 +185,12 @@ def primitive(name: str, impl: Callable, **kw) -> Primitive:
     if prim.partials is not None and prim.vjp is not None:
         raise ValueError(f"primitive {name}: give partials or vjp rules, not both")
     PRIMITIVES[name] = prim
+    if not prim.group.startswith(_SHIPPED):   # wengert's own rules: checked by its tests, not each import
+        try:
+            check_rule_names(prims=[prim])
+        except NameError:
+            del PRIMITIVES[name]
+            raise
     _bind_implementation(prim)
     for watcher in _WATCHERS:
         watcher(prim)
@@ -193,10 +202,46 @@ _WATCHERS: list = []
 
 def on_declare(watcher: Callable) -> None:
     """Call `watcher(prim)` for every primitive declared so far and every one declared later: how
-    the tables derived from declarations (the Tensor's methods, the torch.* functions) stay whole."""
+    the tables derived from declarations (the Tensor's methods, the torch.* functions) stay whole.
+    A watcher sees every group: those declared on first need are declared now."""
+    declare_pending()
     _WATCHERS.append(watcher)
     for prim in list(PRIMITIVES.values()):
         watcher(prim)
+
+
+#: groups of primitives declared on first need, by the module whose callables they stand for
+#: (scipy.special): importing that module is what costs, so it waits until something needs it
+_PENDING: dict[str, Callable] = {}
+_DECLARING = threading.RLock()
+
+
+def declare_later(module: str, declare_group: Callable) -> None:
+    """Call `declare_group()` (which declares primitives standing for `module`'s callables) when
+    first needed: now if `module` is imported already, else when the tracer meets a callable it does
+    not know while `module` is imported, when a rule names a primitive not declared yet
+    (`ops.<name>`), when a table watches every declaration (`on_declare`), or on `declare_pending()`."""
+    _PENDING[module] = declare_group
+    if module in sys.modules:
+        declare_pending(module)
+
+
+def declare_pending(*modules: str) -> bool:
+    """Declare the pending groups of `modules` (none named: every pending group); whether any was."""
+    declared = False
+    with _DECLARING:   # another thread needing the group waits until it is declared
+        for module in modules or list(_PENDING):
+            declare_group = _PENDING.pop(module, None)
+            if declare_group is not None:
+                declare_group()
+                declared = True
+    return declared
+
+
+def _declare_imported() -> bool:
+    """Declare the pending groups whose module the user has imported since; whether any was."""
+    imported = [module for module in _PENDING if module in sys.modules]
+    return bool(imported) and declare_pending(*imported)
 
 
 def _declaring_module() -> str:
@@ -225,10 +270,15 @@ def _bind_implementation(prim: Primitive) -> None:
     differentiated (second order). Callables declared with `stands_for` take precedence."""
     if id(prim.impl) in _CALLABLES:
         return
+    _CALLABLES[id(prim.impl)] = (prim.impl, Binding(prim, lambda: _implementation_signature(prim), ("operands",),
+                                                   tuple(prim.params)))
+
+
+def _implementation_signature(prim: Primitive) -> inspect.Signature:
+    """`impl(*operands, **params)`, each param keyword-only with its default."""
     parameters = [inspect.Parameter("operands", inspect.Parameter.VAR_POSITIONAL)]
     parameters += [inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=v) for k, v in prim.params.items()]
-    _CALLABLES[id(prim.impl)] = (prim.impl, Binding(prim, inspect.Signature(parameters), ("operands",),
-                                                   tuple(prim.params)))
+    return inspect.Signature(parameters)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -238,12 +288,20 @@ def _bind_implementation(prim: Primitive) -> None:
 @dataclasses.dataclass(frozen=True)
 class Binding:
     """How a call of a Python callable maps onto a primitive: the callable's signature (`spec`),
-    which arguments are operands (in order; a `*name` operand is spread), and which are params."""
+    which arguments are operands (in order; a `*name` operand is spread), and which are params.
+    `written` is the signature, its text or a function making it: most bindings are never used in a
+    process, so `spec` is made on first use."""
     prim: Primitive
-    spec: inspect.Signature
+    written: inspect.Signature | str | Callable
     operands: tuple
     params: tuple
     fixed: tuple = ()   # params set by the callable itself, e.g. np.amax -> max
+
+    @functools.cached_property
+    def spec(self) -> inspect.Signature:
+        written = self.written
+        return written if isinstance(written, inspect.Signature) else \
+            signature(written) if isinstance(written, str) else written()
 
     def split(self, args: tuple, kwargs: dict) -> tuple[list, dict]:
         """Bind a call's arguments; return (operands, params). Raises TypeError on a bad call."""
@@ -265,6 +323,7 @@ class Binding:
         return [name for name in kwargs if name not in self.spec.parameters]
 
 
+@functools.lru_cache(maxsize=None)   # many callables share one (`x, /`); a Signature is immutable
 def signature(text: str) -> inspect.Signature:
     scope: dict = {}
     exec(f"def spec({text}): pass", {}, scope)  # the spec text is ours, never user input
@@ -283,8 +342,7 @@ def stands_for(prim: Primitive, callables: list, spec: str, operands: str = "",
                params: str = "", fixed: dict | None = None, method: str | None = None) -> Binding:
     """Declare that each of `callables` (and `ndarray.<method>`, whose receiver is the first
     operand) is `prim` called with the signature `spec`."""
-    binding = Binding(prim, signature(spec), tuple(operands.split()), tuple(params.split()),
-                      tuple((fixed or {}).items()))
+    binding = Binding(prim, spec, tuple(operands.split()), tuple(params.split()), tuple((fixed or {}).items()))
     for fn in callables:
         _CALLABLES[id(fn)] = (fn, binding)
     if method:
@@ -296,7 +354,7 @@ def method(name: str, prim: Primitive, spec: str, operands: str, params: str = "
            table: dict | None = None) -> Binding:
     """Declare that the method `name` (of arrays, lists or dicts; the receiver the first operand)
     is `prim` called with the signature `spec`."""
-    binding = Binding(prim, signature(spec), tuple(operands.split()), tuple(params.split()))
+    binding = Binding(prim, spec, tuple(operands.split()), tuple(params.split()))
     (METHODS if table is None else table)[name] = binding
     return binding
 
@@ -316,6 +374,8 @@ def lookup_callable(fn: Any) -> Binding | None:
     entry = _CALLABLES.get(id(fn))
     if entry is not None and entry[0] is fn:
         return entry[1]
+    if _PENDING and _declare_imported():   # scipy.special.erf after `import scipy.special`
+        return lookup_callable(fn)
     return None
 
 
@@ -333,6 +393,18 @@ def unbind_callable(fn: Any) -> None:
 # bind: apply a primitive to arguments of any kind
 # ---------------------------------------------------------------------------------------------
 
+#: the `__wengert_bind__` of Python's and NumPy's own types (they cannot gain one), found once: a
+#: lookup that misses costs more than a small array operation
+_BIND_HOOKS: dict = {}
+
+
+def _bind_hook(kind: type):
+    hook = getattr(kind, "__wengert_bind__", None)
+    if kind.__module__ in ("builtins", "numpy"):
+        _BIND_HOOKS[kind] = hook
+    return hook
+
+
 def bind(prim: Primitive, *operands, **params):
     """Apply `prim`. An operand whose type defines `__wengert_bind__` (a Tensor, a symbolic IR
     value) takes over, the highest `__wengert_priority__` first; plain values just compute.
@@ -340,13 +412,14 @@ def bind(prim: Primitive, *operands, **params):
     node (runtime/tensor.py), IR values append an equation (tracer/ir.py, codegen/build.py)."""
     handler = None
     for x in operands:
-        hook = getattr(type(x), "__wengert_bind__", None)
+        hook = _BIND_HOOKS.get(type(x), _bind_hook)
+        if hook is _bind_hook:
+            hook = _bind_hook(type(x))
         if hook is not None and (handler is None or type(x).__wengert_priority__ > handler[0]):
             handler = (type(x).__wengert_priority__, hook)
     if handler is not None:
         return handler[1](prim, operands, params)
-    full = {**prim.params, **params}
-    return prim.impl(*operands, **full)
+    return prim.impl(*operands, **({**prim.params, **params} if params else prim.params))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -358,12 +431,19 @@ class _Ops:
 
     def __getattr__(self, name: str) -> Callable:
         prim = PRIMITIVES.get(name.rstrip("_"))
+        if prim is None and _PENDING:
+            declare_pending()
+            prim = PRIMITIVES.get(name.rstrip("_"))
         if prim is None:
             raise AttributeError(f"no primitive named {name.rstrip('_')!r}")
 
         def apply(*operands, **params):
-            return bind(prim, *operands, **params)
+            for x in operands:
+                if _BIND_HOOKS.get(type(x), _bind_hook) is not None:   # (not a plain value: see bind)
+                    return bind(prim, *operands, **params)
+            return prim.impl(*operands, **({**prim.params, **params} if params else prim.params))
         apply.__name__ = name
+        setattr(self, name, apply)   # (a primitive is never declared again: the next `ops.<name>` finds it here)
         return apply
 
 
@@ -387,14 +467,19 @@ def ops_names(code: types.CodeType) -> set:
     return names
 
 
-def check_rule_names(*modules) -> None:
-    """Raise at import when a rule in `modules` (or a rule a primitive holds) names a primitive
-    through `ops` that is not declared: a typo fails when the rules load, not when one first runs."""
+#: the modules whose declarations wengert ships (tests/runtime/test_declarations.py checks their rules)
+_SHIPPED = __name__.rpartition(".")[0] + "."
+
+
+def check_rule_names(*modules, prims=None) -> None:
+    """Raise when a rule in `modules` (or a rule a primitive of `prims` holds; None: every declared
+    one) names a primitive through `ops` that is not declared: a typo fails when the rules load (a
+    primitive declared outside wengert: when declared), not when one first runs."""
     codes = []
     for module in modules:
         codes += [v.__code__ for v in vars(module).values()
                   if isinstance(v, types.FunctionType) and v.__module__ == module.__name__]
-    for prim in PRIMITIVES.values():
+    for prim in PRIMITIVES.values() if prims is None else prims:
         for rules in (prim.vjp, prim.jvp, prim.partials):
             for rule in (rules if isinstance(rules, tuple) else (rules,)):
                 if isinstance(rule, types.FunctionType):

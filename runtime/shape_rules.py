@@ -68,6 +68,7 @@ def elementwise_rule(impl: Callable) -> Callable:
             return T.type_of(sample.item() if isinstance(sample, np.generic) else sample)
         shapes = [t.shape if isinstance(t, T.ArrayType) else () for t in types]
         return T.ArrayType(T.short_dtype(np.result_type(sample)), broadcast_dims(shapes))
+    rule.family = "elementwise"   # how it batches (runtime/batching.py: FAMILIES)
     return rule
 
 
@@ -97,6 +98,7 @@ def reduction_rule(dtype: Callable | None = None) -> Callable:
         axes = range(rank) if axis is None else [a % rank for a in (axis if isinstance(axis, tuple) else (axis,))]
         shape = tuple((1 if keep else None) if i in axes else d for i, d in enumerate(t.shape))
         return T.ArrayType(out_dtype, tuple(d for i, d in enumerate(shape) if keep or i not in axes))
+    rule.family = "reduction"
     return rule
 
 

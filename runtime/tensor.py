@@ -5,6 +5,10 @@ implementation (after PyTorch's type promotion) and, when recording is on and an
 requires grad, gives the result a `PrimitiveNode` whose backward is the primitive's rule. In-place
 operations write into the array, bump the version counter that views and `detach()` share, and
 rebase the graph (through `CopySlices` when the tensor is a view of another).
+
+The common case costs little: operands that are Tensors of one floating dtype and real Python
+numbers need no promotion (record's direct case), and what a primitive's node needs of its
+declaration (node class, input slots, what its rules read) is derived once (`_Plan`).
 """
 from __future__ import annotations
 
@@ -82,14 +86,6 @@ def _broadcast_error(arrays: list) -> RuntimeError | None:
 # Recording
 # ---------------------------------------------------------------------------------------------
 
-class _Version:
-    """The version counter: bumped by every in-place change, shared by views and detach()."""
-    __slots__ = ("value",)
-
-    def __init__(self) -> None:
-        self.value = 0
-
-
 class TensorList(list):
     """A list of Tensors (the gradients of a node with several results) that `bind` dispatches
     to the Tensor runtime, so a rule like `ops.concatenate(g)` records a graph."""
@@ -109,7 +105,7 @@ def _unwrap(o):
     """An operand as NumPy sees it; numpy scalars become Python numbers (weak, as in PyTorch)."""
     if isinstance(o, Tensor):
         return o._data
-    if type(o) in (list, tuple, TensorList) and o and any(isinstance(e, Tensor) for e in o):
+    if _is_sequence(o):
         return [e._data if isinstance(e, Tensor) else e for e in o]
     if isinstance(o, np.generic):
         return o.item()
@@ -118,8 +114,8 @@ def _unwrap(o):
 
 def _any_requires_grad(operands) -> bool:
     for o in operands:
-        if isinstance(o, Tensor):
-            if _needs_grad(o):
+        if type(o) is Tensor or isinstance(o, Tensor):
+            if o._requires_grad or o._grad_fn is not None or (o._base is not None and o.grad_fn is not None):
                 return True
         elif type(o) in (list, tuple, TensorList):
             if any(isinstance(e, Tensor) and _needs_grad(e) for e in o):
@@ -140,15 +136,30 @@ def _wrap_result(result):
     return result
 
 
-def _compute(prim, arrays: list, params: dict):
-    policy = prim.eager.promote
-    if policy is not None:
-        arrays = _promote(policy, arrays, prim.eager.promote_from)
+# NumPy's floating-point warnings stay quiet, as PyTorch's kernels are (a NaN is a value).
+# Entering np.errstate costs more than a small operation: the state it would make is made once,
+# and set and reset around each operation through the context variable np.errstate itself sets.
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+    _QUIET_STATE = _make_extobj(all="ignore")
+except ImportError:   # a NumPy without them: its context manager
+    _extobj_contextvar = None
+
+
+def _run(prim, arrays: list, params: dict):
+    """The primitive's NumPy implementation on (promoted) arrays, with NumPy's floating-point
+    warnings off (unless it cannot raise them), NumPy's errors in PyTorch's words."""
     try:
         if prim.eager.quiet:
             return prim.impl(*arrays, **params)
-        with np.errstate(all="ignore"):
+        if _extobj_contextvar is None:
+            with np.errstate(all="ignore"):
+                return prim.impl(*arrays, **params)
+        token = _extobj_contextvar.set(_QUIET_STATE)
+        try:
             return prim.impl(*arrays, **params)
+        finally:
+            _extobj_contextvar.reset(token)
     except ValueError as e:
         if "broadcast" in str(e):
             error = _broadcast_error(arrays)
@@ -159,19 +170,80 @@ def _compute(prim, arrays: list, params: dict):
         raise IndexError(str(e).replace("for axis", "for dimension")) from None
 
 
-def _is_identity(prim, operands) -> bool:
-    """sum_to / broadcast_to to the shape the operand already has: nothing to compute or record."""
-    return (prim is P.sum_to or prim is P.broadcast_to) and isinstance(operands[0], Tensor) and \
-        tuple(operands[0]._data.shape) == tuple(operands[1])
+def _compute(prim, arrays: list, params: dict):
+    policy = prim.eager.promote
+    if policy is not None:
+        arrays = _promote(policy, arrays, prim.eager.promote_from)
+    return _run(prim, arrays, params)
+
+
+class _Plan:
+    """What recording a primitive needs of its declaration, derived once per primitive (kept with
+    the rules derived from it, `prim.derived`, so that rules given later derive it again)."""
+    __slots__ = ("direct", "records", "node", "slots", "reads")
+
+    def __init__(self, prim) -> None:
+        eager = prim.eager
+        # one new array from operands that need nothing done to them (see `_direct_arrays`): no
+        # view, identity, index or structure to look after
+        self.direct = prim.results == 1 and not eager.view and eager.index_from is None and \
+            not eager.structural and prim is not P.sum_to and prim is not P.broadcast_to
+        self.records = prim.differentiable or eager.zero_gradient
+        # the node's class, where its name depends on nothing but the primitive
+        self.node = None if callable(eager.node) or eager.copy_node is not None else \
+            A.node_class(N.node_name(prim, (), {}), A.PrimitiveNode)
+        self.slots: dict = {}   # operand position -> whether it is an input of the node
+        self.reads: dict = {}   # operand positions whose gradient is needed -> what their rules read
+
+
+_PLAN = "eager plan"
+
+
+def _plan(prim) -> _Plan:
+    plan = prim.derived.get(_PLAN)
+    if plan is None:
+        plan = prim.derived[_PLAN] = _Plan(prim)
+    return plan
+
+
+def _direct_arrays(operands: tuple) -> list | None:
+    """The operands as NumPy sees them when the Tensors share one floating dtype and every other
+    operand is a real Python number: then promotion changes nothing (numbers are weak). Else None."""
+    arrays, dtype = [], None
+    for o in operands:
+        kind = type(o)
+        if kind is Tensor:
+            data = o._data
+            if dtype is None:
+                dtype = data.dtype
+            elif data.dtype is not dtype and data.dtype != dtype:
+                return None
+            arrays.append(data)
+        elif kind is float or kind is int:
+            arrays.append(o)
+        else:
+            return None
+    return arrays if dtype is not None and dtype.kind == "f" else None
 
 
 def record(prim, operands: tuple, params: dict | None = None, name: str | None = None):
     """Apply `prim` to operands that may be Tensors; record a node when a gradient can flow."""
+    plan = prim.derived.get(_PLAN) or _plan(prim)
     full = {**prim.params, **params} if params else prim.params
-    if _is_identity(prim, operands):
-        return operands[0]
-    arrays = [o._data if type(o) is Tensor else _unwrap(o) for o in operands]
-    out = _compute(prim, arrays, full)
+    arrays = _direct_arrays(operands) if plan.direct else None
+    if arrays is not None:
+        out = _run(prim, arrays, full)
+        if type(out) is not np.ndarray and isinstance(out, np.generic):
+            out = np.asarray(out)   # (NumPy's result of 0-d operands)
+        if type(out) is np.ndarray:   # the common case, in few steps
+            out = Tensor._wrap(out)
+            if plan.records and grad_mode.state.enabled and _any_requires_grad(operands):
+                out._grad_fn = make_node(prim, full, operands, [out], name, direct=True)
+            return out
+    else:
+        if _is_identity(prim, operands):
+            return operands[0]
+        out = _compute(prim, [o._data if type(o) is Tensor else _unwrap(o) for o in operands], full)
     if prim.results is not None and prim.results > 1:   # one Tensor per result (a matrix's are NumPy scalars)
         out = [np.asarray(r) for r in out]
     out = _wrap_result(out)
@@ -179,8 +251,7 @@ def record(prim, operands: tuple, params: dict | None = None, name: str | None =
         return out
     if prim.eager.view and isinstance(operands[0], Tensor):
         _mark_view(out, operands[0], prim, operands[1:], full)
-    if grad_mode.is_grad_enabled() and (prim.differentiable or prim.eager.zero_gradient) and \
-            _any_requires_grad(operands):
+    if plan.records and grad_mode.state.enabled and _any_requires_grad(operands):
         outs = list(out) if isinstance(out, TensorList) else [out]
         node = make_node(prim, full, operands, outs, name, several=isinstance(out, TensorList))
         for k, t in enumerate(outs):
@@ -190,68 +261,102 @@ def record(prim, operands: tuple, params: dict | None = None, name: str | None =
     return out
 
 
+def _is_identity(prim, operands) -> bool:
+    """sum_to / broadcast_to to the shape the operand already has: nothing to compute or record."""
+    return (prim is P.sum_to or prim is P.broadcast_to) and isinstance(operands[0], Tensor) and \
+        tuple(operands[0]._data.shape) == tuple(operands[1])
+
+
 def _meta(t) -> tuple:
     return (t._data.shape, t._data.dtype)
 
 
 def _has_slot(prim, i: int) -> bool:
-    """Whether operand `i` of `prim` is an input of its node (it has a rule, or a zero gradient);
-    memoised with the rules derived from the declaration."""
-    key = ("slot", i)
-    if key not in prim.derived:
-        prim.derived[key] = (i == 0) if prim.eager.zero_gradient else vjp_rule(prim.name, i) is not None
-    return prim.derived[key]
+    """Whether operand `i` of `prim` is an input of its node (it has a rule, or a zero gradient)."""
+    slots = _plan(prim).slots
+    if i not in slots:
+        slots[i] = (i == 0) if prim.eager.zero_gradient else vjp_rule(prim.name, i) is not None
+    return slots[i]
+
+
+def _reads(prim, needed: list, n_operands: int) -> set:
+    """What the rules of the `needed` operands read (tensor_names.reads), memoised per primitive."""
+    reads = _plan(prim).reads
+    key = (n_operands, *needed)
+    if key not in reads:
+        reads[key] = N.reads(prim, needed, n_operands)
+    return reads[key]
+
+
+def _is_sequence(o) -> bool:
+    """A list/tuple operand holding Tensors (np.concatenate's pieces ...)."""
+    return type(o) in (list, tuple, TensorList) and bool(o) and any(isinstance(e, Tensor) for e in o)
 
 
 def _keep(o, saved: bool):
     """How a node keeps an operand: saved (checked and freed), as a stand-in, or as it is."""
     if isinstance(o, Tensor):
-        return A.SavedTensor(o) if saved else A.stand_in(*_meta(o))
-    if type(o) in (list, tuple, TensorList) and o and any(isinstance(e, Tensor) for e in o):
+        return A.SavedTensor(o) if saved else A.stand_in(o._data.shape, o._data.dtype)
+    if saved and (type(o) is float or type(o) is int):
+        return A.SavedValue(o)
+    if _is_sequence(o):
         return [_keep(e, saved) for e in o]
     if saved and isinstance(o, (numbers.Number, np.ndarray, np.generic)):
         return A.SavedValue(o.item() if isinstance(o, np.generic) else o)
     return o.item() if isinstance(o, np.generic) else o
 
 
-def make_node(prim, params: dict, operands: tuple, outs: list, name: str | None, several: bool = False):
-    """The PrimitiveNode of `prim` applied to `operands` with results `outs`."""
+def make_node(prim, params: dict, operands: tuple, outs: list, name: str | None, several: bool = False,
+              direct: bool = False):
+    """The PrimitiveNode of `prim` applied to `operands` with results `outs`. `direct`: the operands
+    are Tensors of one floating dtype and real Python numbers (record's common case)."""
+    plan = prim.derived.get(_PLAN) or _plan(prim)
     edges, metas, slots, needed = [], [], [], []
+    gradient_edge = A.gradient_edge
     for i, o in enumerate(operands):
-        if isinstance(o, Tensor):
-            if _has_slot(prim, i):
-                edge = A.gradient_edge(o)
+        if type(o) is Tensor or isinstance(o, Tensor):
+            if plan.slots.get(i) or (i not in plan.slots and _has_slot(prim, i)):
+                edge = gradient_edge(o)
                 edges.append(edge)
-                metas.append(_meta(o))
+                metas.append((o._data.shape, o._data.dtype))
                 slots.append((i, None))
                 if edge[0] is not None:
                     needed.append(i)
-        elif type(o) in (list, tuple, TensorList) and o and any(isinstance(e, Tensor) for e in o):
+        elif not direct and _is_sequence(o):
             if _has_slot(prim, i):
                 for k, e in enumerate(o):
-                    edge = A.gradient_edge(e) if isinstance(e, Tensor) else (None, 0)
+                    edge = gradient_edge(e) if isinstance(e, Tensor) else (None, 0)
                     edges.append(edge)
                     metas.append(_meta(e) if isinstance(e, Tensor) else ((), np.dtype(np.float32)))
                     slots.append((i, k))
                     if edge[0] is not None and i not in needed:
                         needed.append(i)
-        elif i == 1 and prim.eager.scalar_slot and isinstance(o, numbers.Number):
+        elif i == 1 and prim.eager.scalar_slot and (direct or isinstance(o, numbers.Number)):
             edges.append((None, 0))
             metas.append(None)
             slots.append((i, None))
-    reads = N.reads(prim, needed, len(operands))
-    structural = prim.eager.structural
-    index_from = prim.eager.index_from   # index arrays are saved (IndexBackward0)
-    args = [_keep(o, i not in structural and (i in reads or (index_from is not None and i >= index_from
-                                                                and isinstance(o, np.ndarray))))
-            for i, o in enumerate(operands)]
-    if name is None:
-        name = N.node_name(prim, operands, params)
-        if prim.eager.copy_node is not None and outs[0]._base is None:
-            name = prim.eager.copy_node   # a reshape that had to copy
-    node = A.node_class(name, A.PrimitiveNode)(tuple(edges), tuple(metas))
+    reads = plan.reads.get((len(operands), *needed)) or _reads(prim, needed, len(operands))
+    if direct:   # (as _keep does for Tensors and numbers)
+        args = [(A.SavedTensor(o) if i in reads else A.stand_in(o._data.shape, o._data.dtype)) if type(o) is Tensor
+                else A.SavedValue(o) if i in reads else o for i, o in enumerate(operands)]
+    else:
+        structural = prim.eager.structural
+        index_from = prim.eager.index_from   # index arrays are saved (IndexBackward0)
+        args = [_keep(o, i not in structural and (i in reads or (index_from is not None and i >= index_from
+                                                                    and isinstance(o, np.ndarray))))
+                for i, o in enumerate(operands)]
+    cls = plan.node if name is None else None
+    if cls is None:
+        if name is None:
+            name = N.node_name(prim, operands, params)
+            if prim.eager.copy_node is not None and outs[0]._base is None:
+                name = prim.eager.copy_node   # a reshape that had to copy
+        cls = A.node_class(name, A.PrimitiveNode)
+    node = cls(tuple(edges), tuple(metas))
     node.prim, node.params, node.args, node.slots = prim, params, args, slots
     node.out_meta = [_meta(t) for t in outs] if several else None
+    # the declared rules as they are serve a node of real values (no complex kind to keep, no container)
+    node.real = direct and prim.arity is not None and outs[0]._data.dtype.kind != "c"
     if "out" in reads:
         if prim.eager.recompute_out:
             node.out = A.RECOMPUTE
@@ -259,8 +364,10 @@ def make_node(prim, params: dict, operands: tuple, outs: list, name: str | None,
             node.out = [A.SavedTensor(t, is_output=True) for t in outs]
         else:
             node.out = A.SavedTensor(outs[0], is_output=True)
+    elif several:
+        node.out = [A.stand_in(*_meta(t)) for t in outs]
     else:
-        node.out = [A.stand_in(*_meta(t)) for t in outs] if several else A.stand_in(*_meta(outs[0]))
+        node.out = A.stand_in(outs[0]._data.shape, outs[0]._data.dtype)
     return node
 
 
@@ -294,8 +401,10 @@ def inplace(t, prim, operands: tuple, params: dict | None = None, name: str | No
     if recording:
         _check_inplace(t)
     full = {**prim.params, **params} if params else prim.params
-    result = np.asarray(_compute(prim, [_unwrap(o) for o in operands], full))
-    if not cast and not D.can_cast(result.dtype, t._data.dtype):
+    arrays = _direct_arrays(operands) if _plan(prim).direct else None
+    result = np.asarray(_run(prim, arrays, full) if arrays is not None else
+                        _compute(prim, [_unwrap(o) for o in operands], full))
+    if not cast and result.dtype != t._data.dtype and not D.can_cast(result.dtype, t._data.dtype):
         raise RuntimeError(f"result type {D.type_name(result.dtype)} can't be cast to the desired output type "
                            f"{D.type_name(t._data.dtype)}")
     if result.shape != t._data.shape:
@@ -306,7 +415,7 @@ def inplace(t, prim, operands: tuple, params: dict | None = None, name: str | No
     if recording:
         before = _before_inplace(t, prim, operands)
     np.copyto(t._data, result, casting="unsafe")
-    t._vc.value += 1
+    t._vc[0] += 1
     if recording:
         node = make_node(prim, full, (before,) + tuple(operands[1:]), [t], name)
         _rebase(t, node)
@@ -408,7 +517,7 @@ def _infer_shape(shape: tuple, numel: int) -> tuple:
 
 def _as_operand(x):
     """A Python number stays a number (weak in promotion); sequences and arrays become Tensors."""
-    if isinstance(x, (Tensor, numbers.Number)):
+    if type(x) is float or type(x) is int or isinstance(x, (Tensor, numbers.Number)):
         return x
     if isinstance(x, np.generic):
         return x.item()
@@ -567,11 +676,27 @@ def _method(prim, name: str | None = None, reverse: bool = False, spelling: str 
         return method
 
     def method(self, *others):
+        if not others:
+            return record(prim, (self,), None, name)
         for o in others:
             if o is None:
                 return NotImplemented   # `t == None` is False, as for any object
         operands = (self,) + tuple(o if type(o) is Tensor else _as_operand(o) for o in others)
         return record(prim, operands[::-1] if reverse else operands, None, name)
+
+    def binary(self, *others):
+        if len(others) == 1:   # (the common case, in few steps)
+            other = others[0]
+            kind = type(other)
+            if kind is not Tensor and kind is not float and kind is not int:
+                if other is None:
+                    return NotImplemented
+                other = _as_operand(other)
+            return record(prim, (other, self) if reverse else (self, other), None, name)
+        return method(self, *others)
+    if prim.arity == 2:
+        binary.__name__ = prim.name
+        return binary
     method.__name__ = prim.name
     return method
 
@@ -609,7 +734,8 @@ class Tensor:
         t._grad_fn = grad_fn
         t._output_nr = output_nr
         t._grad = None
-        t._vc = vc if vc is not None else _Version()
+        # the version counter, [number of in-place changes], shared by views and detach()
+        t._vc = vc if vc is not None else [0]
         t._base = None
         t._view_steps = ()
         t._view_source = None
@@ -704,7 +830,7 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        return self._vc.value
+        return self._vc[0]
 
     def _is_view(self) -> bool:
         return self._base is not None

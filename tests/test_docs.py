@@ -60,6 +60,22 @@ def test_numpy_tables_are_fresh():
     assert result.returncode == 0, result.stderr + "\nrun: python docs/gen_numpy_table.py"
 
 
+def test_performance_listings_are_fresh():
+    """docs/performance.md's listings are the code wengert generates today for the benchmark
+    workloads, beside their hand-written gradients (run: python docs/gen_performance.py)."""
+    result = subprocess.run([sys.executable, str(DOCS / "gen_performance.py"), "--check"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr + "\nrun: python docs/gen_performance.py"
+
+
+def test_performance_listings_show_function_hand_and_generated_code():
+    text = (DOCS / "performance.md").read_text(encoding="utf-8")
+    for name in ("logreg", "horner", "hvp"):
+        listing = text[text.index(f"<!-- listing:{name}:begin -->"):text.index(f"<!-- listing:{name}:end -->")]
+        assert listing.count("```python") == 3 and "Written by hand" in listing
+    assert "def logreg_adjoint(w, b, X, y, logreg_bar):" in text and "X.T @ z_bar" in text
+
+
 def test_numpy_table_lists_what_is_differentiated():
     """Spot checks of the generated table against the declarations it is made from."""
     text = PYTHON_MD.read_text(encoding="utf-8")

@@ -101,3 +101,19 @@ def test_a_user_registered_source_stays():
     wengert.register_source("<user source>", "def f(x):\n    return x * x\n")
     gc.collect()
     assert linecache.getline("<user source>", 2) == "    return x * x\n"
+
+
+def test_a_transforms_signatures_are_dropped_least_recently_used_first(small_caches):
+    g = wengert.grad(lambda x: np.sum(x ** 2))
+    first = np.ones(1)
+    g(first)
+    for n in range(2, BOUND):          # the cache is full but one
+        g(np.ones(n))
+    g(first)                           # now the most recently used
+    for n in range(BOUND, BOUND + 2):  # one signature too many: the least recently used goes
+        np.testing.assert_allclose(g(np.ones(n)), np.full(n, 2.0))
+    assert len(g.fast) == BOUND
+    bound = []
+    g.new_entry = lambda *a: bound.append(a)   # a call whose signature is not kept binds its arguments
+    g(first)
+    assert bound == []

@@ -19,11 +19,9 @@ import weakref
 import numpy as np
 
 from ..runtime import types as T
-from ..runtime.tensor import Tensor
 
-_LIBRARY_PATHS = tuple({os.path.realpath(p) for p in (sysconfig.get_paths()["stdlib"],
-                                                      sysconfig.get_paths()["purelib"],
-                                                      sysconfig.get_paths()["platlib"])})
+_LIBRARY_PATHS = tuple({os.path.realpath(_paths[kind]) for _paths in [sysconfig.get_paths()]
+                        for kind in ("stdlib", "purelib", "platlib")})
 # wengert's own packages, wherever they are installed (a virtual environment inside a checkout
 # holds libraries under the checkout's root, so the root itself is not "wengert's")
 _WENGERT_PATHS = tuple(os.path.realpath(os.path.dirname(path)) + os.sep for path in
@@ -112,13 +110,19 @@ def fields_of(value) -> dict:
     return out
 
 
+def is_tensor(value) -> bool:
+    """Whether `value` is an eager Tensor, without loading the eager engine (no Tensor exists before it loads)."""
+    tensor = sys.modules.get("wengert.runtime.tensor")
+    return tensor is not None and isinstance(value, tensor.Tensor)
+
+
 def is_data(value) -> bool:
     """Whether a field is data (passed each call) rather than fixed (part of the type): arrays
     of numbers (an int or bool only as an array of at least one dimension), floats, complex
     numbers, and containers holding some data besides ints and bools."""
     if isinstance(value, (np.ndarray, np.generic)):
         return value.dtype.kind in "biufc" and (value.ndim > 0 or value.dtype.kind in "fc")
-    if isinstance(value, (float, complex, Tensor)) or is_object(value):   # a Tensor: refused as data
+    if isinstance(value, (float, complex)) or is_tensor(value) or is_object(value):   # a Tensor: refused as data
         return True
     items = list(value.values()) if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
     return any(is_data(v) for v in items) and all(is_data(v) or isinstance(v, (int, bool)) for v in items)
@@ -177,6 +181,12 @@ def restore(like, gradient):
     keeps static fields), made without running `__init__`."""
     if isinstance(like, Record):
         new = object.__new__(type(like.like))
+        if getattr(type(new), "__slots__", None) is None:   # the common case: fields in __dict__ only
+            fields = new.__dict__
+            fields.update(like.like.__dict__)
+            for name in like:
+                fields[name] = gradient[name]
+            return new
         for name, value in fields_of(like.like).items():
             object.__setattr__(new, name, gradient[name] if name in like else value)
         return new

@@ -18,17 +18,19 @@ import itertools
 import numpy as np
 
 from .api import as_type, bind_arguments
+from .dispatch import Entry, call_key, may_go_stale, picker, staleness
+from .dispatch import fast_key as _fast_key
+from .codegen.batch import compile_batched
 from .codegen.pipeline import Compiled, compile_adjoint, compile_derivative, compile_tangent  # noqa: F401 (COMPILERS)
 from .lru import LRU
 from .tracer.capture import define
-from .tracer.records import as_record, cycle, fields_of, is_data, is_object, is_structure, restore
+from .tracer.records import Record, as_record, cycle, fields_of, is_data, is_object, is_structure, is_tensor, restore
 from .tracer.records import leaves as record_leaves
 from .tracer.entry import entry_function, is_static_argument, spread_varargs, static_arguments
 from .runtime import types as T
 from .runtime.names import name_base
 from .structure import at, display, float_dtype, is_node, kept, leaves, read, unit_seeds, zeros_like
 from .runtime.errors import WengertError
-from .runtime.tensor import Tensor
 
 
 def _entry(fn):
@@ -124,19 +126,34 @@ class _Transform:
         #: a function with `*args` is compiled per number of positional arguments: n -> (fn, wrt, names)
         self.varargs = any(p.kind is p.VAR_POSITIONAL for p in parameters.values())
         self.spread = LRU(SIGNATURES_SIZE)
-        #: calls passing every parameter positionally skip argument binding: key -> (code, positions)
         self.simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters.values())
+        #: calls with a key (see wengert/dispatch.py) skip binding their arguments: key -> Entry
+        self.keyed = not any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters.values())
         self.fast = LRU(SIGNATURES_SIZE)
 
     def compiled(self, args: tuple, kwargs: dict) -> tuple[Compiled, list]:
         """The adjoint for these arguments, and the values to call it with. Python ints and
         bools (loop counts, depths, flags) are constants of the generated code, like JAX's static
         arguments: a new value compiles new code, so recursion and branching on them unfold."""
-        fast = _fast_key(args) if self.simple and not kwargs and len(args) == len(self.names) else None
-        hit = self.fast.hit(fast) if fast is not None else None
-        if hit is not None and not _stale(hit[0]):
-            self.last, positions = hit
-            return self.last, [args[i] for i in positions]
+        entry, values = self.entry(args, kwargs)
+        return entry.compiled, values
+
+    def entry(self, args: tuple, kwargs: dict) -> tuple[Entry, list]:
+        """The entry of the call's signature (see wengert/dispatch.py), and the values its code
+        takes: found by the call's key where it has one and is not stale, else compiled."""
+        if not self.keyed:
+            return self.new_entry(args, kwargs)
+        key = _fast_key(args) if not kwargs else call_key(args, kwargs)
+        entry = self.fast.get(key)
+        if entry is None or entry.stale is not None and entry.stale():
+            return self.new_entry(args, kwargs)
+        self.fast.move_to_end(key)   # the LRU's `hit`, inline
+        self.last = entry.compiled
+        return entry, (args if entry.pick is None else entry.pick(args, kwargs))
+
+    def new_entry(self, args: tuple, kwargs: dict) -> tuple[Entry, list]:
+        """The entry of a call whose key is not cached (or has none): the arguments bound and
+        checked, the code compiled (or found in the shared cache), the entry kept under the key."""
         fn, wrt_indices, names = self.entry_for(args)
         values = bind_arguments(fn, args, kwargs)
         for name, value in zip(names, values):
@@ -153,15 +170,21 @@ class _Transform:
             target = fn.traceable(args, kwargs) if isinstance(fn, _Transform) else fn
             compiled = globals()[COMPILERS[self.mode]](target, types, wrt, self.optimize, constants)
             check_dicts_not_used_as_arrays(compiled, fn)
-            # a graph that calls this code (a transform of this transform) is stale when it is
-            compiled.fn.__wengert_stale__ = functools.partial(_stale, compiled)
+            if may_go_stale(compiled):
+                # a graph that calls this code (a transform of this transform) is stale when it is
+                compiled.fn.__wengert_stale__ = functools.partial(_stale, compiled)
             _COMPILED.add(key, compiled)
             if self.verbose:
                 print(compiled.source)
         self.last = compiled
-        if fast is not None:
-            self.fast.add(fast, (compiled, [i for i, c in enumerate(constant) if not c]))
-        return compiled, dynamic
+        positions = [i - sum(constant[:i]) for i in wrt_indices]   # of the wrt arguments among the values
+        entry = Entry(compiled, picker(args, kwargs, names, values, [not c for c in constant]),
+                      staleness(compiled, fn, len(args) + len(kwargs) < len(names)), positions,
+                      self.vouched(compiled))
+        key = call_key(args, kwargs) if self.keyed else None
+        if key is not None:
+            self.fast.add(key, entry)
+        return entry, dynamic
 
     def entry_for(self, args: tuple) -> tuple:
         """(the function to trace, the IR indices of `wrt`, its parameter names) for a call with
@@ -182,9 +205,20 @@ class _Transform:
                                "function once (its code depends on the argument shapes)")
         return self.last.source
 
-    def _grads(self, grads: tuple, values: list):
-        dense = [_dense(g, values[i]) for g, i in zip(grads, self.wrt)]
-        return tuple(dense) if self.many else dense[0]
+    def _grads(self, grads, values, positions: list):
+        """The gradients (a sequence, the code's) as the caller gets them: each of the arguments
+        at `positions` of `values`, densified (see `_dense`); a tuple of them for a tuple `wrt`."""
+        if not self.many:
+            g = grads[0]
+            if isinstance(g, _LEAF_GRADIENTS):
+                return g
+            like = values[positions[0]]
+            return g if type(g) is type(like) and _plain(g, like) else _dense(g, like)
+        return tuple([g if isinstance(g, _LEAF_GRADIENTS) else _dense(g, values[i]) for g, i in zip(grads, positions)])
+
+    def vouched(self, compiled: Compiled) -> bool:
+        """Whether the type of the code's output proves that a call needs no check of its value."""
+        return False
 
     def returned(self):
         """What `traceable` returns of the compiled code's result `out`: `out[1:]`, the gradients,
@@ -303,6 +337,13 @@ def _dense(g, like, tangent: bool = False):
     tuple or dict as None, zeros shaped like that item of the argument. For the `tangent` of a
     result, an item that is not floating (str, int, bool, None) has none: None, as reverse mode
     takes None for it."""
+    if g is not None and isinstance(like, _LEAF_GRADIENTS):   # the common case: an array's, a number's
+        return g if not tangent or _is_float(like) else None
+    if type(g) is type(like) and not tangent and _plain(g, like):
+        return g   # a tuple, list or dict of arrays and floats with none left out
+    if type(like) is Record and type(g) is dict and not tangent and g.keys() == like.keys() and \
+            all(map(_PLAIN.__contains__, map(type, g.values()))):
+        return restore(like, g)   # an object's, its data fields arrays and floats
     if isinstance(like, (list, tuple)):
         items = [None] * len(like) if g is None else g
         return restore(like, [_dense(item, part, tangent) for item, part in zip(items, like)])
@@ -317,13 +358,30 @@ def _dense(g, like, tangent: bool = False):
     return np.zeros(np.shape(like), np.result_type(np.asarray(like).dtype, np.float64))
 
 
+_PLAIN = frozenset((np.ndarray, float))
+#: gradients that `_dense` returns as they are (a tuple's, a dict's or an object's is never one of these)
+_LEAF_GRADIENTS = (np.ndarray, np.generic, float, complex)
+
+
+def _plain(g, like) -> bool:
+    """Whether the gradient `g` of the plain tuple, list or dict `like` (of g's type) is complete:
+    an array or a float for each of like's items (keys in like's order)."""
+    if type(g) is dict:
+        return len(g) == len(like) and list(g) == list(like) and all(map(_PLAIN.__contains__, map(type, g.values())))
+    return (type(g) is tuple or type(g) is list) and len(g) == len(like) and \
+        all(map(_PLAIN.__contains__, map(type, g)))
+
+
 def check_argument(fn, name: str, value, path: str = "") -> None:
     """Refuse, naming the parameter and the type, an argument the generated code cannot take:
     wengert works on NumPy arrays and Python/NumPy scalars (and tuples, lists and dicts of them)."""
     where = f"the argument `{name}{path}` of `{fn.__qualname__}`"
-    if not path and is_structure(value) and cycle(value) is not None:
-        raise WengertError(f"{where} holds itself (through `{name}{cycle(value)}`); wengert passes an object as the "
-                           "tree of its fields\npass an object whose fields do not lead back to it")
+    if not path and (isinstance(value, (list, tuple, dict)) or is_object(value)):
+        through = cycle(value)
+        if through is not None:
+            raise WengertError(f"{where} holds itself (through `{name}{through}`); wengert passes a list, tuple, dict "
+                               "or object as the tree of its items and fields\npass one whose items and fields do "
+                               "not lead back to it")
     if isinstance(value, (tuple, list)):
         for k, item in enumerate(value):
             check_argument(fn, name, item, f"{path}[{k}]")
@@ -337,7 +395,7 @@ def check_argument(fn, name: str, value, path: str = "") -> None:
             if is_data(item):
                 check_argument(fn, name, item, f"{path}.{key}")
         return
-    if isinstance(value, Tensor):
+    if is_tensor(value):
         raise WengertError(f"{where} is a wengert.Tensor; grad, vjp and jvp take NumPy arrays and scalars\n"
                            "to differentiate code on Tensors, decorate the function with @wengert.function and "
                            "call .backward() on its result; or pass the Tensor's values, e.g. x.numpy()")
@@ -381,40 +439,7 @@ def _stale(compiled: Compiled) -> bool:
     code read while traced now holds another object (`W = np.full(3, 5.0)`, `MODEL.W = ...` after
     `grad(f)` was called), also through the code of an inner transform it calls: then the function
     is traced again, as autograd and PyTorch would read the new value (tracer/records.py: Reads)."""
-    reads = getattr(compiled.module, "reads", None)
-    return reads is not None and (bool(reads) or bool(reads.inner)) and reads.stale()
-
-
-def _fast_key(args: tuple):
-    """What decides the generated code, read cheaply from plain arguments (None: use the full
-    path): dtypes and shapes of arrays, the values of ints and bools, and the same of the items
-    of tuples, lists and dicts (with their lengths and keys)."""
-    key = []
-    for a in args:
-        part = _fast_part(a)
-        if part is None:
-            return None
-        key.append(part)
-    return tuple(key)
-
-
-def _fast_part(a):
-    kind = type(a)
-    if kind is np.ndarray:
-        return (a.dtype.str, a.shape)
-    if kind is float:
-        return float
-    if kind is tuple or kind is list:
-        parts = tuple(_fast_part(item) for item in a)
-        return None if None in parts else (kind, parts)
-    if kind is dict:
-        parts = tuple((k, _fast_part(v)) for k, v in a.items() if type(k) is str or type(k) is int)
-        return None if len(parts) != len(a) or any(p is None for _, p in parts) else (dict, parts)
-    if is_static_argument(a):
-        return (kind, a)
-    if isinstance(a, np.generic):
-        return (a.dtype.str, ())
-    return None
+    return may_go_stale(compiled) and compiled.module.reads.stale()
 
 
 _USE_VJP = "use wengert.vjp(f, *args) and pass a cotangent to its pullback"
@@ -529,20 +554,24 @@ class GradFunction(_Transform):
     #: what a non-scalar output is refused with: (the transform, what to use instead)
     refusal = ("grad", _USE_VJP)
 
+    def vouched(self, compiled: Compiled) -> bool:
+        return _real_scalar(self.value_type(compiled))
+
     def run(self, args: tuple, kwargs: dict) -> tuple:
-        """(value, aux, gradients) of a call."""
-        compiled, values = self.compiled(self.__wengert_bound__ + args, kwargs)
-        if not self.has_aux and _real_scalar(compiled.output_type):   # the types vouch for the value
-            out, *grads = compiled.fn(*values, 1.0)
-            return out, None, self._grads(grads, values)
-        self.checked(compiled, None)   # before running: the seed fits no other output
-        out, *grads = compiled.fn(*values, self.seed)
-        value, aux = self.checked(compiled, out)
-        return value, aux, self._grads(grads, values)
+        """The output of the code for a call (checked: see `checked`), the values it took and the
+        positions of the arguments differentiated among them."""
+        entry, values = self.entry(self.__wengert_bound__ + args, kwargs)
+        if entry.vouched:   # the types vouch for the value
+            return entry.fn(*values, self.seed), values, entry.wrt
+        self.checked(entry.compiled, None)   # before running: the seed fits no other output
+        out = entry.fn(*values, self.seed)
+        self.checked(entry.compiled, out[0])
+        return out, values, entry.wrt
 
     def __call__(self, *args, **kwargs):
-        _, aux, grads = self.run(args, kwargs)
-        return (grads, aux) if self.has_aux else grads
+        out, values, positions = self.run(args, kwargs)
+        grads = self._grads(out[1:], values, positions)
+        return (grads, out[0][1]) if self.has_aux else grads
 
 
 class ValueAndGradFunction(GradFunction):
@@ -554,8 +583,8 @@ class ValueAndGradFunction(GradFunction):
         return 0, _Transform.returned(self)   # out_[0] is f's output: the value, or (value, aux)
 
     def __call__(self, *args, **kwargs):
-        value, aux, grads = self.run(args, kwargs)
-        return ((value, aux) if self.has_aux else value), grads
+        out, values, positions = self.run(args, kwargs)
+        return (tuple(out[0]) if self.has_aux else out[0]), self._grads(out[1:], values, positions)
 
 
 def _refuse_not_pair(title: str, fn, shown: str):
@@ -600,27 +629,51 @@ def _value_with_numpy_semantics(fn, args, kwargs):
 def vjp(fn, *args, wrt=None, **kwargs):
     """`value, pullback = vjp(f, *args)`; `pullback(cotangent)` returns the cotangents of the
     arguments in `wrt` (default: every floating-point argument), as a tuple."""
-    if wrt is None:
-        values = bind_arguments(fn, args, kwargs)
-        wrt = tuple(i for i, v in enumerate(values) if _is_float(v))
-        if not wrt:
-            raise WengertError(f"`{fn.__qualname__}` has no floating-point argument to differentiate")
-    transform = _Transform(fn, wrt if isinstance(wrt, (tuple, list)) else (wrt,), True, 0)
-    compiled, values = transform.compiled(transform.__wengert_bound__ + args, kwargs)
+    transform = _adjoint_transform(fn, args, kwargs, wrt)
+    entry, values = transform.entry(transform.__wengert_bound__ + args, kwargs)
+    compiled = entry.compiled
     value = _value_with_numpy_semantics(fn, args, kwargs)
 
     def pullback(cotangent):
         cotangent = _checked_like(cotangent, value, lambda path: f"vjp: the cotangent{_path_text(path)} of the "
                                   f"output of `{_qualname(fn)}`", "output")
         _, *grads = compiled.fn(*values, cotangent)
-        return tuple(_dense(g, values[i]) for g, i in zip(grads, transform.wrt))
+        return tuple(_dense(g, values[i]) for g, i in zip(grads, entry.wrt))
     pullback.source = compiled.source
     return value, pullback
+
+
+#: the adjoint transform `vjp` made for each (function, wrt, ...) it was called with, for its fast path
+_ADJOINT_TRANSFORMS = LRU(COMPILED_SIZE)
+
+
+def _adjoint_transform(fn, args: tuple, kwargs: dict, wrt) -> _Transform:
+    """The transform of `fn` that `vjp` runs for a call: with respect to `wrt`, by default to
+    every floating-point argument (the defaults' too: kept while `fn`'s defaults are the same)."""
+    if wrt is None:
+        key = (_identity(fn), None, tuple(map(_is_float, args)), tuple(kwargs), tuple(map(_is_float, kwargs.values())))
+    else:
+        key = (_identity(fn), tuple(wrt) if isinstance(wrt, list) else wrt)
+    defaults = (getattr(fn, "__defaults__", None), getattr(fn, "__kwdefaults__", None))
+    hit = _ADJOINT_TRANSFORMS.hit(key)
+    if hit is not None and hit[1][0] is defaults[0] and hit[1][1] is defaults[1]:
+        return hit[0]
+    if wrt is None:
+        values = bind_arguments(fn, args, kwargs)
+        wrt = tuple(i for i, v in enumerate(values) if _is_float(v))
+        if not wrt:
+            raise WengertError(f"`{fn.__qualname__}` has no floating-point argument to differentiate")
+    transform = _Transform(fn, wrt if isinstance(wrt, (tuple, list)) else (wrt,), True, 0)
+    return _ADJOINT_TRANSFORMS.add(key, (transform, defaults))[0]
 
 
 def _is_float(v) -> bool:
     """Whether `v` is a floating-point value, or a structure (tuple, list, dict, object) holding one."""
     if type(v) is np.ndarray:
+        return v.dtype.kind in "fc"
+    if type(v) is float:
+        return True
+    if isinstance(v, np.generic):
         return v.dtype.kind in "fc"
     if is_structure(v):
         return any(_is_float(leaf) for leaf in record_leaves(v))
@@ -657,24 +710,39 @@ def jvp(fn, primals: tuple, tangents: tuple):
     """`(f(*primals), J @ tangents)`: forward mode, one pass. `tangents` has one entry per primal
     (None, or anything for a non-float primal, means no tangent)."""
     primals, tangents = tuple(primals), tuple(tangents)
-    transform = _tangent_transform(fn, primals, tangents)
-    compiled, values = transform.compiled(transform.__wengert_bound__ + primals, {})
-    out, out_dot = compiled.fn(*values, *[_tangent_for(fn, i, tangents[i], primals[i]) for i in transform.wrt])
+    transform, wrt = _tangent_transform(fn, primals, tangents)
+    entry, values = transform.entry(transform.__wengert_bound__ + primals, {})
+    out, out_dot = entry.fn(*values, *[_tangent_for(fn, i, tangents[i], primals[i]) for i in wrt])
     return out, _dense(out_dot, out, tangent=True)
 
 
-def _tangent_transform(fn, primals: tuple, tangents: tuple) -> _TangentTransform:
+def _tangent_transform(fn, primals: tuple, tangents: tuple) -> tuple[_TangentTransform, tuple]:
     """The tangent transform of `fn` along the primals that have a tangent (kept: its fast path
-    skips re-binding)."""
+    skips re-binding), and their indices among the primals."""
     if len(primals) != len(tangents):
         raise WengertError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
-    wrt = tuple(i for i, (p, t) in enumerate(zip(primals, tangents)) if t is not None and _is_float(p))
+    wrt = []
+    for i, p in enumerate(primals):   # a loop, not a generator: this runs at every call of jvp
+        if tangents[i] is not None and _is_float(p):
+            wrt.append(i)
+    wrt = tuple(wrt)
     if not wrt:
         raise WengertError("jvp: no floating-point primal has a tangent")
-    transform = _TANGENT_TRANSFORMS.hit((fn, wrt))
+    transform = _TANGENT_TRANSFORMS.hit((_identity(fn), wrt))
     if transform is None:
-        transform = _TANGENT_TRANSFORMS.add((fn, wrt), _TangentTransform(fn, wrt, True, 0))
-    return transform
+        transform = _TANGENT_TRANSFORMS.add((_identity(fn), wrt), _TangentTransform(fn, wrt, True, 0))
+    return transform, wrt
+
+
+def _identity(fn):
+    """`fn` as a key of the caches of transforms: itself, or where it cannot be hashed (an object
+    defining `__eq__` without `__hash__`) its id (the transform cached keeps it alive, so the id
+    stays its own)."""
+    try:
+        hash(fn)
+    except TypeError:
+        return ("id", id(fn))
+    return fn
 
 
 class JvpCall:
@@ -695,7 +763,7 @@ class JvpCall:
 
     def traceable(self, args: tuple, kwargs: dict):
         primals, tangents = (tuple(a) for a in args)
-        transform = _tangent_transform(self.fn, primals, tangents)
+        transform, _ = _tangent_transform(self.fn, primals, tangents)
         transform.require_positional("jvp in traced code")
         compiled, _ = transform.compiled(primals, {})
         values = bind_arguments(transform.fn, primals, {})
@@ -717,6 +785,8 @@ class JvpCall:
 def _tangent_for(fn, i: int, t, p, what: str = "jvp: the tangent of"):
     """Tangent `t` of primal `p` (argument `i` of `fn`), checked and in the primal's dtype. An
     object's tangent is an object of its class (see tracer/records.py), passed as its record."""
+    if _same_array(t, p):   # the common case, checked at once
+        return t
     if is_structure(p):
         if as_type(t) != as_type(p):
             raise WengertError(f"{what} argument {i} of `{_qualname(fn)}` is {as_type(t)}, but the primal is "
@@ -729,8 +799,7 @@ def _checked_like(t, p, where, of: str, path: tuple = ()):
     """A tangent or cotangent `t` of value `p` in p's floating dtype, after checking that it has p's
     structure and shapes and is not complex where p is real; an item of a tuple, list or dict may be
     None (zero). `where(path)` names it at `path` in a refusal, `of` names p ("primal", "output")."""
-    if type(t) is np.ndarray and type(p) is np.ndarray and t.shape == p.shape and t.dtype == p.dtype and \
-            p.dtype.kind in "fc":   # the common case, checked at once
+    if _same_array(t, p):   # the common case, checked at once
         return t
     if is_node(p):
         keys = list(p) if isinstance(p, dict) else range(len(p))
@@ -740,7 +809,7 @@ def _checked_like(t, p, where, of: str, path: tuple = ()):
                                f"the {of}'s structure")
         items = [None if t[k] is None else _checked_like(t[k], p[k], where, of, path + (k,)) for k in keys]
         return dict(zip(keys, items)) if isinstance(p, dict) else type(p)(items)
-    if isinstance(t, Tensor) or not isinstance(t, (np.ndarray, np.generic, bool, int, float, complex)):
+    if is_tensor(t) or not isinstance(t, (np.ndarray, np.generic, bool, int, float, complex)):
         raise WengertError(f"{where(path)} is a {type(t).__qualname__}; pass a NumPy array or a scalar shaped like "
                            f"the {of}")
     if np.shape(t) != np.shape(p):
@@ -749,6 +818,13 @@ def _checked_like(t, p, where, of: str, path: tuple = ()):
     if np.iscomplexobj(t) and not np.iscomplexobj(p):
         raise WengertError(f"{where(path)} is complex, but the {of} is real ({np.result_type(p)}); pass a real one")
     return float(t) if isinstance(p, float) else np.asarray(t, dtype=float_dtype(p))
+
+
+def _same_array(t, p) -> bool:
+    """Whether the (co)tangent `t` of `p` is an array of p's shape and floating dtype (then it is
+    passed as it is)."""
+    return type(t) is np.ndarray and type(p) is np.ndarray and t.shape == p.shape and t.dtype == p.dtype and \
+        p.dtype.kind in "fc"
 
 
 def _path_text(path: tuple) -> str:
@@ -789,7 +865,7 @@ class _Jacobian(_Transform):
     results: what a call runs, and what the tracer captures when the Jacobian is transformed
     again (so `jacfwd(jacrev(f))` differentiates the Jacobian, not `f`)."""
 
-    def __init__(self, fn, wrt, holomorphic: bool = False, has_aux: bool = False):
+    def __init__(self, fn, wrt, holomorphic: bool = False, has_aux: bool = False, verbose: int = 0):
         super().__init__(fn, wrt, True, 0)
         #: the Jacobian function of each argument signature
         self.functions = LRU(SIGNATURES_SIZE)
@@ -799,6 +875,9 @@ class _Jacobian(_Transform):
         self.has_aux = has_aux
         #: where the output differentiated is in what the generated code returns
         self.at = (0,) if has_aux else ()
+        self.verbose = verbose
+        #: how the last Jacobian function was built: "batched", or why it was not
+        self.path = None
 
     def __call__(self, *args, **kwargs):
         if self.varargs and not kwargs:
@@ -820,8 +899,51 @@ class _Jacobian(_Transform):
             key = tuple((type(v), v) if is_static_argument(v) else as_type(v) for v in args)
         function = self.functions.hit(key)
         if function is None or function.__wengert_stale__():
-            function = self.functions.add(key, self.build(args))
+            function = self.functions.add(key, self.build_either(args))
         return function
+
+    def build_either(self, args: tuple):
+        """The Jacobian function: one batched pass (`build_batched`) where the arguments, the output
+        and every op of the code allow it, else one pass per basis vector (`build`)."""
+        value = None if self.has_aux or self.holomorphic else self.output(args)
+        why = self.unbatched_reason(args, value)
+        if why is None:
+            try:
+                function = self.build_batched(args, value)
+                self.path = "batched"
+                return function
+            except WengertError as exc:   # Unbatchable, or generated code the tracer refuses
+                why = str(exc)
+        self.path = f"one pass per basis vector: {why}"
+        if self.verbose:
+            print(f"{self.title} of `{_qualname(self.fn)}`: {self.path}")
+        return self.build(args)
+
+    def unbatched_reason(self, args: tuple, value) -> str | None:
+        """Why this call's Jacobian (of output `value`) is not built in one batched pass (None: it
+        is): batching takes array and float arguments and outputs, without `has_aux` or `holomorphic`."""
+        if self.has_aux or self.holomorphic:
+            return "has_aux and holomorphic Jacobians are built per basis vector"
+        if self.structured(args, value) or any(is_structure(a) for a in args):
+            return "an argument or the output is a tuple, list, dict or object"
+        if any(np.size(args[i]) == 0 for i in self.wrt) or np.size(value) == 0:
+            return "an empty argument or output"
+        return None
+
+    def batched_code(self, compiled: Compiled, values: list, extra, returned, basis: int, name: str):
+        """`compiled` called with `values` and one more argument `extra` (a tangent or a cotangent,
+        of `basis` entries), batched along it over its unit basis (the rows of an identity): the
+        compiled batched code, and the state of what it returns (`returned` of the code's output)."""
+        params = [f"a{k}_" for k in range(len(values))] + ["basis_"]
+        wrapper = function_around(compiled, name, params, params, returned, seed=False)
+        return compile_batched(wrapper, [as_type(v) for v in values] + [as_type(extra)],
+                               [False] * len(values) + [True], basis, basis_at=len(values))
+
+    @staticmethod
+    def basis(like) -> np.ndarray:
+        """The unit basis of `like`'s entries, stacked: rows of an identity shaped like `like`."""
+        n = int(np.size(like))
+        return np.eye(n, dtype=float_dtype(like)).reshape((n,) + np.shape(like))
 
     def output(self, args: tuple):
         """The output to differentiate of a call with `args` (with `has_aux`, the first of the
@@ -859,8 +981,17 @@ class _Jacobian(_Transform):
         stack = _call(_numpy("stack"), [ast.List(parts, ast.Load())], axis=ast.Constant(axis))
         return _call(_numpy("reshape"), [stack, ast.Constant(tuple(shape))])
 
+    def block(self, expr: ast.expr, state, shape: tuple, like, namespace: dict) -> ast.expr:
+        """A block of the Jacobian from the batched code's result `expr` (its entries in order),
+        reshaped to `shape`; zeros where the result does not depend on the batch (`state`)."""
+        if state is not True:
+            name = f"zeros{len(namespace)}_"
+            namespace[name] = np.zeros(shape, float_dtype(like))
+            return _name(name)
+        return _call(_numpy("reshape"), [expr, ast.Constant(tuple(shape))])
+
     def remade(self, fn, wrt) -> _Jacobian:
-        return type(self)(fn, wrt, self.holomorphic, self.has_aux)
+        return type(self)(fn, wrt, self.holomorphic, self.has_aux, self.verbose)
 
     def aux_of(self, lines: list, first: str, run: ast.expr) -> ast.expr | None:
         """With `has_aux`, the expression of aux: read off the output of the first line's run
@@ -943,6 +1074,21 @@ class JacobianReverse(_Jacobian):
                 0, np.shape(out_leaf) + np.shape(in_leaf), in_leaf, namespace, np.shape(in_leaf)))
         return self.written(lines, value, blocks, namespace, [compiled], aux)
 
+    def build_batched(self, args: tuple, value):
+        """One adjoint pass over the unit basis of the output's entries: the rows of every block."""
+        compiled, values = self.compiled(args, {})
+        if np.size(value) == 1:   # one row: the adjoint run once is the batch
+            return self.build(args)
+        code, states = self.batched_code(compiled, values, value, slice(1, None), int(np.size(value)),
+                                         self.traceable_name() + "_rows")
+        namespace = {"rows_": code.fn, "out_basis_": self.basis(value)}
+        lines = [_assign("row_", _call(_name("rows_"), [_name(p) for p in self.passed(args, {})] +
+                                       [_name("out_basis_")]))]
+        states = states if isinstance(states, tuple) else (states,) * len(self.wrt)
+        blocks = {(): self.per_argument(args, lambda j, path, leaf: self.block(
+            read(_name("row_"), (j,)), states[j], np.shape(value) + np.shape(leaf), leaf, namespace))}
+        return self.written(lines, value, blocks, namespace, [compiled], None)
+
     def cotangent(self, seed: ast.expr) -> ast.expr:
         """The cotangent of the code's output for the cotangent `seed` of the output differentiated."""
         return ast.Tuple([seed, ast.Constant(None)], ast.Load()) if self.has_aux else seed
@@ -952,8 +1098,8 @@ class JacobianForward(_Jacobian):
     """`jacfwd(f)(*args)`: one tangent pass per input entry (columns of the Jacobian)."""
     title = "jacfwd"
 
-    def __init__(self, fn, wrt, holomorphic: bool = False, has_aux: bool = False):
-        super().__init__(fn, wrt, holomorphic, has_aux)
+    def __init__(self, fn, wrt, holomorphic: bool = False, has_aux: bool = False, verbose: int = 0):
+        super().__init__(fn, wrt, holomorphic, has_aux, verbose)
         bound = len(self.__wengert_bound__)   # the tangent transforms count the caller's arguments
         self.tangents = {i: _TangentTransform(fn, (i - bound,), True, 0) for i in self.wrt}
 
@@ -989,32 +1135,54 @@ class JacobianForward(_Jacobian):
         return self.written(lines, value, blocks, namespace, used, aux)
 
 
-def jacfwd(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False):
-    """The Jacobian of `fn` with respect to `wrt` by forward mode: one tangent pass per input
-    entry. Shape: output shape + input shape (a tuple of them for a tuple `wrt`). The inputs are
-    real (a complex output gives a complex Jacobian); with `holomorphic=True`, inputs and outputs
-    are complex and the Jacobian is df/dz."""
-    return JacobianForward(fn, wrt, holomorphic, has_aux)
+    def build_batched(self, args: tuple, value):
+        """One tangent pass per argument in `wrt` over the unit basis of its entries: the columns
+        of its block, batched first, moved last."""
+        namespace, lines, used, blocks = {}, [], [], {}
+        passed = [_name(p) for p in self.passed(args, {})]
+        for j, i in enumerate(self.wrt):
+            compiled, values = self.tangents[i].compiled(args, {})
+            used.append(compiled)
+            code, state = self.batched_code(compiled, values, args[i], 1, int(np.size(args[i])),
+                                            f"{self.traceable_name()}_columns{j}")
+            namespace[f"columns{j}_"], namespace[f"in_basis{j}_"] = code.fn, self.basis(args[i])
+            lines.append(_assign(f"column{j}_", _call(_name(f"columns{j}_"), passed + [_name(f"in_basis{j}_")])))
+            columns = _call(_numpy("moveaxis"), [_name(f"column{j}_"), ast.Constant(0), ast.Constant(-1)]) \
+                if state is True and np.ndim(value) > 0 else _name(f"column{j}_")
+            blocks[j] = self.block(columns, state, np.shape(value) + np.shape(args[i]), value, namespace)
+        return self.written(lines, value, {(): self.per_argument(args, lambda j, path, leaf: blocks[j])},
+                            namespace, used, None)
 
 
-def jacrev(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False):
-    """The Jacobian of `fn` with respect to `wrt` by reverse mode: one adjoint pass per output
-    entry. Shape: output shape + input shape (a tuple of them for a tuple `wrt`). Inputs and
+def jacfwd(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False, verbose: int = 0):
+    """The Jacobian of `fn` with respect to `wrt` by forward mode: one tangent pass batched over
+    the input's entries (or, where the code cannot be batched, one pass per entry; `verbose=1`
+    says which). Shape: output shape + input shape (a tuple of them for a tuple `wrt`). The inputs
+    are real (a complex output gives a complex Jacobian); with `holomorphic=True`, inputs and
+    outputs are complex and the Jacobian is df/dz."""
+    return JacobianForward(fn, wrt, holomorphic, has_aux, verbose)
+
+
+def jacrev(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False, verbose: int = 0):
+    """The Jacobian of `fn` with respect to `wrt` by reverse mode: one adjoint pass batched over
+    the output's entries (or one pass per entry where the code cannot be batched; `verbose=1` says
+    which). Shape: output shape + input shape (a tuple of them for a tuple `wrt`). Inputs and
     outputs are real; with `holomorphic=True`, they are complex and the Jacobian is df/dz."""
-    return JacobianReverse(fn, wrt, holomorphic, has_aux)
+    return JacobianReverse(fn, wrt, holomorphic, has_aux, verbose)
 
 
 jacobian = jacrev
 
 
-def hessian(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False):
+def hessian(fn, wrt=0, *, holomorphic: bool = False, has_aux: bool = False, verbose: int = 0):
     """The Hessian of `fn` with respect to argument `wrt`: forward mode over the reverse-mode
-    Jacobian, like JAX. Shape: output shape + input shape + input shape (for a scalar `fn`,
+    Jacobian, like JAX, in one forward-over-reverse pass batched over the input's entries.
+    Shape: output shape + input shape + input shape (for a scalar `fn`,
     the usual square matrix). For a tuple `wrt`, or a tuple, list or dict argument, the nested
     blocks `H[i][j]` of each pair of them (output shape + shape of i + shape of j). With
     `holomorphic=True`, the second derivative d2f/dz2 of a holomorphic `f` of complex inputs."""
-    return jacfwd(jacrev(fn, wrt=wrt, holomorphic=holomorphic, has_aux=has_aux), wrt=wrt, holomorphic=holomorphic,
-                  has_aux=has_aux)
+    return jacfwd(jacrev(fn, wrt=wrt, holomorphic=holomorphic, has_aux=has_aux, verbose=verbose), wrt=wrt,
+                  holomorphic=holomorphic, has_aux=has_aux, verbose=verbose)
 
 
 class HessianVectorProduct(_Transform):
@@ -1052,12 +1220,12 @@ class HessianVectorProduct(_Transform):
     def __call__(self, *args_and_v):
         if self.varargs:
             return self.of_spread(args_and_v[:-1])(*args_and_v)
-        *args, v = self.__wengert_bound__ + args_and_v
-        compiled, values = self.compiled(tuple(args), {})
-        vectors = self.vectors(v)
-        out = compiled.fn(*values, *[_tangent_for(self.fn, i, vector, args[i], "hvp: the vector v for")
-                                     for i, vector in zip(self.wrt, vectors)])[1]
-        return self._grads(out if self.many else (out,), args)
+        args = self.__wengert_bound__ + args_and_v[:-1]
+        entry, values = self.entry(args, {})
+        vectors = self.vectors(args_and_v[-1])
+        out = entry.fn(*values, *[_tangent_for(self.fn, i, vector, args[i], "hvp: the vector v for")
+                                  for i, vector in zip(self.wrt, vectors)])[1]
+        return self._grads(out if self.many else (out,), values, entry.wrt)
 
     def vectors(self, v) -> tuple:
         """The vector of each argument in `wrt`: `v`, or for a tuple `wrt` its items."""
@@ -1094,3 +1262,205 @@ for _make in (grad, value_and_grad, jacfwd, jacrev, hessian, hvp):
     _make.__wengert_transform__ = True
 jvp.__wengert_transform__ = JvpCall   # jvp(g, primals, tangents): JvpCall(g)(primals, tangents)
 vjp.__wengert_transform__ = False     # its pullback is a Python closure: refused in traced code
+
+
+# ---------------------------------------------------------------------------------------------
+# Batching
+# ---------------------------------------------------------------------------------------------
+
+class Vmap:
+    """`vmap(f, in_axes, out_axes)(*args)`: f applied to each example of a batch, as one program.
+    For each argument signature, f is traced for one example and its code batched
+    (codegen/batch.py): batched arguments carry the batch axis first, and what does not depend on
+    them is computed once. Code that cannot be batched (an op without a batch rule, a branch on a
+    batched value) runs f once per example and stacks the results; `verbose=1` says which."""
+
+    def __init__(self, fn, in_axes=0, out_axes=0, verbose: int = 0):
+        functools.update_wrapper(self, fn)
+        self.original = fn
+        self.fn = _entry(fn)
+        self.in_axes, self.out_axes, self.verbose = in_axes, out_axes, verbose
+        #: per (axes, argument signature): (compiled code, output state), or None to run per example
+        self.programs = LRU(SIGNATURES_SIZE)
+        #: how the last call ran: "batched", or why it ran per example
+        self.path = None
+        self.source = None
+
+    def __call__(self, *args):
+        axes, size, moved, (code, state, positions) = self.program(args)
+        if code is None:
+            return self.per_example(args, axes, size)
+        return self.placed(code.fn(*[moved[i] for i in positions]), state, self.out_axes, size)
+
+    def program(self, args: tuple) -> tuple:
+        """(the batch axes, the batch size, the arguments with the batch axis first, and the
+        program for their signature: see `build`)."""
+        axes = self.axes_of(args)
+        size = self.size_of(args, axes)
+        moved = tuple(a if ax is None else _map_leaves(lambda leaf: np.moveaxis(np.asarray(leaf), ax, 0), a)
+                      for a, ax in zip(args, axes))
+        key = _fast_key(moved)
+        key = (axes, key if key is not None else tuple((type(v), v) if is_static_argument(v) else as_type(v)
+                                                       for v in moved))
+        program = self.programs.hit(key)
+        if program is None:
+            program = self.programs.add(key, self.build(moved, axes, size))
+        return axes, size, moved, program
+
+    def call_signature(self) -> inspect.Signature:
+        """The parameters a call takes (bound in traced code: tracer/transform_calls.py)."""
+        return inspect.signature(self.fn)
+
+    def traceable(self, args: tuple, kwargs: dict):
+        """The batched code for the signature of `args`, as a Python function with source that the
+        tracer captures (`grad` of a function calling this vmap differentiates the batched code)."""
+        names = list(self.call_signature().parameters)
+        if kwargs or len(args) != len(names):
+            raise WengertError(f"vmap of `{_qualname(self.original)}` in traced code takes its {len(names)} "
+                               "arguments by position")
+        axes, size, moved, (code, state, positions) = self.program(args)
+        if code is None:
+            raise WengertError(f"vmap of `{_qualname(self.original)}` in traced code needs code that batches; "
+                               f"{self.path}")
+        passed = [_call(_numpy("moveaxis"), [_name(names[i]), ast.Constant(axes[i]), ast.Constant(0)])
+                  if axes[i] else _name(names[i]) for i in positions]
+        value = code.fn(*[moved[i] for i in positions])   # (shapes of the values shared by every example)
+        return python_function(f"{name_base(getattr(self.fn, '__name__', 'f'), 'f')}_vmap", names,
+                               [_assign("out_", _call(_name("batched_"), passed))],
+                               self.placed_expression(_name("out_"), value, state, self.out_axes, size),
+                               {"batched_": code.fn})
+
+    def placed_expression(self, expr: ast.expr, value, state, axis, size: int) -> ast.expr:
+        """`placed` written as an expression of the batched code's output `expr` (its value `value`)."""
+        if isinstance(value, (tuple, list)):
+            states = state if isinstance(state, tuple) else (state,) * len(value)
+            axes = axis if isinstance(axis, (tuple, list)) else (axis,) * len(value)
+            return ast.Tuple([self.placed_expression(_part(expr, k), v, s, a, size)
+                              for k, (v, s, a) in enumerate(zip(value, states, axes))], ast.Load())
+        if axis is None:
+            self.placed(value, state, axis, size)   # refused where it differs between examples
+            return expr
+        if state is not True:
+            expr = _call(_numpy("broadcast_to"), [expr, ast.Constant((size, *np.shape(value)))])
+        return _call(_numpy("moveaxis"), [expr, ast.Constant(0), ast.Constant(axis)]) if axis else expr
+
+    def axes_of(self, args: tuple) -> tuple:
+        """The batch axis of each argument (None: not batched), checked."""
+        axes = self.in_axes
+        if isinstance(axes, (tuple, list)):
+            if len(axes) != len(args):
+                raise WengertError(f"vmap of `{_qualname(self.original)}`: in_axes={axes!r} has {len(axes)} entries "
+                                   f"but the call passes {len(args)} arguments; give one axis (or None) per argument")
+        else:
+            axes = (axes,) * len(args)
+        for k, (a, ax) in enumerate(zip(args, axes)):
+            if ax is None:
+                continue
+            if not isinstance(ax, int) or isinstance(ax, bool):
+                raise WengertError(f"vmap: in_axes entries are ints or None, not {ax!r}")
+            for path, leaf in _batch_leaves(a):
+                numeric = isinstance(leaf, (np.ndarray, np.generic, float, int))
+                if not numeric or not -np.ndim(leaf) <= ax < np.ndim(leaf):
+                    what = f"of shape {np.shape(leaf)}" if numeric else f"a {type(leaf).__name__}"
+                    raise WengertError(f"vmap of `{_qualname(self.original)}`: argument {k}{_path_text(path)} has no "
+                                       f"axis {ax} to batch along (it is {what}); pass arrays with that axis (or "
+                                       "tuples and lists of them), or None in in_axes for an argument shared by every "
+                                       "example")
+        return tuple(axes)
+
+    def size_of(self, args: tuple, axes: tuple) -> int:
+        sizes = {np.shape(leaf)[ax] for a, ax in zip(args, axes) if ax is not None for _, leaf in _batch_leaves(a)}
+        if not sizes:
+            raise WengertError(f"vmap of `{_qualname(self.original)}`: no argument is batched (in_axes="
+                               f"{self.in_axes!r}); batch at least one")
+        if len(sizes) > 1:
+            raise WengertError(f"vmap of `{_qualname(self.original)}`: the batched arguments have different sizes "
+                               f"along their batch axes ({sorted(sizes)}); they must be equal")
+        return sizes.pop()
+
+    def build(self, moved: tuple, axes: tuple, size: int) -> tuple:
+        """(batched code, its output's state, the positions of the arguments it takes); (None, ...)
+        where the examples run one by one."""
+        example = tuple(a if ax is None else _map_leaves(lambda leaf: leaf[0], a) for a, ax in zip(moved, axes))
+        try:
+            if any(is_object(a) for a in moved):
+                raise WengertError("an argument is an object (vmap batches arrays, and tuples and lists "
+                                   "of them)")
+            target = self.fn.traceable(example, {}) if isinstance(self.fn, _Transform) else self.fn
+            values = bind_arguments(target, example, {})
+            if len(values) != len(example):
+                raise WengertError("the function takes *args, **kwargs or defaults the call leaves out")
+            constant = [ax is None and is_static_argument(v) for v, ax in zip(values, axes)]
+            names = list(inspect.signature(target).parameters)
+            positions = [i for i, c in enumerate(constant) if not c]
+            code, state = compile_batched(target, [as_type(values[i]) for i in positions],
+                                          [axes[i] is not None for i in positions], size,
+                                          {names[i]: values[i] for i, c in enumerate(constant) if c})
+        except WengertError as exc:
+            self.path = f"one call per example: {exc}"
+            if self.verbose:
+                print(f"vmap of `{_qualname(self.original)}`: {self.path}")
+            return None, None, None
+        self.path, self.source = "batched", code.source
+        if self.verbose:
+            print(code.source)
+        return code, state, positions
+
+    def per_example(self, args: tuple, axes: tuple, size: int):
+        outs = [self.original(*[a if ax is None else _map_leaves(lambda leaf: np.take(leaf, k, axis=ax), a)
+                                for a, ax in zip(args, axes)]) for k in range(size)]
+        return _stacked(outs, self.out_axes)
+
+    def placed(self, out, state, axis, size: int):
+        """The batched code's output `out` with the batch axis at `axis` (for a tuple, an axis per
+        item); a value shared by every example is repeated along it (None: kept once)."""
+        if isinstance(out, (tuple, list)):
+            states = state if isinstance(state, tuple) else (state,) * len(out)
+            axes = axis if isinstance(axis, (tuple, list)) else (axis,) * len(out)
+            return type(out)(self.placed(o, s, a, size) for o, s, a in zip(out, states, axes))
+        if axis is None:
+            if state is True:
+                raise WengertError(f"vmap of `{_qualname(self.original)}`: out_axes=None, but the output differs "
+                                   "between examples; give the axis to stack it along")
+            return out
+        if state is not True:
+            out = np.repeat(np.asarray(out)[None], size, axis=0)
+        return np.moveaxis(out, 0, axis) if axis else out
+
+
+def _batch_leaves(value) -> list:
+    """(path, leaf) of an argument batched along its leaves (an array, or the arrays of a tuple or list)."""
+    if isinstance(value, (tuple, list)):
+        return [((k, *path), leaf) for k, item in enumerate(value) for path, leaf in _batch_leaves(item)]
+    return [((), value)]
+
+
+def _map_leaves(fn, value):
+    """`value` with `fn` applied to each leaf of its tuples and lists."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(_map_leaves(fn, item) for item in value)
+    return fn(value)
+
+
+def _stacked(outs: list, axis):
+    """The per-example outputs `outs` stacked along `axis` (per item of a tuple, list or dict)."""
+    first = outs[0]
+    if isinstance(first, (tuple, list)):
+        axes = axis if isinstance(axis, (tuple, list)) else (axis,) * len(first)
+        return type(first)(_stacked([o[k] for o in outs], a) for k, a in enumerate(axes))
+    if isinstance(first, dict):
+        return {k: _stacked([o[k] for o in outs], axis) for k in first}
+    return first if axis is None else np.stack([np.asarray(o) for o in outs], axis=axis)
+
+
+def vmap(fn, in_axes=0, out_axes=0, *, verbose: int = 0):
+    """`vmap(f, in_axes=0, out_axes=0)(*args)`: f mapped over a batch axis of its arguments, as
+    JAX's vmap: `in_axes` is the batch axis of every argument, or one per argument (None: the
+    argument is shared by every example); `out_axes` where the batch axis goes in the output (per
+    item of a tuple output; None: the output is the same for every example). One program runs
+    the whole batch; code that cannot be batched runs once per example (`verbose=1` says which,
+    and prints the batched code)."""
+    return Vmap(fn, in_axes, out_axes, verbose)
+
+
+vmap.__wengert_transform__ = True   # called in traced code, like the transforms above

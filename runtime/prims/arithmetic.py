@@ -15,6 +15,7 @@ from .. import types as T
 from ..calculus import (expand, is_complex, is_container, like_kind, maybe_container, ndim_of, ops, real_of, select,
                         unbroadcast)
 from ..tensor_names import data_of, is_tensor
+from .. import batching as B
 from ..registry import (METHODS, NOTHING, NOVALUE, Binding, Eager, Sequences, primitive, signature as _signature,
                         stands_for, unbind_callable)
 from typing import Callable
@@ -233,6 +234,7 @@ def _matmul_node(operands, params) -> str:
 
 
 matmul = primitive("matmul", operator.matmul, arity=2, shape_rule=S.matmul_rule, doc="x @ y", spelling="{0} @ {1}",
+                   batch=B.matmul,
                    shape_checked=True,
                    vjp=(_matmul_x, _matmul_y),
                    jvp=(lambda t, out, x, y: ops.matmul(t, y), lambda t, out, x, y: ops.matmul(x, t)),   # bilinear
@@ -707,10 +709,10 @@ def _rsqrt_vjp(g, out, x):
     return ops.mul(g, ops.mul(-0.5, ops.mul(out, ops.square(out))))
 
 
-softmax = primitive("softmax", _softmax, params={"axis": -1}, shape_rule=S.same_as(0),
+softmax = primitive("softmax", _softmax, params={"axis": -1}, batch=B.over_axes, shape_rule=S.same_as(0),
                     doc="exp(x) / sum(exp(x)) along axis (shifted by the max, for stability)",
                     vjp=(_softmax_vjp,), jvp=(_softmax_vjp,), eager=Eager("SoftmaxBackward0", _READS_OUT, "float"))
-log_softmax = primitive("log_softmax", _log_softmax, params={"axis": -1}, shape_rule=S.same_as(0),
+log_softmax = primitive("log_softmax", _log_softmax, params={"axis": -1}, batch=B.over_axes, shape_rule=S.same_as(0),
                         doc="x - logsumexp(x) along axis",
                         vjp=(lambda g, out, x, axis=-1:
                              ops.sub(g, ops.mul(ops.exp(out), ops.sum(g, axis=axis, keepdims=True))),),

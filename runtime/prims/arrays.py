@@ -14,6 +14,7 @@ from typing import Any
 from ..calculus import is_container, ndim_of, ops, unbroadcast
 from ..calculus import shape as _shape
 from ..tensor_names import data_of, is_tensor
+from .. import batching as B
 from ..registry import (METHODS, NOTHING, NOVALUE, PRIMITIVES, PROPERTIES, Binding, Eager, bind, declare, primitive,
                         signature as _signature, stands_for)
 
@@ -103,6 +104,7 @@ def _reshaped_back(g, out, x, *rest, **params):
 
 
 transpose = primitive("transpose", np.transpose, params={"axes": None}, linear=True, shape_rule=_transpose_rule,
+                      batch=B.transpose,
                       view_of_first=True, shape_checked=True,
                       doc="permute the axes (reverse them when `axes` is None)", linear_in=(0,),
                       vjp=(lambda g, out, x, axes=None: ops.transpose(
@@ -111,6 +113,7 @@ transpose = primitive("transpose", np.transpose, params={"axes": None}, linear=T
 stands_for(transpose, [np.transpose], "x, axes=None", "x", "axes")
 METHODS["transpose"] = Binding(transpose, _signature("x, *axes"), ("x",), ("axes",))
 swapaxes = primitive("swapaxes", np.swapaxes, params={"axis1": None, "axis2": None}, linear=True,
+                     batch=B.swapaxes,
                      view_of_first=True, shape_checked=True,
                      shape_rule=_swapaxes_rule, doc="exchange two axes", linear_in=(0,),
                      vjp=(lambda g, out, x, axis1=None, axis2=None: ops.swapaxes(g, axis1=axis1, axis2=axis2),),
@@ -124,6 +127,7 @@ def _matrix_transpose(x):
 
 # x.mT / np.matrix_transpose (NumPy 2): the last two axes exchanged, its own adjoint
 matrix_transpose = declare("matrix_transpose", _matrix_transpose, linear=True, view_of_first=True,
+                           batch=B.stacks,
                            shape_checked=True, shape_rule=S.evaluating(_matrix_transpose),
                            doc="exchange the last two axes (x.mT)", linear_in=(0,),
                            vjp=(lambda g, out, x: ops.matrix_transpose(g),), eager=_view("TransposeBackward0"),
@@ -131,6 +135,7 @@ matrix_transpose = declare("matrix_transpose", _matrix_transpose, linear=True, v
                                       getattr(np.linalg, "matrix_transpose", _matrix_transpose)],
                            spec="x, /", operands="x")
 moveaxis = primitive("moveaxis", np.moveaxis, params={"source": None, "destination": None}, linear=True,
+                     batch=B.moveaxis,
                      view_of_first=True, shape_checked=True,
                      shape_rule=S.evaluating(np.moveaxis), doc="move axes to new positions", linear_in=(0,),
                      vjp=(lambda g, out, x, source=None, destination=None:
@@ -157,7 +162,7 @@ rollaxis = declare("rollaxis", np.rollaxis, params={"axis": None, "start": 0}, l
                    doc="roll `axis` backwards until it lies before `start` (np.moveaxis's older spelling)",
                    linear_in=(0,), vjp=(_rollaxis_back,), eager=_view("PermuteBackward0"),
                    callables=[np.rollaxis], spec="x, axis, start=0", operands="x", params_spec="axis start")
-reshape = primitive("reshape", _reshape, arity=2, linear=True, shape_rule=S.evaluating(_reshape),
+reshape = primitive("reshape", _reshape, arity=2, linear=True, batch=B.reshape, shape_rule=S.evaluating(_reshape),
                     view_of_first=True, shape_checked=True,
                     doc="reshape to a shape given as a tuple operand (it may be computed)", linear_in=(0,),
                     vjp=(_reshaped_back,),
@@ -165,6 +170,7 @@ reshape = primitive("reshape", _reshape, arity=2, linear=True, shape_rule=S.eval
 stands_for(reshape, [np.reshape], "x, shape", "x shape")
 METHODS["reshape"] = Binding(reshape, _signature("x, *shape"), ("x", "shape"), ())
 ravel = primitive("ravel", np.ravel, linear=True, shape_rule=S.evaluating(np.ravel), doc="flatten to 1-D",
+                  batch=B.ravel,
                   view_of_first=True,
                   linear_in=(0,), vjp=(_reshaped_back,), eager=_view("ViewBackward0", copy_node="UnsafeViewBackward0"))
 stands_for(ravel, [np.ravel], "x, /", "x", method="ravel")
@@ -172,9 +178,11 @@ METHODS["flatten"] = METHODS["ravel"]
 expand_dims = primitive("expand_dims", np.expand_dims, params={"axis": None}, linear=True,
                         view_of_first=True, shape_checked=True,
                         shape_rule=S.evaluating(np.expand_dims), doc="insert an axis of length 1", linear_in=(0,),
+                        batch=B.expand_dims,
                         vjp=(_reshaped_back,), eager=_view("UnsqueezeBackward0"))
 stands_for(expand_dims, [np.expand_dims], "x, axis", "x", "axis")
 squeeze = primitive("squeeze", np.squeeze, params={"axis": None}, linear=True, shape_rule=S.evaluating(np.squeeze),
+                    batch=B.squeeze,
                     view_of_first=True, shape_checked=True,
                     doc="remove axes of length 1", linear_in=(0,), vjp=(_reshaped_back,),
                     eager=_view(lambda operands, params:
@@ -195,12 +203,13 @@ def _to_shape_rule(types, consts, params):
 
 
 broadcast_to = primitive("broadcast_to", np.broadcast_to, arity=2, linear=True, shape_rule=_to_shape_rule,
+                         batch=B.broadcast_to,
                          view_of_first=True, shape_checked=True,
                          doc="broadcast x to a shape", linear_in=(0,),
                          vjp=(lambda g, out, x, shape_: unbroadcast(g, x),),
                          eager=_view("ExpandBackward0", structural=(1,)))
 stands_for(broadcast_to, [np.broadcast_to], "x, shape", "x shape")
-sum_to = primitive("sum_to", _sum_to, arity=2, linear=True, shape_rule=_to_shape_rule,
+sum_to = primitive("sum_to", _sum_to, arity=2, linear=True, batch=B.sum_to, shape_rule=_to_shape_rule,
                    doc="sum x down to a shape: the adjoint of broadcast_to", linear_in=(0,),
                    vjp=(lambda g, out, x, shape_: ops.broadcast_to(g, _shape(x)),),
                    eager=Eager(node="SumBackward1", saves=NOTHING, structural=(1,)))
@@ -300,7 +309,7 @@ def _getitem_name(operands, params) -> str:
     return "AliasBackward0"
 
 
-getitem = primitive("getitem", _getitem, arity=None, linear=True, shape_rule=S.getitem_rule,
+getitem = primitive("getitem", _getitem, arity=None, linear=True, batch=B.getitem, shape_rule=S.getitem_rule,
                     shape_checked=True,
                     doc="x[i]; several index operands make a tuple index", linear_in=(0,),
                     reads_containers=True, reads_items=True,
@@ -320,7 +329,7 @@ def _written_cotangent(g, x, value, *index):
 
 
 setitem = primitive("setitem", _setitem, arity=None, shape_rule=lambda ts, cs, ps: S.setitem_rule(ts, cs),
-                    fresh=True,
+                    fresh=True, batch=B.setitem,
                     doc="a copy of x with x[index] = value (functional update)", linear_in=(0, 1),
                     reads_containers=True,
                     vjp=lambda i: {
@@ -343,6 +352,7 @@ def _negate(shift):
 
 
 flip = primitive("flip", np.flip, params={"axis": None}, linear=True, shape_rule=S.evaluating(np.flip),
+                 batch=B.along_axes,
                  view_of_first=True,
                  doc="reverse the order of elements along `axis`", linear_in=(0,),
                  vjp=(lambda g, out, x, axis=None: ops.flip(g, axis=axis),),
@@ -356,10 +366,12 @@ roll = primitive("roll", np.roll, params={"shift": 0, "axis": None}, linear=True
                  eager=Eager(node="RollBackward0", saves=NOTHING, quiet=True))
 stands_for(roll, [np.roll], "x, shift, axis=None", "x", "shift axis")
 tril = primitive("tril", np.tril, params={"k": 0}, linear=True, shape_rule=S.same_as(0), doc="lower triangle",
+                 batch=B.stacks,
                  linear_in=(0,), vjp=(lambda g, out, x, k=0: ops.tril(g, k=k),),
                  eager=Eager(node="TrilBackward0", saves=NOTHING, quiet=True))
 stands_for(tril, [np.tril], "x, k=0", "x", "k")
 triu = primitive("triu", np.triu, params={"k": 0}, linear=True, shape_rule=S.same_as(0), doc="upper triangle",
+                 batch=B.stacks,
                  linear_in=(0,), vjp=(lambda g, out, x, k=0: ops.triu(g, k=k),),
                  eager=Eager(node="TriuBackward0", saves=NOTHING, quiet=True))
 stands_for(triu, [np.triu], "x, k=0", "x", "k")
@@ -686,6 +698,7 @@ def _copy(x):
 
 
 copy = primitive("copy", _copy, linear=True, shape_rule=S.same_as(0), doc="a copy", reads_containers=True,
+                 batch=B.elementwise,
                  fresh=True,
                  partials=(lambda g, out, x: g,), spelling="{0}.copy()",
                  eager=Eager(node="CloneBackward0", saves=NOTHING, quiet=True))
@@ -731,12 +744,12 @@ METHODS["item"] = Binding(item, _signature("x"), ("x",), ())
 # start + i * step (its stop sets only the length: no gradient, as for floor)
 # ---------------------------------------------------------------------------------------------
 
-zeros_like = primitive("zeros_like", np.zeros_like, differentiable=False, shape_rule=S.same_as(0),
+zeros_like = primitive("zeros_like", np.zeros_like, differentiable=False, batch=B.elementwise, shape_rule=S.same_as(0),
                        fresh=True,
                        doc="zeros of x's shape and dtype",
                        eager=Eager(node="ZeroBackward0", saves=NOTHING, quiet=True, zero_gradient=True))
 stands_for(zeros_like, [np.zeros_like], "x, /", "x")
-ones_like = primitive("ones_like", np.ones_like, differentiable=False, shape_rule=S.same_as(0),
+ones_like = primitive("ones_like", np.ones_like, differentiable=False, batch=B.elementwise, shape_rule=S.same_as(0),
                       fresh=True,
                       doc="ones of x's shape and dtype")
 stands_for(ones_like, [np.ones_like], "x, /", "x")

@@ -11,6 +11,7 @@ from .. import shape_rules as S
 from .. import types as T
 from ..calculus import maybe_container, ops, unbroadcast
 from ..registry import PRIMITIVES, Eager, bind, primitive
+from .. import batching as B
 from .arrays import _index, _sum_to
 
 
@@ -173,6 +174,7 @@ def _zero_cotangent(x):
 
 
 zero_cotangent = primitive("zero_cotangent", _zero_cotangent, differentiable=False, shape_rule=S.same_as(0),
+                           batch=B.elementwise,
                            fresh=True,
                            doc="a zero cotangent shaped like x (None items for containers)")
 
@@ -254,7 +256,7 @@ def _item_of_cotangent(g, gy, x, index):
 
 
 getitem_grad = primitive("getitem_grad", _getitem_grad, arity=None, linear=True,
-                         fresh=True,
+                         fresh=True, batch=B.getitem_grad,
                          shape_rule=lambda ts, cs, ps: ts[1] if not isinstance(ts[1], T.ArrayType) else
                          T.ArrayType(T.join(ts[1], T.ArrayType("f64", ts[1].shape)).dtype
                                      if ts[1].dtype[0] in "fc" else "f64", ts[1].shape),

@@ -9,6 +9,7 @@ from .. import types as T
 from ..calculus import broadcast_like, conj_of, like_kind, ndim_of, ops, real_of, shape, unbroadcast
 from ..registry import VARIANTS, Eager, declare, primitive, stands_for
 from ..tensor_names import data_of
+from .. import batching as B
 from .arithmetic import matmul
 
 # ---------------------------------------------------------------------------------------------
@@ -55,7 +56,7 @@ def _dot(which: int):
 #: the saves of a product: each operand's rule reads the other operand
 _CROSS = {0: (1,), 1: (0,)}
 
-dot = primitive("dot", np.dot, arity=2, shape_rule=S.dot_rule, doc="np.dot", vjp=(_dot(0), _dot(1)),
+dot = primitive("dot", np.dot, arity=2, batch=B.dot, shape_rule=S.dot_rule, doc="np.dot", vjp=(_dot(0), _dot(1)),
                 shape_checked=True,
                 jvp=(lambda t, out, x, y: ops.dot(t, y), lambda t, out, x, y: ops.dot(x, t)),
                 eager=Eager(node="DotBackward0", saves=_CROSS))
@@ -78,7 +79,7 @@ inner = primitive("inner", np.inner, arity=2, shape_rule=S.evaluating(np.inner),
                   eager=Eager(node="ViewBackward0", saves=_CROSS))
 stands_for(inner, [np.inner], "x, y, /", "x y")
 outer = primitive("outer", np.outer, arity=2,
-                  shape_checked=True,
+                  shape_checked=True, batch=B.outer,
                   shape_rule=lambda ts, cs, ps: T.ArrayType(T.short_dtype(np.result_type(*[t.np_dtype for t in ts])),
                                                             (int(np.prod(ts[0].shape)), int(np.prod(ts[1].shape)))),
                   doc="outer product",
@@ -276,7 +277,18 @@ def _einsum_jvp(i):
     return lambda t, out, *operands, spec: ops.einsum(*operands[:i], t, *operands[i + 1:], spec=spec)
 
 
+def _einsum_batch(batch, *operands, spec):
+    """A new letter for the batch axis, first in each batched operand and in the output."""
+    ndims = [batch.rank(x, i) for i, x in enumerate(operands)]
+    explicit = explicit_spec(spec, ndims)
+    inputs, _, output = explicit.partition("->")
+    letter = next(c for c in _LETTERS if c not in explicit)
+    names = [letter + n if b else n for n, b in zip(inputs.split(","), batch.batched)]
+    return ops.einsum(*operands, spec=f"{','.join(names)}->{letter}{output}")
+
+
 einsum = primitive("einsum", lambda *operands, spec: np.einsum(spec, *operands), params={"spec": None},
+                   batch=_einsum_batch,
                    shape_checked=True,
                    arity=None, shape_rule=S.einsum_rule, doc="np.einsum(spec, *operands)",
                    vjp=_einsum_grad, jvp=_einsum_jvp, eager=Eager(node="EinsumBackward0"))
@@ -325,6 +337,7 @@ def _per_matrix(s):
 
 
 inv = primitive("inv", np.linalg.inv, shape_rule=S.same_as(0), doc="np.linalg.inv",
+                batch=B.stacks,
                 vjp=(lambda g, out, x: ops.neg(ops.matmul(ops.matmul(_mT(out), g), _mT(out))),),
                 jvp=(lambda t, out, x: ops.neg(ops.matmul(ops.matmul(out, t), out)),),
                 eager=Eager(node="LinalgInvExBackward0", functions=("linalg.inv",), args="A"))
@@ -342,6 +355,7 @@ def _det_jvp(t, out, x):
 
 
 det = primitive("det", np.linalg.det, doc="np.linalg.det",
+                batch=B.stacks,
                 shape_rule=lambda ts, cs, ps: T.ArrayType(ts[0].dtype, ts[0].shape[:-2]),
                 vjp=(_det_vjp,), jvp=(_det_jvp,),
                 eager=Eager(node="LinalgDetBackward0", functions=("linalg.det",), args="A"))
@@ -655,7 +669,7 @@ def _cholesky_jvp(t, out, x):
 
 cholesky = declare("cholesky", np.linalg.cholesky, shape_rule=lambda ts, cs, ps: T.ArrayType(S.float_dtype(ts[0]),
                                                                                              ts[0].shape),
-                   vjp=(_cholesky_vjp,), jvp=(_cholesky_jvp,),
+                   batch=B.stacks, vjp=(_cholesky_vjp,), jvp=(_cholesky_jvp,),
                    eager=Eager(node="LinalgCholeskyExBackward0", functions=("linalg.cholesky",),
                                args="A, *, upper=False"),
                    doc="np.linalg.cholesky: L, lower triangular, with L L^T = x (x's lower triangle read)",

@@ -10,6 +10,7 @@ from .. import shape_rules as S
 from .. import types as T
 from ..calculus import add_tangents, axes_of, conj_of, expand, ndim_of, ops, real_of, shape, unbroadcast
 from ..registry import NOTHING, Eager, declare, primitive, stands_for
+from .. import batching as B
 from .arrays import item_cotangent
 
 _REDUCE_SPEC = "x, axis=None, keepdims=False"
@@ -172,6 +173,7 @@ for _name, _fn, _doc in [("argmax", np.argmax, "index of the maximum over `axis`
 argsort = primitive("argsort", lambda x, axis=-1, kind=None: np.argsort(x, axis=axis, kind=kind),
                     params={"axis": -1, "kind": None}, differentiable=False, fancy_index=True,
                     shape_rule=S.evaluating(lambda x, axis=-1, kind=None: np.argsort(x, axis=axis, kind=kind)),
+                    batch=B.over_axes,
                     doc="the indices that sort x along `axis` (flat for None)")
 stands_for(argsort, [np.argsort], "x, axis=-1, kind=None", "x", "axis kind", method="argsort")
 
@@ -183,7 +185,7 @@ def _cumsum_grad(g, out, x, axis=None, dtype=None):
 
 
 cumsum = primitive("cumsum", np.cumsum, params={"axis": None, "dtype": None}, linear=True,
-                   shape_rule=S.evaluating(np.cumsum),
+                   batch=B.over_axes, shape_rule=S.evaluating(np.cumsum),
                    doc="cumulative sum over `axis`", linear_in=(0,), vjp=(_cumsum_grad,),
                    eager=Eager(node="CumsumBackward0", saves=NOTHING))
 stands_for(cumsum, [np.cumsum], "x, axis=None, dtype=None", "x", "axis dtype", method="cumsum")
@@ -325,7 +327,7 @@ def _singular_factor(x, ord="nuc", axes=(0, 1)):
     return ops.moveaxis(ops.matmul(u, vh), source=(-2, -1), destination=axes)
 
 
-norm = primitive("norm", _norm, params={"ord": None, "axis": None, "keepdims": False},
+norm = primitive("norm", _norm, params={"ord": None, "axis": None, "keepdims": False}, batch=B.norm,
                  shape_rule=S.evaluating(_norm), doc="np.linalg.norm", vjp=(_norm_grad,), jvp=(_norm_jvp,),
                  eager=Eager(node="LinalgVectorNormBackward0", saves={0: (0, "out")}, promote="float",
                              functions=("linalg.norm", "linalg.matrix_norm"), rename=_DIM_KEEPDIM,
@@ -403,6 +405,7 @@ def _cumprod_jvp(t, out, x, axis):
 
 
 cumprod = primitive("cumprod", np.cumprod, params={"axis": None, "dtype": None}, shape_rule=S.evaluating(np.cumprod),
+                    batch=B.over_axes,
                     doc="cumulative product over `axis`", vjp=(_cumprod_grad,), jvp=(_cumprod_jvp,),
                     eager=Eager(node="CumprodBackward0", saves={0: (0, "out")}, methods=("cumprod",),
                                 functions=("cumprod",), args="input, dim, *, dtype=None", rename={"dim": "axis"}))
@@ -678,7 +681,7 @@ def _sort(x, axis=-1, kind=None):
     return np.sort(x, axis=axis, kind=kind)
 
 
-sort = primitive("sort", _sort, params={"axis": -1, "kind": None}, shape_rule=S.evaluating(_sort),
+sort = primitive("sort", _sort, params={"axis": -1, "kind": None}, batch=B.over_axes, shape_rule=S.evaluating(_sort),
                  doc="x sorted along `axis`", vjp=(_sort_grad,), jvp=(_sort_jvp,),
                  eager=Eager(node="SortBackward0", saves={0: (0,)}))
 # ndarray.sort sorts in place and returns None: only the function

@@ -1,7 +1,8 @@
 """scipy.special's functions users differentiate (erf, erfc, gammaln, digamma, polygamma, logit, xlogy),
 each declared once with its derivative and its eager facts (torch.erf, torch.lgamma ...), and scipy's
 spellings of primitives wengert already has (expit, logsumexp, softmax, log_softmax). Loaded only where
-SciPy is installed (runtime/primitives.py): SciPy is no dependency of wengert."""
+SciPy is installed, and only once needed (runtime/primitives.py: `_declare_special`): SciPy is no dependency
+of wengert, and importing it costs more than importing wengert."""
 from __future__ import annotations
 
 import numpy as np
