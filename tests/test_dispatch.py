@@ -225,3 +225,21 @@ def test_vjp_repeated_with_static_ints_and_defaults():
     np.testing.assert_allclose(value, 3 * X ** 2)
     (gx,) = pullback(np.ones(5))
     np.testing.assert_allclose(gx, 6 * X)
+
+
+def horner_of_list(x, cs):
+    acc = 0.0
+    for c in cs:
+        acc = acc * x + c
+    return acc
+
+
+def test_a_long_list_of_floats_is_keyed_by_its_length():
+    g = wengert.grad(horner_of_list)
+    cs = [0.5 * k for k in range(20)]
+    want = sum(k * 0.5 * j * 0.7 ** (j - 1) for j, k in zip(range(19, -1, -1), range(20)))
+    np.testing.assert_allclose(g(0.7, cs), want, rtol=1e-12)
+    np.testing.assert_allclose(g(0.7, cs[:12]), sum(k * 0.5 * j * 0.7 ** (j - 1)
+                                                    for j, k in zip(range(11, -1, -1), range(12))), rtol=1e-12)
+    mixed = cs[:-1] + [np.float64(9.5)]   # not all floats: keyed item by item, still right
+    np.testing.assert_allclose(g(0.7, mixed), want, rtol=1e-12)

@@ -38,6 +38,9 @@ def call_key(args: tuple, kwargs: dict):
     return key
 
 
+_FLOATS = {float}
+
+
 def fast_key(values, depth: int = 24):
     """The key of positional arguments `values` (an iterable), a tuple of the key of each; None
     where one has no cheap key. Looks `depth` containers deep (deeper, or a container holding
@@ -49,6 +52,8 @@ def fast_key(values, depth: int = 24):
             key.append((a.dtype, a.shape, kind))
         elif kind is float:
             key.append(kind)
+        elif (kind is tuple or kind is list) and len(a) > 8 and set(map(type, a)) == _FLOATS:
+            key.append((kind, ("floats", len(a))))   # a long list of floats (coefficients): keyed in C
         elif kind is tuple or kind is list:
             items = fast_key(a, depth - 1) if depth else None
             if items is None:
