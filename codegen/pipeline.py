@@ -7,6 +7,7 @@ import os
 
 from ..runtime import types as T
 from ..runtime.names import python_identifier
+from ..tracer.cleanup import substitute
 from ..tracer.ir import Literal, Module
 from ..tracer.pipeline import deep_recursion, refuse_output, trace
 from ..tracer.verify import IRVerificationError, verify
@@ -49,6 +50,14 @@ def compile_tangent(fn, arg_types: list, wrt: list[int], optimize: bool = True,
     return _compile(fn, arg_types, wrt, optimize, constants, tangent, "tangent")
 
 
+def compile_unit_tangent(fn, arg_types: list, wrt: list[int], optimize: bool = True,
+                         constants: dict | None = None) -> Compiled:
+    """Forward mode along a tangent of 1.0 (the derivative with respect to one float: the
+    gradient): the tangent is still a parameter, but the code is written for 1.0 (`x_dot * r`
+    is `r`)."""
+    return _compile(fn, arg_types, wrt, optimize, constants, tangent, "tangent", unit=True)
+
+
 def compile_derivative(fn, arg_types: list, wrt: list[int], optimize: bool = True,
                        constants: dict | None = None) -> Compiled:
     """Forward mode for the derivative alone: `f_tangent(*args, *tangents) -> (None, tangent)`;
@@ -56,9 +65,9 @@ def compile_derivative(fn, arg_types: list, wrt: list[int], optimize: bool = Tru
     return _compile(fn, arg_types, wrt, optimize, constants, tangent, "tangent", value=False)
 
 
-def _compile(fn, arg_types, wrt, optimize, constants, transform, suffix, value=True) -> Compiled:
+def _compile(fn, arg_types, wrt, optimize, constants, transform, suffix, value=True, unit=False) -> Compiled:
     with deep_recursion():   # deep user code: every pass and the emitter recurse with its nesting
-        return _compile_deep(fn, arg_types, wrt, optimize, constants, transform, suffix, value)
+        return _compile_deep(fn, arg_types, wrt, optimize, constants, transform, suffix, value, unit)
 
 
 def _drop_value(entry) -> None:
@@ -71,7 +80,7 @@ def _drop_value(entry) -> None:
         result.type = T.TupleType((T.ScalarType("none"), *result.type.elems[1:]))
 
 
-def _compile_deep(fn, arg_types, wrt, optimize, constants, transform, suffix, value=True) -> Compiled:
+def _compile_deep(fn, arg_types, wrt, optimize, constants, transform, suffix, value=True, unit=False) -> Compiled:
     module = trace(fn, arg_types, constants)
     files = source_files(module)
     entry = inline_calls(module)
@@ -95,6 +104,9 @@ def _compile_deep(fn, arg_types, wrt, optimize, constants, transform, suffix, va
     _verify(flat, "reverse mode" if suffix == "adjoint" else "forward mode")
     if not value:
         _drop_value(entry)
+    if unit:
+        for seed in entry.params[len(entry.params) - len(wrt):]:
+            substitute(entry.body, seed, Literal(1.0))
     if optimize:
         _stage(lambda: run_optimizer(entry), "optimizing the derivative")
         _verify(flat, "optimizing the derivative")

@@ -22,6 +22,7 @@ from .dispatch import Entry, call_key, may_go_stale, picker, staleness
 from .dispatch import fast_key as _fast_key
 from .codegen.batch import compile_batched
 from .codegen.pipeline import Compiled, compile_adjoint, compile_derivative, compile_tangent  # noqa: F401 (COMPILERS)
+from .codegen.pipeline import compile_unit_tangent
 from .lru import LRU
 from .tracer.capture import define
 from .tracer.records import Record, as_record, cycle, fields_of, is_data, is_object, is_structure, is_tensor, restore
@@ -168,7 +169,8 @@ class _Transform:
         if compiled is None or _stale(compiled):
             wrt = [i - sum(constant[:i]) for i in wrt_indices]
             target = fn.traceable(args, kwargs) if isinstance(fn, _Transform) else fn
-            compiled = globals()[COMPILERS[self.mode]](target, types, wrt, self.optimize, constants)
+            compiled = self.forward_instead(target, types, wrt, constants) or \
+                globals()[COMPILERS[self.mode]](target, types, wrt, self.optimize, constants)
             check_dicts_not_used_as_arrays(compiled, fn)
             if may_go_stale(compiled):
                 # a graph that calls this code (a transform of this transform) is stale when it is
@@ -185,6 +187,20 @@ class _Transform:
         if key is not None:
             self.fast.add(key, entry)
         return entry, dynamic
+
+    def forward_instead(self, target, types: list, wrt: list, constants: dict) -> Compiled | None:
+        """The gradient with respect to one Python float is the derivative along it: one forward
+        (tangent) pass, with no tape, where the adjoint would record each step and walk them
+        back (a scalar loop's cost halves). The code takes the same arguments and returns
+        (value, gradient) like the adjoint's; None where reverse mode is the one to use."""
+        if self.mode != "adjoint" or not isinstance(self, GradFunction) or self.has_aux or len(wrt) != 1 \
+                or types[wrt[0]] != T.ScalarType("float"):
+            return None
+        try:
+            compiled = compile_unit_tangent(target, types, wrt, self.optimize, constants)
+        except WengertError:   # a construct forward mode refuses (a custom_vjp): reverse mode
+            return None
+        return compiled if compiled.output_type == T.ScalarType("float") else None
 
     def entry_for(self, args: tuple) -> tuple:
         """(the function to trace, the IR indices of `wrt`, its parameter names) for a call with

@@ -152,13 +152,32 @@ def horner(x, cs):
     return acc
 
 
-def test_a_tape_of_one_value_per_step_is_read_backwards_without_a_copy():
+def scaled_horner(x, y, cs):
+    acc = 0.0
+    for c in cs:
+        acc = acc * x + c + y
+    return acc
+
+
+def test_the_gradient_along_one_float_is_one_forward_pass():
     cs = [0.5, -1.0, 2.0, 0.25]
     g = wengert.grad(horner)
     np.testing.assert_allclose(g(0.3, cs), numeric_grad(horner, (0.3, cs), 0), rtol=1e-8)
     source = wengert.source(g)
-    assert "tape_1.append(acc)\n" in source and "for acc_3 in reversed(tape_1):" in source
-    # the carry's next value is computed after the statements that read the current one
-    assert "x_bar = x_bar + acc_bar_1 * acc_3\n        acc_bar_1 = acc_bar_1 * x\n" in source
+    assert "def horner_tangent(x, cs, x_dot):" in source and "tape" not in source
+    assert "acc_dot = acc_dot * x + acc\n" in source   # the tangent of 1.0 is folded in
     second = wengert.grad(wengert.grad(horner))
     np.testing.assert_allclose(second(0.3, cs), numeric_grad(wengert.grad(horner), (0.3, cs), 0), rtol=1e-5)
+
+
+def test_a_tape_of_one_value_per_step_is_read_backwards_without_a_copy():
+    cs = [0.5, -1.0, 2.0, 0.25]
+    g = wengert.grad(scaled_horner, wrt=(0, 1))
+    got = g(0.3, 1.5, cs)
+    for k in (0, 1):
+        np.testing.assert_allclose(got[k], numeric_grad(scaled_horner, (0.3, 1.5, cs), k), rtol=1e-8)
+    source = wengert.source(g)
+    assert "tape_1.append(acc)\n" in source and "for acc_3 in reversed(tape_1):" in source
+    # the carry's next value is computed after the statements that read the current one
+    assert "x_bar = x_bar + acc_bar_1 * acc_3\n" in source
+    assert source.index("x_bar = x_bar + acc_bar_1 * acc_3") < source.index("acc_bar_1 = acc_bar_1 * x")
