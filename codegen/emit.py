@@ -249,6 +249,8 @@ class Emitter:
             lhs = ", ".join(results) + ("," if len(results) == 1 else "")
             self.emit(depth, f"{lhs} = {args[0]}" if results else f"{args[0]}", op)
             return
+        if op.kind in ("list_pop", "add_at") and self.single_use(op.operands[0]):
+            return self.in_place(op, args, results, depth)
         if op.kind == "list_pop":
             self.emit(depth, f"{results[0]} = list({args[0]})", op)
             self.emit(depth, f"{results[1]} = {results[0]}.pop({args[1]})", op)
@@ -259,6 +261,16 @@ class Emitter:
         else:
             self.emit(depth, text, op)
 
+    def in_place(self, op: Op, args: list, results: list, depth: int) -> None:
+        """A list cotangent popped, or a read's cotangent added into its accumulator, where the op
+        alone holds the list (accumulator): updated in place by a helper that returns it, so that
+        tracing the code again sees the functional primitive."""
+        self.alias(op.results[0], op.operands[0])
+        helper = f"{op.kind}_in_place"
+        self.helpers.add(helper)
+        lhs = ", ".join([args[0], *results[1:]])
+        self.emit(depth, f"{lhs} = {helper}({', '.join(args)})", op)
+
     def single_use(self, x) -> bool:
         """Whether the op at hand may update `x` in place: x is read only there, and it is a fresh
         object this code made (not a view of another array, nor the caller's)."""
@@ -267,11 +279,15 @@ class Emitter:
 
     def owned_carries(self, op: Op) -> None:
         """Loop arguments that may be updated in place: a carry whose initial value is a fresh
-        object read only by the loop, and whose arguments each region reads once, holds at every
-        iteration an object nothing else sees (a tape `xs.append(v)` is then O(1), not a copy)."""
+        object read only by the loop, whose arguments each region reads once, and whose next value
+        the body makes by updating its argument and only yields (nothing keeps the object, as a
+        tape would, to read it after a later update), holds at every iteration an object nothing
+        else sees (a tape `xs.append(v)` is then O(1), not a copy)."""
         for c in op.carried():
-            init = c.init
-            if self.single_use(init) and all(self.uses.get(arg, 0) <= 1 for arg in c.args):
+            update = self.producers.get(c.next) if isinstance(c.next, Value) else None
+            if self.single_use(c.init) and all(self.uses.get(arg, 0) <= 1 for arg in c.args) and \
+                    update is not None and update.kind in _IN_PLACE and update.operands[0] is c.args[-1] and \
+                    self.uses.get(c.next) == 1:
                 self.owned.update(c.args)
 
     @property
@@ -382,8 +398,10 @@ class Emitter:
             self.emit(depth + 1, "pass")
 
 
-_NOT_EXPRESSIONS = {"if", "for", "while", "global", "setitem", "unpack", "list_pop", "list_append", "pycall",
-                    "print", "assert"}
+#: the ops that update their first operand in place where they alone hold it (`Emitter.single_use`)
+_IN_PLACE = ("list_append", "list_pop", "add_at")
+_NOT_EXPRESSIONS = {"if", "for", "while", "global", "setitem", "unpack", "list_pop", "list_append", "add_at",
+                    "pycall", "print", "assert"}
 
 
 def _foldable(region: Region, uses: dict, out: set | None = None) -> set:
@@ -396,7 +414,7 @@ def _foldable(region: Region, uses: dict, out: set | None = None) -> set:
             _foldable(sub, uses, out)
         for k, x in enumerate(op.operands):
             # a value updated in place (x[i] = v, xs.append(v)) must be a variable
-            if isinstance(x, Value) and x in pending and not (k == 0 and op.kind in ("setitem", "list_append")):
+            if isinstance(x, Value) and x in pending and not (k == 0 and op.kind in ("setitem", "list_append", "list_pop", "add_at")):
                 out.add(x)
         if op.kind in _NOT_EXPRESSIONS:
             pending.clear()   # an update in place or an effect: no expression moves across it

@@ -281,7 +281,7 @@ CASES: list[Case] = [
     Case("float", "float(x)", [(0.3,), (np.float64(-1.0),), (np.array(NAN),), (INF,)], linear=True),
     Case("item", "x.item()", [(np.array(0.3),), (np.float64(-1.0),), (np.array([NAN]),)], linear=True),
     # Python containers and builtins
-    Case("tuple", "setitem_tuple", [(_r(3),), (0.5,)], also=("add_any", "or_zeros")),
+    Case("tuple", "setitem_tuple", [(_r(3),), (0.5,)], also=("or_zeros", "add_at")),
     Case("list", "sum([x, 2.0 * x])", [(_r(3),), (0.5,), (np.zeros((0,)),)], also=("repeat_like",)),
     Case("dict", "dict_values", [(_r(3),), (0.5,)]),
     Case("to_tuple", "tuple([x, 2.0 * x])[1]", [(_r(3),), (0.5,)]),
@@ -295,7 +295,7 @@ CASES: list[Case] = [
     Case("dict_get", "dict_get", [(_r(3),), (0.5,)]),
     Case("enumerate", "enumerate", [(_r(3),), (0.5,)], also=("unzip",)),
     Case("zip", "zip", [(_r(3),), (0.5,)], also_second=("pairs_like",)),
-    Case("add", "tuple_grown", [(_r(3),), (0.5,)], linear=False, also=("join_part",), also_second=("join_part_grad",)),
+    Case("add", "tuple_grown", [(_r(3),), (0.5,)], linear=False, also=("join_part", "add_any"), also_second=("join_part_grad",)),
     # `*` repeats a list; NumPy reads a list as an array (its cotangent is a list of rows again)
     Case("mul", "sum([x, x * x] * 2) ** 2", [(_r(3),), (0.5,)], linear=False, also=("unrepeat",)),
     Case("asarray", "np.array([x, x * x]) ** 2", [(_r(3),), (0.5,)], linear=False, also=("rows_like",),
