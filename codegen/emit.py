@@ -414,7 +414,7 @@ def _foldable(region: Region, uses: dict, out: set | None = None) -> set:
             _foldable(sub, uses, out)
         for k, x in enumerate(op.operands):
             # a value updated in place (x[i] = v, xs.append(v)) must be a variable
-            if isinstance(x, Value) and x in pending and not (k == 0 and op.kind in ("setitem", "list_append", "list_pop", "add_at")):
+            if isinstance(x, Value) and x in pending and not (k == 0 and op.kind in ("setitem", *_IN_PLACE)):
                 out.add(x)
         if op.kind in _NOT_EXPRESSIONS:
             pending.clear()   # an update in place or an effect: no expression moves across it

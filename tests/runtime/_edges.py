@@ -295,7 +295,8 @@ CASES: list[Case] = [
     Case("dict_get", "dict_get", [(_r(3),), (0.5,)]),
     Case("enumerate", "enumerate", [(_r(3),), (0.5,)], also=("unzip",)),
     Case("zip", "zip", [(_r(3),), (0.5,)], also_second=("pairs_like",)),
-    Case("add", "tuple_grown", [(_r(3),), (0.5,)], linear=False, also=("join_part", "add_any"), also_second=("join_part_grad",)),
+    Case("add", "tuple_grown", [(_r(3),), (0.5,)], linear=False, also=("join_part", "add_any"),
+         also_second=("join_part_grad",)),
     # `*` repeats a list; NumPy reads a list as an array (its cotangent is a list of rows again)
     Case("mul", "sum([x, x * x] * 2) ** 2", [(_r(3),), (0.5,)], linear=False, also=("unrepeat",)),
     Case("asarray", "np.array([x, x * x]) ** 2", [(_r(3),), (0.5,)], linear=False, also=("rows_like",),
