@@ -284,11 +284,21 @@ class Emitter:
         tape would, to read it after a later update), holds at every iteration an object nothing
         else sees (a tape `xs.append(v)` is then O(1), not a copy)."""
         for c in op.carried():
-            update = self.producers.get(c.next) if isinstance(c.next, Value) else None
             if self.single_use(c.init) and all(self.uses.get(arg, 0) <= 1 for arg in c.args) and \
-                    update is not None and update.kind in _IN_PLACE and update.operands[0] is c.args[-1] and \
-                    self.uses.get(c.next) == 1:
+                    self.updated_in_place(c.next, c.args[-1]):
                 self.owned.update(c.args)
+
+    def updated_in_place(self, x, arg: Value) -> bool:
+        """Whether x is made from `arg` by updates in place only (`_IN_PLACE`: xs.append(v),
+        acc[k] += g), each value of the chain read once: by the next update, x by the yield."""
+        while isinstance(x, Value) and self.uses.get(x) == 1 and x in self.producers:
+            update = self.producers[x]
+            if update.kind not in _IN_PLACE or update.results[0] is not x:
+                return False
+            x = update.operands[0]
+            if x is arg:
+                return True
+        return False
 
     @property
     def protected(self) -> set:

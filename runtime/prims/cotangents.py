@@ -301,7 +301,7 @@ def _add_at_type(ts, cs, ps):
     return T.join(ts[0], getitem_grad.infer(list(ts[1:]), list(cs[1:]), {})[0])
 
 
-add_at = primitive("add_at", _add_at, arity=None, linear=True, shape_rule=_add_at_type,
+add_at = primitive("add_at", _add_at, arity=None, linear=True, shape_rule=_add_at_type, fresh=True,
                    vjp=lambda i: (lambda g, out, acc, gy, x, *index: g) if i == 0 else
                    (lambda g, out, acc, gy, x, *index: _item_of_cotangent(g, gy, x, index)) if i == 1 else None,
                    linear_in=(0, 1), reads_containers=True,
