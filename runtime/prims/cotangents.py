@@ -277,10 +277,13 @@ def add_at_in_place(acc, g, x, *index):
     """`_add_at` updating acc itself, in O(size of g), and returning it: how generated code adds
     the cotangents of a loop's reads `x[k]` into one accumulator that it alone holds; traced
     again, it is `add_at`, whose result is a new object."""
+    if type(acc) is list and len(index) == 1:   # (the common case first: a loop's read of a tape, per step)
+        k = index[0]
+        if type(k) is int or isinstance(k, np.integer):
+            old = acc[k]
+            acc[k] = g if old is None else _add_any(old, g)
+            return acc
     key = _index(index)
-    if isinstance(acc, list) and isinstance(x, list) and isinstance(key, (int, np.integer)):
-        acc[key] = _add_any(acc[key], g)
-        return acc
     if isinstance(acc, dict) and isinstance(x, dict) and key in acc:
         acc[key] = _add_any(acc[key], g)
         return acc

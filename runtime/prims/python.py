@@ -159,10 +159,18 @@ def _unpack_jvp(t, out, seq, n=0):
     return tuple(ops.or_zeros(item, o) for item, o in zip(items, out))
 
 
+def _unpack_vjp(g, out, seq, n=0):
+    """The cotangent of the sequence: a tuple (list) of the items' cotangents where seq is known
+    to be one (written `(a_bar, b_bar)`), else built like seq at run time (an array stacks them)."""
+    kind = type(seq) if isinstance(seq, (tuple, list)) else {T.TupleType: tuple, T.ListType: list}.get(
+        type(getattr(seq, "type", None)))
+    return ops.pack_like(seq, *g) if kind is None else kind(g)
+
+
 unpack = primitive("unpack", _unpack, params={"n": 0}, linear=True, results=None,
                    shape_rule=lambda ts, cs, ps: list(ts[0].elems) if isinstance(ts[0], T.TupleType)
                    else [ts[0].elem] * ps["n"] if isinstance(ts[0], T.ListType) else [T.UNKNOWN] * ps["n"],
-                   vjp=(lambda g, out, seq, n=0: ops.pack_like(seq, *g),), jvp=(_unpack_jvp,),
+                   vjp=(_unpack_vjp,), jvp=(_unpack_jvp,),
                    reads_containers=True, doc="a, b = seq")
 
 
