@@ -217,7 +217,8 @@ def eliminate_common_subexpressions(fn: Function) -> bool:
             for sub in op.regions:
                 visit(sub, seen)
             prim = P.PRIMITIVES.get(op.kind)
-            if prim is None or prim.effect or not op.results or op.kind in ("list", "dict", "setitem"):
+            # (a fresh object, a list or zeros, may be updated in place where one op alone reads it)
+            if prim is None or prim.effect or not op.results or prim.fresh or op.kind == "setitem":
                 continue
             key = (op.kind, tuple(x if isinstance(x, Value) else ("lit", repr(x.value)) for x in op.operands),
                    repr(sorted(op.params.items())))
