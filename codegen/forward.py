@@ -31,6 +31,8 @@ class _Forward(DerivativePass):
         t = type_of_operand(x)
         if isinstance(t, T.ScalarType) or not isinstance(x, Value):
             return Literal(0.0)
+        if isinstance(t, T.ListType) and t.length == 0:   # a new `[]`, which a loop can own (a tape)
+            return builder.apply(P.make_list, (), {}, hint=f"{x.name}.dot")
         return builder.apply(P.zero_cotangent, (x,), {}, hint=f"{x.name}.dot")
 
     def run(self) -> None:

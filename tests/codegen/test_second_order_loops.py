@@ -153,3 +153,18 @@ def test_an_accumulator_the_caller_gave_is_not_changed():
     (got,) = pullback(seed)
     assert seed == [1.0, 2.0]
     np.testing.assert_allclose(got, [0.5, 0.3 + 2.0 * 2.0 * 0.5])
+
+
+def test_forward_over_reverse_appends_both_tapes_in_place():
+    """An HVP differentiates the gradient's code forward: its tape and the tape's tangent (a new
+    `[]`, not zeros read from the tape) are both appended in place."""
+    x, y, v = np.linspace(0.1, 0.9, 5), np.linspace(1.0, 1.5, 5), np.linspace(-1.0, 1.0, 5)
+    hvp = wengert.hvp(euler_array)
+    got = hvp(x, y, 12, v)
+    g = wengert.grad(euler_array)
+    eps = 1e-6
+    want = (g(x + eps * v, y, 12) - g(x - eps * v, y, 12)) / (2 * eps)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)
+    source = wengert.source(hvp)
+    pushes = [line.strip() for line in source.splitlines() if "= list_push(tape" in line and "#" not in line]
+    assert "list_append" not in _calls_in_loops(source) and len(pushes) == 2, source
