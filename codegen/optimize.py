@@ -207,6 +207,9 @@ def _known_item(producer: Op, op: Op):
     return None
 
 
+_NEW_OBJECTS = ("list", "dict", "setitem", "zero_cotangent", "zeros_like")
+
+
 def eliminate_common_subexpressions(fn: Function) -> bool:
     changed = False
 
@@ -217,8 +220,8 @@ def eliminate_common_subexpressions(fn: Function) -> bool:
             for sub in op.regions:
                 visit(sub, seen)
             prim = P.PRIMITIVES.get(op.kind)
-            # (a fresh object, a list or zeros, may be updated in place where one op alone reads it)
-            if prim is None or prim.effect or not op.results or prim.fresh or op.kind == "setitem":
+            # (new containers and zeros: each may be an accumulator, updated in place where one op alone reads it)
+            if prim is None or prim.effect or not op.results or op.kind in _NEW_OBJECTS:
                 continue
             key = (op.kind, tuple(x if isinstance(x, Value) else ("lit", repr(x.value)) for x in op.operands),
                    repr(sorted(op.params.items())))
