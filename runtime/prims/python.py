@@ -162,8 +162,8 @@ def _unpack_jvp(t, out, seq, n=0):
 def _unpack_vjp(g, out, seq, n=0):
     """The cotangent of the sequence: a tuple (list) of the items' cotangents where seq is known
     to be one (written `(a_bar, b_bar)`), else built like seq at run time (an array stacks them)."""
-    kind = type(seq) if isinstance(seq, (tuple, list)) else {T.TupleType: tuple, T.ListType: list}.get(
-        type(getattr(seq, "type", None)))
+    kind = tuple if isinstance(seq, tuple) else list if isinstance(seq, list) else \
+        {T.TupleType: tuple, T.ListType: list}.get(type(getattr(seq, "type", None)))
     return ops.pack_like(seq, *g) if kind is None else kind(g)
 
 
