@@ -2,7 +2,8 @@
 gradient of the gradient of an n-step loop, scalar and array state, for n = 100 ... 100,000;
 then `grad(grad(f))` of the Euler loop (160 steps on floats) against the hand-written
 first-order gradient, interleaved in one process. Times are the best of several rounds with
-the garbage collector off, on a shared machine; nothing here asserts a time.
+the garbage collector off, each round short (a round the scheduler interrupts is not the best), on a
+shared machine; nothing here asserts a time.
 
     python benchmarks/loop_steps.py [--quick]
 """
@@ -69,7 +70,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     quick = ap.parse_args().quick
-    rounds, ns = (2, [100, 1000, 10000]) if quick else (5, [100, 1000, 10000, 100000])
+    rounds, ns = (3, [100, 1000, 10000]) if quick else (10, [100, 1000, 10000, 100000])
     xa, ya = np.linspace(0.1, 0.9, 8), np.linspace(1.0, 1.5, 8)
     cases = [("scalar grad", wengert.grad(euler), (0.7, 1.3)),
              ("scalar grad(grad)", wengert.grad(wengert.grad(euler)), (0.7, 1.3)),
@@ -80,7 +81,7 @@ def main():
         cells = []
         for n in ns:
             fn(*args, n)   # compiled for this n (a loop bound is a constant of the generated code)
-            number = max(1, 20000 // n)
+            number = max(1, 2000 // n)
             t = best(lambda: fn(*args, n), number, rounds)
             peak = peak_bytes(lambda: fn(*args, n))
             cells.append(f"n={n}: {t / n * 1e6:6.2f} us {peak / n:6.0f} B")
@@ -90,8 +91,8 @@ def main():
     np.testing.assert_allclose(first(0.7, 1.3, 160), euler_grad_by_hand(0.7, 1.3, 160), rtol=1e-12)
     hand, generated = [], []
     for _ in range(rounds * 2):   # interleaved: A B A B ...
-        hand.append(best(lambda: euler_grad_by_hand(0.7, 1.3, 160), 200, 1))
-        generated.append(best(lambda: second(0.7, 1.3, 160), 200, 1))
+        hand.append(best(lambda: euler_grad_by_hand(0.7, 1.3, 160), 20, 10))
+        generated.append(best(lambda: second(0.7, 1.3, 160), 2, 10))
     print(f"euler 160 steps: hand-written first order {min(hand) * 1e6:.1f} us, grad(grad) "
           f"{min(generated) * 1e6:.1f} us: {min(generated) / min(hand):.2f}x")
 
