@@ -14,14 +14,15 @@ from tests.corpus.reference import numeric_grad
 
 
 def euler(x, y, n):
-    for i in range(n):
-        x = x - 0.01 * math.sin(x) * y
+    for _ in range(n):
+        x -= 0.01 * math.sin(x) * y
     return x
 
 
 def euler_array(x, y, n):
-    for i in range(n):
-        x = x - 0.1 * np.sin(x) * y
+    h = 0.1
+    for _ in range(n):
+        x = x - h * np.sin(x) * y
     return np.sum(x * x)
 
 
