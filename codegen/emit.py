@@ -272,33 +272,38 @@ class Emitter:
         self.emit(depth, f"{lhs} = {helper}({', '.join(args)})", op)
 
     def single_use(self, x) -> bool:
-        """Whether the op at hand may update `x` in place: x is read only there, and it is a fresh
-        object this code made (not a view of another array, nor the caller's)."""
-        return isinstance(x, Value) and self.uses.get(x, 0) == 1 and x not in self.protected and (
-            x in self.owned or x in self.producers and declares(self.producers[x].kind, "fresh"))
+        """Whether the op at hand may update `x` in place: x is a loop argument the loop owns (see
+        `owned_carries`: every path reads it once), or x is read only there and is a fresh object
+        this code made (not a view of another array, nor the caller's)."""
+        return isinstance(x, Value) and x not in self.protected and (x in self.owned or (
+            self.uses.get(x, 0) == 1 and x in self.producers and declares(self.producers[x].kind, "fresh")))
 
     def owned_carries(self, op: Op) -> None:
         """Loop arguments that may be updated in place: a carry whose initial value is a fresh
-        object read only by the loop, whose arguments each region reads once, and whose next value
-        the body makes by updating its argument and only yields (nothing keeps the object, as a
-        tape would, to read it after a later update), holds at every iteration an object nothing
-        else sees (a tape `xs.append(v)` is then O(1), not a copy)."""
+        object read only by the loop, whose test reads it at most once, and whose next value the
+        body makes from its argument by updates in place and branches only, every read of the
+        argument on that chain (nothing keeps the object, as a tape would, to read it after a
+        later update), holds at every iteration an object nothing else sees (a tape
+        `xs.append(v)` is then O(1), not a copy)."""
         for c in op.carried():
-            if self.single_use(c.init) and all(self.uses.get(arg, 0) <= 1 for arg in c.args) and \
-                    self.updated_in_place(c.next, c.args[-1]):
+            arg = c.args[-1]
+            if self.single_use(c.init) and all(self.uses.get(a, 0) <= 1 for a in c.args[:-1]) and \
+                    self.chain_reads(c.next, arg) == self.uses.get(arg, 0):
                 self.owned.update(c.args)
 
-    def updated_in_place(self, x, arg: Value) -> bool:
-        """Whether x is made from `arg` by updates in place only (`_IN_PLACE`: xs.append(v),
-        acc[k] += g), each value of the chain read once: by the next update, x by the yield."""
-        while isinstance(x, Value) and self.uses.get(x) == 1 and x in self.producers:
-            update = self.producers[x]
-            if update.kind not in _IN_PLACE or update.results[0] is not x:
-                return False
-            x = update.operands[0]
-            if x is arg:
-                return True
-        return False
+    def chain_reads(self, x, arg: Value) -> int | None:
+        """How many reads of `arg` make x by updates in place (`_IN_PLACE`: xs.append(v), acc[k] +=
+        g) and `if`s whose branches yield such values (a `while` loop's break is one), each value
+        between read once; None where x is made otherwise."""
+        if x is arg:
+            return 1
+        made = self.producers.get(x) if isinstance(x, Value) and self.uses.get(x) == 1 else None
+        if made is not None and made.kind in _IN_PLACE and made.results[0] is x:
+            return self.chain_reads(made.operands[0], arg)
+        if made is not None and made.kind == "if":
+            reads = [self.chain_reads(sub.yields[made.results.index(x)], arg) for sub in made.regions]
+            return None if None in reads else sum(reads)
+        return None
 
     @property
     def protected(self) -> set:
