@@ -278,31 +278,41 @@ class Emitter:
         return isinstance(x, Value) and x not in self.protected and (x in self.owned or (
             self.uses.get(x, 0) == 1 and x in self.producers and declares(self.producers[x].kind, "fresh")))
 
-    def owned_carries(self, op: Op) -> None:
-        """Loop arguments that may be updated in place: a carry whose initial value is a fresh
-        object read only by the loop, whose test reads it at most once, and whose next value the
-        body makes from its argument by updates in place and branches only, every read of the
-        argument on that chain (nothing keeps the object, as a tape would, to read it after a
-        later update), holds at every iteration an object nothing else sees (a tape
-        `xs.append(v)` is then O(1), not a copy)."""
+    def owned_carries(self, op: Op) -> set:
+        """Loop arguments that may be updated in place: a carry whose next value the body makes
+        from its argument by updates in place and branches only, every read of the argument on
+        that chain (nothing keeps the object, as a tape would, to read it after a later update),
+        and which the test reads at most once, holds at every iteration an object nothing else
+        sees (a tape `xs.append(v)` is then O(1), not a copy), when its initial value is a fresh
+        object read only by the loop, or a copy of a list made once as the loop starts.
+        Returns the carries (indices) whose initial value is copied."""
+        copied = set()
         for c in op.carried():
             arg = c.args[-1]
-            if self.single_use(c.init) and all(self.uses.get(a, 0) <= 1 for a in c.args[:-1]) and \
-                    self.chain_reads(c.next, arg) == self.uses.get(arg, 0):
-                self.owned.update(c.args)
+            chain = self.chain(c.next, arg)
+            if chain is None or chain[0] != self.uses.get(arg, 0) or \
+                    any(self.uses.get(a, 0) > 1 for a in c.args[:-1]):
+                continue
+            if not self.single_use(c.init):
+                if not (chain[1] and isinstance(c.init, Value) and type(c.init.type) in _COPY):
+                    continue
+                copied.add(c.index)   # (a list cotangent read from a container, an inner loop's tape's)
+            self.owned.update(c.args)
+        return copied
 
-    def chain_reads(self, x, arg: Value) -> int | None:
-        """How many reads of `arg` make x by updates in place (`_IN_PLACE`: xs.append(v), acc[k] +=
-        g) and `if`s whose branches yield such values (a `while` loop's break is one), each value
-        between read once; None where x is made otherwise."""
+    def chain(self, x, arg: Value) -> tuple[int, int] | None:
+        """How many reads of `arg`, and how many updates in place (`_IN_PLACE`: xs.append(v),
+        acc[k] += g), make x through those updates and `if`s whose branches yield such values (a
+        `while` loop's break is one), each value between read once; None where x is made otherwise."""
         if x is arg:
-            return 1
+            return 1, 0
         made = self.producers.get(x) if isinstance(x, Value) and self.uses.get(x) == 1 else None
         if made is not None and made.kind in _IN_PLACE and made.results[0] is x:
-            return self.chain_reads(made.operands[0], arg)
+            inner = self.chain(made.operands[0], arg)
+            return None if inner is None else (inner[0], inner[1] + 1)
         if made is not None and made.kind == "if":
-            reads = [self.chain_reads(sub.yields[made.results.index(x)], arg) for sub in made.regions]
-            return None if None in reads else sum(reads)
+            parts = [self.chain(sub.yields[made.results.index(x)], arg) for sub in made.regions]
+            return None if None in parts else (sum(p[0] for p in parts), sum(p[1] for p in parts))
         return None
 
     @property
@@ -374,7 +384,7 @@ class Emitter:
 
     def loop(self, op: Op, depth: int) -> None:
         body = op.body
-        self.owned_carries(op)
+        copied = self.owned_carries(op)
         # a carried value, its loop argument(s) and its result share one Python variable, named
         # like the user's variable inside the loop
         for c in op.carried():
@@ -382,7 +392,8 @@ class Emitter:
             for arg in c.args:
                 self.alias(arg, c.arg)
         targets = [self.name(r) for r in op.results]
-        self.assign_many(depth, targets, [self.expr(x) for x in op.inits])
+        self.assign_many(depth, targets, [f"{_COPY[type(x.type)]}({self.expr(x)})" if j in copied else self.expr(x)
+                                          for j, x in enumerate(op.inits)])
         ops = body.ops
         if op.kind == "for":
             item = op.item
@@ -415,6 +426,8 @@ class Emitter:
 
 #: the ops that update their first operand in place where they alone hold it (`Emitter.single_use`)
 _IN_PLACE = ("list_append", "list_pop", "add_at")
+#: how a loop copies, once, the initial value of a carry it then updates in place
+_COPY = {T.ListType: "list"}
 _NOT_EXPRESSIONS = {"if", "for", "while", "global", "setitem", "unpack", "list_pop", "list_append", "add_at",
                     "pycall", "print", "assert"}
 

@@ -47,6 +47,21 @@ def items(xs):
     return s
 
 
+def until(x, y, n):
+    i = 0
+    while i < n:   # its adjoint breaks out of `while True`: the tape grows in a branch
+        x = x * (1.0 - 0.05 * math.cos(x) * y)
+        i += 1
+    return x
+
+
+def nested(x, y, n, m):
+    for i in range(n):
+        for j in range(m):
+            x = x - 0.02 * math.sin(x + j) * y
+    return x
+
+
 def mean_so_far(x, n):
     xs = []
     s = 0.0
@@ -74,7 +89,7 @@ def _second(f, args, i=0):
 
     def weighted3(a, b, c):
         return np.sum(g(a, b, c) * weights)
-    weighted = (weighted1, weighted2, weighted3)[len(args) - 1]
+    weighted = (weighted1, weighted2, weighted3)[len(args) - 1]   # (array gradients have at most 3 arguments here)
     h = wengert.grad(weighted, wrt=i)
     return h(*args), numeric_grad(weighted, args, i), h
 
@@ -85,6 +100,8 @@ CASES = {
     "reads by index": (reads_by_index, (np.linspace(0.1, 1.0, 6), 6)),
     "rows of an array": (rows, (np.linspace(-0.5, 0.7, 12).reshape(4, 3),)),
     "items of a list": (items, ([0.3, -0.4, 0.8, 0.5],)),
+    "while loop": (until, (0.7, 1.3, 9)),
+    "nested loops": (nested, (0.7, 1.3, 3, 4)),
 }
 
 
@@ -96,10 +113,12 @@ def test_second_order_of_loops_matches_central_differences(name):
 
 
 def _calls_in_loops(source: str) -> set:
-    """The names of the functions that the bodies of the source's loops call."""
+    """The names of the functions that the bodies of the source's innermost loops call (an outer
+    loop's step may rebuild an inner loop's tape: that is linear in the inner loop's work)."""
     called = set()
-    for loop in ast.walk(ast.parse(source)):
-        if isinstance(loop, (ast.For, ast.While)):
+    loops = [n for n in ast.walk(ast.parse(source)) if isinstance(n, (ast.For, ast.While))]
+    for loop in loops:
+        if not any(inner is not loop and isinstance(inner, (ast.For, ast.While)) for inner in ast.walk(loop)):
             for node in ast.walk(loop):
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                     called.add(node.func.id)
@@ -111,7 +130,7 @@ def test_no_loop_of_the_second_order_code_rebuilds_a_list(name):
     f, args = CASES[name]
     _, _, h = _second(f, args)
     calls = _calls_in_loops(wengert.source(h))
-    assert not calls & {"getitem_grad", "add_any", "add_at", "pack_like", "list_append"}, wengert.source(h)
+    assert not calls & {"getitem_grad", "add_any", "add_at", "pack_like", "list_append", "list"}, wengert.source(h)
 
 
 def test_the_tape_cotangent_is_accumulated_and_popped_in_place():
