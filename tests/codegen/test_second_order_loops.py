@@ -188,3 +188,16 @@ def test_forward_over_reverse_appends_both_tapes_in_place():
     source = wengert.source(hvp)
     pushes = [line.strip() for line in source.splitlines() if "= list_push(tape" in line and "#" not in line]
     assert "list_append" not in _calls_in_loops(source) and len(pushes) == 2, source
+
+
+def test_forward_over_reverse_adds_reads_in_place():
+    """The tangent of an array accumulator starts as `np.zeros(shape)` (not zeros read from the
+    accumulator, a second read that kept the loop from owning it): both are updated in place."""
+    x, v = np.linspace(0.1, 1.0, 6), np.linspace(-1.0, 1.0, 6)
+    hvp = wengert.hvp(reads_by_index)
+    g = wengert.grad(reads_by_index)
+    eps = 1e-6
+    want = (g(x + eps * v, 6) - g(x - eps * v, 6)) / (2 * eps)
+    np.testing.assert_allclose(hvp(x, 6, v), want, rtol=1e-6, atol=1e-9)
+    calls = _calls_in_loops(wengert.source(hvp))
+    assert "add_at_in_place" in calls and "add_at" not in calls, wengert.source(hvp)
