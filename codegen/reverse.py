@@ -304,9 +304,13 @@ def _scatter_just_made(ct, builder: Builder) -> Op | None:
     rule has just made as cotangent `ct`: added to another cotangent, it is one `add_at`, which
     builds no zeros and, where the emitter sees the accumulator owned, updates it in place."""
     ops = builder.region.ops
-    if not (isinstance(ct, Value) and ct in builder.created and ops and ops[-1].results == [ct]):
+    if not (isinstance(ct, Value) and ct in builder.created and ops and ops[-1].results == [ct]) or \
+            ops[-1].kind != "getitem_grad":
         return None
-    return ops[-1] if ops[-1].kind == "getitem_grad" else None
+    read, *index = ops[-1].operands[1:]
+    if isinstance(type_of_operand(read), (T.DictType, T.TupleType)) and all(isinstance(k, Literal) for k in index):
+        return None   # items of a record under constant keys: the optimizer writes the container out at once
+    return ops[-1]
 
 
 def _describe(x) -> str:
