@@ -286,6 +286,8 @@ class Emitter:
             lhs = ", ".join(results) + ("," if len(results) == 1 else "")
             self.emit(depth, f"{lhs} = {args[0]}" if results else f"{args[0]}", op)
             return
+        if op.kind in ("list_pop", "add_at") and self.single_use(op.operands[0]):
+            return self.in_place(op, args, results, depth)
         if op.kind == "list_pop":
             self.emit(depth, f"{results[0]} = list({args[0]})", op)
             self.emit(depth, f"{results[1]} = {results[0]}.pop({args[1]})", op)
@@ -321,23 +323,70 @@ class Emitter:
     def loops(self) -> list:
         return [op for op in walk(self.fn.body) if op.kind == "for"]
 
-    def single_use(self, x) -> bool:
-        """Whether the op at hand may update `x` in place: x is read only there, and it is a fresh
-        object this code made (not a view of another array, nor the caller's)."""
-        return isinstance(x, Value) and self.uses.get(x, 0) == 1 and x not in self.protected and (
-            x in self.owned or x in self.producers and declares(self.producers[x].kind, "fresh"))
+    def in_place(self, op: Op, args: list, results: list, depth: int) -> None:
+        """A list cotangent popped, or a read's cotangent added into its accumulator, where the op
+        alone holds the list (accumulator): updated in place by a helper that returns it, so that
+        tracing the code again sees the functional primitive."""
+        self.alias(op.results[0], op.operands[0])
+        helper = f"{op.kind}_in_place"
+        self.helpers.add(helper)
+        lhs = ", ".join([args[0], *results[1:]])
+        self.emit(depth, f"{lhs} = {helper}({', '.join(args)})", op)
 
-    def owned_carries(self, op: Op) -> None:
-        """Loop arguments that may be updated in place: a carry whose initial value is a fresh
-        object read only by the loop, and whose arguments each region reads once, holds at every
-        iteration an object nothing else sees (a tape `xs.append(v)` is then O(1), not a copy)."""
+    def single_use(self, x) -> bool:
+        """Whether the op at hand may update `x` in place: x is a loop argument the loop owns (see
+        `owned_carries`: every path reads it once), or x is read only there and is a fresh object
+        this code made (not a view of another array, nor the caller's)."""
+        return isinstance(x, Value) and x not in self.protected and (x in self.owned or (
+            self.uses.get(x, 0) == 1 and x in self.producers and declares(self.producers[x].kind, "fresh")))
+
+    def owned_carries(self, op: Op) -> set:
+        """Loop arguments that may be updated in place: a carry whose next value the body makes
+        from its argument by updates in place and branches only, every read of the argument on
+        that chain (nothing keeps the object, as a tape would, to read it after a later update),
+        and which the test reads at most once, holds at every iteration an object nothing else
+        sees (a tape `xs.append(v)` is then O(1), not a copy), when its initial value is a fresh
+        object read only by the loop, or a copy of a list made once as the loop starts.
+        Returns the carries (indices) whose initial value is copied."""
+        copied = set()
         for c in op.carried():
-            init = c.init
-            # made in the loop's own region: a value from outside an enclosing loop is read anew
-            # at each of its iterations, and must not have changed
-            if self.single_use(init) and self.region_of.get(init) is self.region_of.get(op) \
-                    and all(self.uses.get(arg, 0) <= 1 for arg in c.args) and self.carried_under_its_name(c):
-                self.owned.update(c.args)
+            arg = c.args[-1]
+            chain = self.chain(c.next, arg)
+            if chain is None or chain[0] != self.uses.get(arg, 0) or \
+                    any(self.uses.get(a, 0) > 1 for a in c.args[:-1]):
+                continue
+            # a fresh initial value made in the loop's own block (a value from outside an enclosing
+            # loop is read anew at each of its iterations, and must not have changed), and not
+            # under a second variable (code updating it in place is refused when traced again)
+            if not (self.single_use(c.init) and self.region_of.get(c.init) is self.region_of.get(op)
+                    and self.carried_under_its_name(c)):
+                if not (chain[1] and isinstance(c.init, Value) and type(c.init.type) in _COPY):
+                    continue
+                copied.add(c.index)   # (a list cotangent read from a container, an inner loop's tape's)
+            self.owned.update(c.args)
+        return copied
+
+    def chain(self, x, arg: Value) -> tuple[int, int] | None:
+        """How many reads of `arg`, and how many updates in place (`_IN_PLACE`: xs.append(v),
+        acc[k] += g; `_AUGMENTED`: a_bar + g), make x through those updates and `if`s whose branches
+        yield such values (a `while` loop's break is one), each value between read once; None where
+        x is made otherwise."""
+        if x is arg:
+            return 1, 0
+        made = self.producers.get(x) if isinstance(x, Value) and self.uses.get(x) == 1 else None
+        if made is not None and made.kind in _IN_PLACE and made.results[0] is x:
+            inner = self.chain(made.operands[0], arg)
+            return None if inner is None else (inner[0], inner[1] + 1)
+        if made is not None and made.kind in _AUGMENTED and isinstance(type_of_operand(x), T.ArrayType):
+            for k in ((0, 1) if made.kind in ("add", "mul") else (0,)):
+                inner = self.chain(made.operands[k], arg)
+                if inner is not None and made.operands[1 - k] is not made.operands[k]:
+                    return inner[0], inner[1] + 1
+            return None
+        if made is not None and made.kind == "if":
+            parts = [self.chain(sub.yields[made.results.index(x)], arg) for sub in made.regions]
+            return None if None in parts else (sum(p[0] for p in parts), sum(p[1] for p in parts))
+        return None
 
     def carried_under_its_name(self, c) -> bool:
         """Whether a carry starts without a second variable for its object (`x_1 = x` would be
@@ -511,7 +560,7 @@ class Emitter:
 
     def loop(self, op: Op, depth: int) -> None:
         body = op.body
-        self.owned_carries(op)
+        copied = self.owned_carries(op)
         # a carried value, its loop argument(s) and its result share one Python variable, named
         # like the user's variable inside the loop (see also `hand_over`)
         for c in op.carried():
@@ -520,7 +569,8 @@ class Emitter:
                 self.alias(arg, c.arg)
         self.coalesce(op)
         targets = [self.name(r) for r in op.results]
-        self.assign_many(depth, targets, [self.expr(x) for x in op.inits])
+        self.assign_many(depth, targets, [f"{_COPY[type(x.type)]}({self.expr(x)})" if j in copied else self.expr(x)
+                                          for j, x in enumerate(op.inits)])
         ops = body.ops
         if op.kind == "for":
             item = op.item
@@ -578,7 +628,7 @@ def _sharing_variable(body: Region, arg: Value) -> set:
     out = {arg}
     for op in body.ops:
         updated = op.operands[:2] if op.kind in ("add", "mul") else op.operands[:1]
-        if (op.kind in _AUGMENTED or op.kind in ("list_append", "setitem")) and op.results \
+        if (op.kind in _AUGMENTED or op.kind in _IN_PLACE or op.kind == "setitem") and op.results \
                 and any(x in out for x in updated if isinstance(x, Value)):
             out.add(op.results[0])
     return out
@@ -589,8 +639,13 @@ def _with_nested(op: Op) -> list:
     return [op, *(inner for sub in op.regions for inner in walk(sub))]
 
 
-_NOT_EXPRESSIONS = {"if", "for", "while", "global", "setitem", "unpack", "list_pop", "list_append", "pycall",
-                    "print", "assert"}
+#: the ops that update their first operand in place where they alone hold it (`Emitter.single_use`)
+_IN_PLACE = ("list_append", "list_pop", "add_at")
+#: how a loop copies, once, the initial value of a carry it then updates in place
+_COPY = {T.ListType: "list"}
+_NOT_EXPRESSIONS = {"if", "for", "while", "global", "setitem", "unpack", "list_pop", "list_append", "add_at",
+                    "pycall", "print", "assert"}
+
 
 
 def _foldable(region: Region, uses: dict, out: set | None = None) -> set:
@@ -603,7 +658,7 @@ def _foldable(region: Region, uses: dict, out: set | None = None) -> set:
             _foldable(sub, uses, out)
         for k, x in enumerate(op.operands):
             # a value updated in place (x[i] = v, xs.append(v)) must be a variable
-            if isinstance(x, Value) and x in pending and not (k == 0 and op.kind in ("setitem", "list_append")):
+            if isinstance(x, Value) and x in pending and not (k == 0 and op.kind in ("setitem", *_IN_PLACE)):
                 out.add(x)
         if op.kind in _NOT_EXPRESSIONS:
             pending.clear()   # an update in place or an effect: no expression moves across it

@@ -31,6 +31,11 @@ class _Forward(DerivativePass):
         t = type_of_operand(x)
         if isinstance(t, T.ScalarType) or not isinstance(x, Value):
             return Literal(0.0)
+        # made without reading x where its type tells (x may then be a loop's own accumulator or tape)
+        if isinstance(t, T.ListType) and t.length == 0:
+            return builder.apply(P.make_list, (), {}, hint=f"{x.name}.dot")
+        if isinstance(t, T.ArrayType) and t.known and not t.dtype.startswith("c"):   # float64, as zero_cotangent's
+            return builder.apply(P.PRIMITIVES["zeros"], (Literal(tuple(t.shape)),), {}, hint=f"{x.name}.dot")
         return builder.apply(P.zero_cotangent, (x,), {}, hint=f"{x.name}.dot")
 
     def run(self) -> None:

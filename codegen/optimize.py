@@ -313,6 +313,9 @@ def _scattered_items(op: Op, made_by: dict, uses: dict, region: Region):
     return items, chain
 
 
+_NEW_OBJECTS = ("list", "dict", "setitem", "zero_cotangent", "zeros_like")
+
+
 def eliminate_common_subexpressions(fn: Function) -> bool:
     changed = False
 
@@ -323,16 +326,18 @@ def eliminate_common_subexpressions(fn: Function) -> bool:
             for sub in op.regions:
                 visit(sub, seen)
             prim = P.PRIMITIVES.get(op.kind)
-            if prim is None or prim.effect or len(op.results) != 1 or op.kind in ("list", "dict", "setitem"):
+            # (new containers and zeros: each may be an accumulator, updated in place where one op alone reads it)
+            if prim is None or prim.effect or not op.results or op.kind in _NEW_OBJECTS:
                 continue
             key = (op.kind, tuple(x if isinstance(x, Value) else ("lit", repr(x.value)) for x in op.operands),
                    repr(sorted(op.params.items())))
             if key in seen:
                 region.ops.remove(op)
-                substitute(fn.body, op.results[0], seen[key])
+                for result, kept in zip(op.results, seen[key]):   # (list_append's rules pop g once)
+                    substitute(fn.body, result, kept)
                 changed = True
             else:
-                seen[key] = op.results[0]
+                seen[key] = op.results
     visit(fn.body, {})
     return changed
 

@@ -58,6 +58,12 @@ class _Reverse(DerivativePass):
         if old is None:
             bar[x] = self.named(ct, x, builder)
             return
+        scatter = _scatter_just_made(ct, builder)
+        if scatter is not None:   # a read's cotangent: added where it was read (in a loop, in place)
+            builder.region.ops.remove(scatter)
+            g, read, *index = scatter.operands
+            bar[x] = as_operand(builder.apply(P.add_at, (old, g, read, *index), {}, hint=f"{x.name}.bar"))
+            return
         # a value of unknown type may hold a container at run time (a tape threaded out of a
         # branch, retraced): add_any adds item by item where `+` would concatenate
         adder = P.add if _is_numeric(type_of_operand(x)) else P.add_any
@@ -304,6 +310,20 @@ class _Reverse(DerivativePass):
         final = Value(self.namer.fresh("tape"), list_type)
         op.add_carry(start, args, pushed, final)
         return final
+
+
+def _scatter_just_made(ct, builder: Builder) -> Op | None:
+    """The `getitem_grad(g, x, *index)` (zeros like x, with g where x[index] was read) that a
+    rule has just made as cotangent `ct`: added to another cotangent, it is one `add_at`, which
+    builds no zeros and, where the emitter sees the accumulator owned, updates it in place."""
+    ops = builder.region.ops
+    if not (isinstance(ct, Value) and ct in builder.created and ops and ops[-1].results == [ct]) or \
+            ops[-1].kind != "getitem_grad":
+        return None
+    read, *index = ops[-1].operands[1:]
+    if isinstance(type_of_operand(read), (T.DictType, T.TupleType)) and all(isinstance(k, Literal) for k in index):
+        return None   # items of a record under constant keys: the optimizer writes the container out at once
+    return ops[-1]
 
 
 def _describe(x) -> str:

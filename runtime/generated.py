@@ -4,6 +4,8 @@ source runs on its own. Resolved on access, so primitives made by `custom_vjp` a
 from __future__ import annotations
 
 from . import primitives as P
+from .prims.python import list_pop_in_place  # noqa: F401 (an in-place pop that traces as list_pop)
+from .prims.cotangents import add_at_in_place  # noqa: F401 (traces as add_at)
 
 
 def __getattr__(name: str):

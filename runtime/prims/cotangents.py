@@ -10,7 +10,7 @@ import numpy as np
 from .. import shape_rules as S
 from .. import types as T
 from ..calculus import maybe_container, ops, unbroadcast
-from ..registry import PRIMITIVES, Eager, bind, primitive
+from ..registry import PRIMITIVES, Eager, bind, primitive, stands_for
 from .. import batching as B
 from .arrays import _index, _sum_to
 
@@ -265,6 +265,53 @@ getitem_grad = primitive("getitem_grad", _getitem_grad, arity=None, linear=True,
                          linear_in=(0,), reads_containers=True,
                          eager=Eager(node="IndexBackwardBackward0", saves={0: ()}),
                          doc="zeros like x with g where x[index] was read")
+
+
+def _add_at(acc, g, x, *index):
+    """acc + getitem_grad(g, x, *index) (acc a cotangent of x): a copy of acc with g added
+    where x[index] was read."""
+    copied = list(acc) if isinstance(acc, list) else dict(acc) if isinstance(acc, dict) else \
+        acc.copy() if type(acc) is np.ndarray else acc
+    return add_at_in_place(copied, g, x, *index)
+
+
+def add_at_in_place(acc, g, x, *index):
+    """`_add_at` updating acc itself, in O(size of g), and returning it: how generated code adds
+    the cotangents of a loop's reads `x[k]` into one accumulator that it alone holds; traced
+    again, it is `add_at`, whose result is a new object."""
+    if type(acc) is list and len(index) == 1:   # (the common case first: a loop's read of a tape, per step)
+        k = index[0]
+        if type(k) is int or isinstance(k, np.integer):
+            old = acc[k]
+            acc[k] = g if old is None else _add_any(old, g)
+            return acc
+    key = _index(index)
+    if isinstance(acc, dict) and isinstance(x, dict) and key in acc:
+        acc[key] = _add_any(acc[key], g)
+        return acc
+    if type(acc) is np.ndarray and isinstance(x, np.ndarray) and acc.shape == x.shape and acc.flags.writeable:
+        if isinstance(g, (list, tuple)):   # the cotangent of a list read from x (`first, *rest = x`)
+            g = _array_of(g, x[key])
+        if np.result_type(acc, g) == acc.dtype:
+            if all(isinstance(k, (int, np.integer, slice, type(None), type(Ellipsis)))
+                   for k in (key if isinstance(key, tuple) else (key,))):
+                acc[key] += g          # a basic index reads each element at most once
+            else:
+                np.add.at(acc, key, g)
+            return acc
+    return _add_any(acc, _getitem_grad(g, x, *index))   # a tuple, or a cotangent of another kind: a new one
+
+
+def _add_at_type(ts, cs, ps):
+    return T.join(ts[0], getitem_grad.infer(list(ts[1:]), list(cs[1:]), {})[0])
+
+
+add_at = primitive("add_at", _add_at, arity=None, linear=True, shape_rule=_add_at_type, fresh=True,
+                   vjp=lambda i: (lambda g, out, acc, gy, x, *index: g) if i == 0 else
+                   (lambda g, out, acc, gy, x, *index: _item_of_cotangent(g, gy, x, index)) if i == 1 else None,
+                   linear_in=(0, 1), reads_containers=True,
+                   doc="acc + getitem_grad(g, x, index): acc with g added where x[index] was read")
+stands_for(add_at, [add_at_in_place], "acc, g, x, *index", "acc g x index")
 
 
 def _unconcatenate(g, seq, axis=0, mode="concatenate"):

@@ -11,7 +11,7 @@ import numpy as np
 from .. import shape_rules as S
 from .. import types as T
 from ..calculus import ops, unbroadcast
-from ..registry import MUTATING_METHODS, declare, method, primitive
+from ..registry import MUTATING_METHODS, declare, method, primitive, stands_for
 
 # ---------------------------------------------------------------------------------------------
 # Python builtins over sequences
@@ -159,10 +159,18 @@ def _unpack_jvp(t, out, seq, n=0):
     return tuple(ops.or_zeros(item, o) for item, o in zip(items, out))
 
 
+def _unpack_vjp(g, out, seq, n=0):
+    """The cotangent of the sequence: a tuple (list) of the items' cotangents where seq is known
+    to be one (written `(a_bar, b_bar)`), else built like seq at run time (an array stacks them)."""
+    kind = tuple if isinstance(seq, tuple) else list if isinstance(seq, list) else \
+        {T.TupleType: tuple, T.ListType: list}.get(type(getattr(seq, "type", None)))
+    return ops.pack_like(seq, *g) if kind is None else kind(g)
+
+
 unpack = primitive("unpack", _unpack, params={"n": 0}, linear=True, results=None,
                    shape_rule=lambda ts, cs, ps: list(ts[0].elems) if isinstance(ts[0], T.TupleType)
                    else [ts[0].elem] * ps["n"] if isinstance(ts[0], T.ListType) else [T.UNKNOWN] * ps["n"],
-                   vjp=(lambda g, out, seq, n=0: ops.pack_like(seq, *g),), jvp=(_unpack_jvp,),
+                   vjp=(_unpack_vjp,), jvp=(_unpack_jvp,),
                    reads_containers=True, doc="a, b = seq")
 
 
@@ -172,8 +180,9 @@ def _list_append(xs, v):
 
 list_append = primitive("list_append", _list_append, arity=2, linear=True, shape_rule=S.append_rule,
                         fresh=True,
-                        vjp=(lambda g, out, xs, v: ops.getitem(g, slice(None, -1)),
-                             lambda g, out, xs, v: ops.or_zeros(ops.getitem(g, -1), v)),
+                        # one list_pop for both operands (one op reads g: in a loop it pops in place)
+                        vjp=(lambda g, out, xs, v: ops.list_pop(g, -1)[0],
+                             lambda g, out, xs, v: ops.or_zeros(ops.list_pop(g, -1)[1], v)),
                         linear_in=(0, 1), reads_containers=True, doc="xs + [v]: the list after xs.append(v)")
 method("append", list_append, "xs, v", "xs v", table=MUTATING_METHODS)
 
@@ -195,13 +204,27 @@ def _list_pop(xs, index=-1):
     return out, value
 
 
-list_pop = primitive("list_pop", _list_pop, arity=2, linear=True, results=2,
-                     shape_rule=lambda ts, cs, ps: [T.ListType(ts[0].elem, S.plus(ts[0].length, -1)), ts[0].elem],
+def _list_pop_type(ts, cs, ps):
+    if not isinstance(ts[0], T.ListType):   # a cotangent whose type says less (list_append's rule pops it)
+        return [ts[0], T.UNKNOWN]
+    return [T.ListType(ts[0].elem, S.plus(ts[0].length, -1)), ts[0].elem]
+
+
+list_pop = primitive("list_pop", _list_pop, arity=2, linear=True, results=2, shape_rule=_list_pop_type,
                      # the list after the pop may be unused (`return ls.pop()`): its cotangent is None then
                      vjp=(lambda g, out, xs, index=-1: ops.list_insert(ops.or_zeros(g[0], out[0]), index, g[1]),),
                      jvp=(lambda t, out, xs, index=-1: tuple(ops.list_pop(t, index)),),
                      reads_containers=True, doc="the list after xs.pop(i), and the item")
 method("pop", list_pop, "xs, index=-1", "xs index", table=MUTATING_METHODS)
+
+
+def list_pop_in_place(xs: list, index=-1) -> tuple:
+    """`xs.pop(index)`, returning (xs, the item): how generated code pops from a list that it
+    alone holds (a list cotangent carried by a loop), in O(1); traced again, it is `list_pop`."""
+    return xs, xs.pop(index)
+
+
+stands_for(list_pop, [list_pop_in_place], "xs, index=-1", "xs index")
 dict_items = primitive("dict_items", lambda d: builtins.list(d.items()), linear=True,
                        shape_rule=lambda ts, cs, ps: T.ListType(T.TupleType((T.UNKNOWN, S.dict_value(ts[0])))),
                        vjp=(lambda g, out, d: ops.dict_from_values(d, ops.unzip(g, d, position=1)),),

@@ -287,7 +287,7 @@ CASES: list[Case] = [
     Case("to_tuple", "tuple([x, 2.0 * x])[1]", [(_r(3),), (0.5,)]),
     Case("to_list", "list((x, 2.0 * x))[0]", [(_r(3),), (0.5,)]),
     Case("unpack", "unpack", [(_r(3),), (0.5,)], also=("pack_like",)),
-    Case("list_append", "list_append", [(_r(3),), (0.5,)]),
+    Case("list_append", "list_append", [(_r(3),), (0.5,)], also=("add_at",)),
     Case("list_extend", "list_extend", [(_r(3),), (0.5,)]),
     Case("list_pop", "list_pop", [(_r(3),), (0.5,)], also=("list_insert",)),
     Case("dict_items", "dict_items", [(_r(3),), (0.5,)], also=("dict_from_values",)),

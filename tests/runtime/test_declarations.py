@@ -109,7 +109,8 @@ def test_column_stack_of_mismatched_columns_is_refused_at_the_users_line(tmp_pat
 def test_fresh_results_are_the_primitives_declaring_fresh():
     assert _declaring("fresh") == {
         "zeros_like", "ones_like", "full_like", "zero_cotangent", "zeros", "ones", "full", "empty", "copy",
-        "setitem", "list", "dict", "list_append", "add", "sub", "mul", "div", "neg", "getitem_grad", "to_list"}
+        "setitem", "list", "dict", "list_append", "add", "sub", "mul", "div", "neg", "getitem_grad", "to_list",
+        "add_at"}
 
 
 def test_emits_scalar_tables_are_the_declared_scalar_functions():
