@@ -383,6 +383,14 @@ class Emitter:
                 if inner is not None and made.operands[1 - k] is not made.operands[k]:
                     return inner[0], inner[1] + 1
             return None
+        if made is not None and made.kind in ("for", "while"):   # an inner loop that owns it in turn
+            c = made.carried()[made.results.index(x)]
+            inner = self.chain(c.next, c.args[-1])
+            if inner is None or inner[0] != self.uses.get(c.args[-1], 0) or \
+                    any(self.uses.get(a, 0) > 1 for a in c.args[:-1]):
+                return None
+            outer = self.chain(c.init, arg)
+            return None if outer is None else (outer[0], outer[1] + inner[1] + 1)
         if made is not None and made.kind == "if":
             parts = [self.chain(sub.yields[made.results.index(x)], arg) for sub in made.regions]
             return None if None in parts else (sum(p[0] for p in parts), sum(p[1] for p in parts))

@@ -25,7 +25,7 @@ def power(x, n):
 def test_a_static_depth_unfolds_and_each_value_compiles_its_own_code():
     g = wengert.grad(power)
     assert g(2.0, 3) == pytest.approx(12.0)
-    assert "def power_adjoint(x, power_bar):" in wengert.source(g)   # n is a constant, not a parameter
+    assert "def power_tangent(x, x_dot):" in wengert.source(g)   # n is a constant, not a parameter
     assert g(2.0, 4) == pytest.approx(32.0)
 
 
