@@ -263,13 +263,16 @@ def sweep_cases():
     """(label, transform, hand first-order gradient, arguments) of each sweep."""
     x_array = np.random.default_rng(0).normal(size=64)
     return [("scalar, first order", wengert.grad(W.sweep_scalar), W.sweep_scalar_hand, 0.3),
+            ("two scalars, first order", wengert.grad(W.sweep_pair), W.sweep_pair_hand, (0.3, -0.7)),
             ("array of 64, first order", wengert.grad(W.sweep_array), W.sweep_array_hand, x_array),
             ("scalar, grad(grad)", wengert.grad(wengert.grad(W.sweep_scalar)), W.sweep_scalar_hand, 0.3),
+            ("two scalars, grad(sum(grad))", wengert.grad(W.sweep_pair_grad_sum), W.sweep_pair_hand, (0.3, -0.7)),
             ("array of 64, grad(sum(grad))", wengert.grad(W.sweep_array_grad_sum), W.sweep_array_hand, x_array)]
 
 
 def sweep_section(quick: bool, out) -> None:
-    out("Loop-length sweep: the gradient of an n-step loop (`x = x + 0.001 * sin(x)`), per step: the public "
+    out("Loop-length sweep: the gradient of an n-step loop (`x = x + 0.001 * sin(x)`; for two scalars "
+        "`a, b = a + 0.001 * sin(b), b + 0.001 * sin(a)`, in reverse mode), per step: the public "
         "call, and the generated code alone (without the per-call dispatch, which weighs most at small n); "
         "`vs hand`: over the hand-written first-order gradient (for second order too: the target is 3x of it). "
         "An n "
@@ -332,14 +335,18 @@ def sweep_check(label: str, g, hand, x, n: int) -> None:
     if "grad(" not in label:
         np.testing.assert_allclose(g(x, n), hand(x, n)[1], rtol=1e-9, err_msg=f"sweep {label}, n={n}")
         return
+    pair = isinstance(x, tuple)
     x = np.asarray(x, dtype=float)
+
+    def as_argument(v):
+        return tuple(float(a) for a in v) if pair else v if v.ndim else float(v)
     want = np.empty(x.shape)
     for i in np.ndindex(x.shape):
         e = np.zeros(x.shape)
         e[i] = 1e-5
-        plus, minus = hand(x + e if x.ndim else float(x + e), n)[1], hand(x - e if x.ndim else float(x - e), n)[1]
-        want[i] = np.sum(plus - minus) / 2e-5
-    np.testing.assert_allclose(g(x if x.ndim else float(x), n), want, rtol=1e-6, err_msg=f"sweep {label}, n={n}")
+        plus, minus = hand(as_argument(x + e), n)[1], hand(as_argument(x - e), n)[1]
+        want[i] = np.sum(np.subtract(plus, minus)) / 2e-5
+    np.testing.assert_allclose(g(as_argument(x), n), want, rtol=1e-6, err_msg=f"sweep {label}, n={n}")
 
 
 # -- the machine ------------------------------------------------------------------------------------------

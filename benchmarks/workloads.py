@@ -353,6 +353,33 @@ def sweep_array_grad_sum(x, n):
     return np.sum(wengert.grad(sweep_array)(x, n))
 
 
+def sweep_pair(p, n):
+    """Two floats that drive each other: the gradient is reverse mode (along one float alone,
+    wengert's gradient is a forward pass, with no tape)."""
+    a, b = p
+    for _ in range(n):
+        a, b = a + 0.001 * math.sin(b), b + 0.001 * math.sin(a)
+    return a + b
+
+
+def sweep_pair_hand(p, n):
+    a, b = p
+    steps = []
+    for _ in range(n):
+        steps.append((a, b))
+        a, b = a + 0.001 * math.sin(b), b + 0.001 * math.sin(a)
+    a_bar = b_bar = 1.0
+    for a0, b0 in reversed(steps):
+        a_bar, b_bar = a_bar + 0.001 * math.cos(a0) * b_bar, b_bar + 0.001 * math.cos(b0) * a_bar
+    return a + b, (a_bar, b_bar)
+
+
+def sweep_pair_grad_sum(p, n):
+    """The scalar whose gradient is the pair sweep's second order (reverse over reverse)."""
+    a_bar, b_bar = wengert.grad(sweep_pair)(p, n)
+    return a_bar + b_bar
+
+
 SWEEP_SIZES = (100, 1_000, 10_000, 100_000)
 
 
