@@ -464,6 +464,7 @@ def test_second_derivative_of_det_at_singular_and_stacked_matrices(x):
     np.testing.assert_allclose(wengert.grad(lambda a: np.sum(_det(a)))(x), _cofactor_by_differences(x), atol=1e-7)
 
 
+@pytest.mark.slow   # (about 4 s on an idle machine: the third derivative of a det through its rules)
 def test_third_derivative_of_det_matches_autograd_and_fourth_is_refused():
     x = np.random.default_rng(3).normal(size=(3, 3))
     want = autograd.jacobian(autograd.hessian(anp.linalg.det))(x)
