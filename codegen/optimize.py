@@ -316,6 +316,25 @@ def _scattered_items(op: Op, made_by: dict, uses: dict, region: Region):
 _NEW_OBJECTS = ("list", "dict", "setitem", "zero_cotangent", "zeros_like")
 
 
+def writable_results(fn: Function) -> bool:
+    """The gradients an adjoint returns are arrays of their own, which the caller may update in
+    place: one that is a scalar broadcast to a shape (a read-only view) is `np.full(shape, g)`."""
+    made_by = producers(fn.body)
+    uses = use_counts(fn.body)
+    packed = made_by.get(fn.body.yields[0])
+    if packed is None or packed.kind != "tuple" or packed not in fn.body.ops:
+        return False
+    changed = False
+    for x in packed.operands[1:]:
+        op = made_by.get(x) if isinstance(x, Value) else None
+        if op is None or op.kind != "broadcast_to" or uses.get(x) != 1 or op not in fn.body.ops \
+                or _shape_of(op.operands[0]) != () or not isinstance(op.operands[1], Literal):
+            continue
+        op.kind, op.operands, op.params = "full", [op.operands[1], op.operands[0]], {"dtype": None}
+        changed = True
+    return changed
+
+
 def eliminate_common_subexpressions(fn: Function) -> bool:
     changed = False
 

@@ -15,6 +15,7 @@ from .derivative import carries_derivative
 from .emit import emit_function
 from .inline import NotDifferentiableError, inline_calls
 from .optimize import optimize as run_optimizer
+from .optimize import writable_results
 from .forward import tangent
 from .reverse import adjoint
 
@@ -110,6 +111,8 @@ def _compile_deep(fn, arg_types, wrt, optimize, constants, transform, suffix, va
     if optimize:
         _stage(lambda: run_optimizer(entry), "optimizing the derivative")
         _verify(flat, "optimizing the derivative")
+    if suffix == "adjoint":
+        writable_results(entry)
     name = python_identifier(entry.name) + "_" + suffix
     doc = f"Adjoint of {entry.name}: returns (value, gradient w.r.t. {names})." if suffix == "adjoint" else \
         f"Tangent of {entry.name}: returns (value, derivative along the tangents of {names})."

@@ -181,3 +181,23 @@ def test_a_tape_of_one_value_per_step_is_read_backwards_without_a_copy():
     # the carry's next value is computed after the statements that read the current one
     assert "x_bar = x_bar + acc_bar_1 * acc_3\n" in source
     assert source.index("x_bar = x_bar + acc_bar_1 * acc_3") < source.index("acc_bar_1 = acc_bar_1 * x")
+
+
+def summed(x, y):
+    return np.sum(y * 2.0) + np.sum(x) * np.sum(y)
+
+
+def test_gradients_returned_are_arrays_of_their_own():
+    x, y = np.ones(3), np.arange(2.0)
+    gx, gy = wengert.grad(summed, wrt=(0, 1))(x, y)
+    assert gx.flags.writeable and gy.flags.writeable
+    gx += 1.0   # the caller may update a gradient in place
+    np.testing.assert_allclose(gx, [2.0, 2.0, 2.0])
+    np.testing.assert_allclose(gy, [5.0, 5.0])
+    second = wengert.grad(lambda_first_sum)
+    np.testing.assert_allclose(second(x, y), numeric_grad(lambda_first_sum, (x, y), 0), rtol=1e-6)
+
+
+def lambda_first_sum(x, y):
+    gx, gy = wengert.grad(summed, wrt=(0, 1))(x, y)
+    return np.sum(gx * x) + np.sum(gy)
