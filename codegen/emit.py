@@ -219,8 +219,16 @@ class Emitter:
         if not large:
             return
         code = ast.parse("\n".join(self.lines)).body[0]
-        stored = {n.id for n in ast.walk(code) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        free = large & stored - {self.name(p) for p in self.fn.params}
+        # bound by a statement of the function's own block: a name bound only in a branch or a loop
+        # body may be unbound there (the other branch taken, no iteration run)
+        bound: dict = {}   # name -> the first statement of the function's block that binds it
+        for k, statement in enumerate(code.body):
+            if isinstance(statement, (ast.Assign, ast.AugAssign)):
+                for target in getattr(statement, "targets", [getattr(statement, "target", None)]):
+                    for n in ast.walk(target):
+                        if isinstance(n, ast.Name):
+                            bound.setdefault(n.id, k)
+        free = large & set(bound) - {self.name(p) for p in self.fn.params}
         last: dict = {}
         for k, statement in enumerate(code.body):
             for n in ast.walk(statement):
@@ -228,7 +236,8 @@ class Emitter:
                     last[n.id] = k
         after: dict = {}
         for name, k in last.items():
-            if not isinstance(code.body[min(k + 1, len(code.body) - 1)], ast.Return):   # returning frees them
+            if k >= bound[name] and not isinstance(code.body[min(k + 1, len(code.body) - 1)], ast.Return):
+                # (returning frees them anyway)
                 after.setdefault(code.body[k].end_lineno, []).append(name)
         for line in sorted(after, reverse=True):
             self.lines.insert(line, "    " + "del " + ", ".join(sorted(after[line])))

@@ -201,3 +201,22 @@ def test_gradients_returned_are_arrays_of_their_own():
 def lambda_first_sum(x, y):
     gx, gy = wengert.grad(summed, wrt=(0, 1))(x, y)
     return np.sum(gx * x) + np.sum(gy)
+
+
+def branchy(x):
+    y = x * 2.0
+    if np.sum(x) > 0:
+        t = np.exp(x) * y
+        y = t + 1.0
+    else:
+        y = y - 1.0
+    return np.sum(y * y)
+
+
+def test_a_large_array_bound_in_one_branch_is_not_deleted_after_it():
+    # (`del t` after the `if` would raise UnboundLocalError when the other branch runs)
+    g = wengert.grad(branchy)
+    up, down = np.linspace(-0.5, 1.0, 20_000), np.linspace(-2.0, -1.0, 20_000)
+    e = np.exp(up)
+    np.testing.assert_allclose(g(up), 2 * (2 * up * e + 1.0) * (2 * up * e + 2 * e), rtol=1e-10)
+    np.testing.assert_allclose(g(down), 2 * (2 * down - 1.0) * 2, rtol=1e-10)
