@@ -625,7 +625,8 @@ def _version_of(ir_name: str) -> str:
 
 
 #: the arithmetic `Emitter.update_in_place` writes as an augmented assignment
-_AUGMENTED = {"add": "+=", "sub": "-=", "mul": "*=", "div": "/="}
+#: (the operator is the one each primitive's declared spelling writes: `{0} + {1}` -> `+=`)
+_AUGMENTED = {kind: P.PRIMITIVES[kind].spelling.split()[1] + "=" for kind in ("add", "sub", "mul", "div")}
 
 #: arrays of at least this many bytes are freed after their last use (`Emitter.free_early`): below
 #: it, NumPy's allocator reuses the memory anyway and a `del` line would only be noise
