@@ -21,7 +21,7 @@ import numpy as np
 
 from . import anomaly, grad_mode
 from . import primitives as P
-from .dtypes import Size, of_array
+from .dtypes import Size, of_array, type_name
 from .rules import declared_vjp, vjp_rule
 from .tensor_names import CPP_NAMES, message_name
 
@@ -601,8 +601,21 @@ def _run_tensor_hooks(hooks: dict, grad):
     for hook in list(hooks.values()):
         result = hook(as_tensor(grad))
         if result is not None:
-            grad = as_value(result, create_graph)
+            result = as_value(result, create_graph)
+            _check_hook_result(hook, grad, result)
+            grad = result
     return grad
+
+
+def _check_hook_result(hook, before, after) -> None:
+    """A tensor hook may change a gradient's values, not its shape or dtype (PyTorch's texts)."""
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if _shape(after) != _shape(before):
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    was, got = _np_dtype(before), _np_dtype(after)
+    if was != got:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was torch.{type_name(was)}Tensor "
+                           f"got torch.{type_name(got)}Tensor)")
 
 
 def _retain(tensor, grad) -> None:
@@ -779,9 +792,9 @@ def _as_tuple(x) -> tuple:
 def _root_grads(outputs: tuple, grads: tuple | None, create_graph: bool) -> list:
     """The seed gradient of each output: the given one (shape-checked, cast to the output's dtype),
     or ones for a one-element output."""
-    grads = grads if grads else (None,) * len(outputs)
+    grads = (None,) * len(outputs) if grads is None else grads[:len(outputs)]   # (extra ones unread, as PyTorch)
     if len(grads) != len(outputs):
-        raise RuntimeError(f"got {len(grads)} gradients for {len(outputs)} outputs")
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     seeds = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
         if g is None:
@@ -810,7 +823,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
              inputs=None) -> None:
     """Accumulate into `.grad` of the leaves (or of `inputs`) the gradients of `tensors`."""
     outputs = _as_tuple(tensors)
-    grads = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
+    given = grad_tensors if grad_tensors is not None else grad_variables
+    grads = None if given is None else _as_tuple(given)
     if inputs is not None and len(_as_tuple(inputs)) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     inputs = _as_tuple(inputs)
@@ -843,9 +857,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if is_grads_batched:
         raise NotImplementedError("is_grads_batched=True is not supported by wengert")
     outs, ins = _as_tuple(outputs), _as_tuple(inputs)
+    if not ins:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if retain_graph is None:
         retain_graph = create_graph
-    seeds = _root_grads(outs, _as_tuple(grad_outputs), create_graph)
+    seeds = _root_grads(outs, None if grad_outputs is None else _as_tuple(grad_outputs), create_graph)
     _check_outputs(outs)
     for t in ins:
         if not t.requires_grad:

@@ -215,18 +215,25 @@ def is_floating_point(input: Tensor) -> bool:
     return input.is_floating_point()
 
 
-def _same_rank(tensors: list, what: str) -> None:
-    if not tensors:
-        raise RuntimeError(f"{what}(): expected a non-empty list of Tensors")
-    for t in tensors[1:]:
-        if t.ndim != tensors[0].ndim and what == "torch.cat":
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {tensors[0].ndim} and {t.ndim}")
-
-
 def cat(tensors, dim: int = 0) -> Tensor:
     tensors = [_tensor(t) for t in tensors]
-    _same_rank(tensors, "torch.cat")
-    return record(P.concatenate, (tensors,), {"axis": _dim(dim, tensors[0].ndim)})
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    # PyTorch's legacy rule: a 1-D empty tensor joins anything (it is skipped)
+    joined = [(i, t) for i, t in enumerate(tensors) if t.shape != (0,)] or [(0, tensors[0])]
+    first = joined[0][1]
+    axis = _dim(dim, first.ndim)
+    for i, t in joined[1:]:
+        if t.ndim != first.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {first.ndim} and {t.ndim}")
+        for k, (want, got) in enumerate(zip(first.shape, t.shape)):
+            if k != axis and want != got:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {axis}. Expected size {want} "
+                                   f"but got size {got} for tensor number {i} in the list.")
+    return record(P.concatenate, ([t for _, t in joined],), {"axis": axis})
 
 
 concat = concatenate = cat
@@ -234,11 +241,12 @@ concat = concatenate = cat
 
 def stack(tensors, dim: int = 0) -> Tensor:
     tensors = [_tensor(t) for t in tensors]
-    _same_rank(tensors, "stack")
-    for t in tensors[1:]:
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, t in enumerate(tensors[1:], 1):
         if t.shape != tensors[0].shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
-                               f"entry 0 and {list(t.shape)} at entry {tensors.index(t)}")
+                               f"entry 0 and {list(t.shape)} at entry {i}")
     return record(P.stack, (tensors,), {"axis": _dim(dim, tensors[0].ndim + 1)})
 
 
@@ -290,7 +298,8 @@ METHOD_FUNCTIONS = (
     "amax", "amin", "argmax", "argmin", "std", "var", "norm", "cumsum", "all", "any", "logsumexp", "reshape",
     "transpose", "swapaxes", "t", "permute", "squeeze", "unsqueeze", "flatten", "ravel", "flip", "roll", "tril",
     "triu", "chunk", "split", "unbind", "clone", "detach", "masked_fill", "lerp", "inner", "trace", "inverse",
-    "det", "diag", "moveaxis", "movedim", "ger", "sort", "cross",
+    "det", "diag", "moveaxis", "movedim", "ger", "sort", "cross", "median", "nanmedian", "kthvalue", "mode", "topk",
+    "cummax", "cummin", "msort", "argsort",
 )
 
 

@@ -46,17 +46,7 @@ class _GradModeContext:
         if inspect.isgeneratorfunction(fn):
             @functools.wraps(fn)
             def gen_wrapper(*args, **kwargs):
-                gen = fn(*args, **kwargs)
-                # the mode holds while the generator body runs, not while its caller does
-                with self.clone():
-                    value = next(gen)
-                while True:
-                    sent = yield value
-                    with self.clone():
-                        try:
-                            value = gen.send(sent)
-                        except StopIteration as stop:
-                            return stop.value
+                return (yield from _in_mode(self, fn(*args, **kwargs)))
             return gen_wrapper
 
         @functools.wraps(fn)
@@ -66,12 +56,43 @@ class _GradModeContext:
         return wrapper
 
 
-class no_grad(_GradModeContext):
+def _in_mode(context: _GradModeContext, gen):
+    """Drive generator `gen` with the mode of `context` in force while its body runs (each resumption:
+    next, send, throw), not while its caller's code does; its return value is returned."""
+    request = None   # what the caller sent in, or the exception it threw in
+    thrown = False
+    while True:
+        try:
+            with context.clone():
+                value = gen.throw(request) if thrown else gen.send(request)
+        except StopIteration as stop:
+            return stop.value
+        try:
+            request, thrown = (yield value), False
+        except GeneratorExit:
+            gen.close()
+            raise
+        except BaseException as exc:   # noqa: BLE001 (thrown into the wrapper: passed on to the body)
+            request, thrown = exc, True
+
+
+class _NoArgumentContext(_GradModeContext):
+    """`@no_grad` as well as `@no_grad()`: called with the function itself, it decorates it."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        if not callable(orig_func):
+            raise TypeError(f"{cls.__name__}() takes no arguments")
+        return cls()(orig_func)
+
+
+class no_grad(_NoArgumentContext):
     """Operations inside record no graph: their results do not require grad."""
     _mode = False
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_NoArgumentContext):
     """Recording is on inside, even within `no_grad`."""
     _mode = True
 
@@ -94,3 +115,40 @@ class set_grad_enabled(_GradModeContext):
     def __call__(self, fn):
         _set_enabled(self._prev)   # as a decorator, the mode applies to calls only
         return super().__call__(fn)
+
+
+class inference_mode(_GradModeContext):
+    """`inference_mode(mode=True)`: as `no_grad` (nothing is recorded) for a `with` block or a
+    decorated function (`@inference_mode` and `@inference_mode()` alike); `mode=False` changes nothing."""
+
+    def __new__(cls, mode=True):
+        if callable(mode) and not isinstance(mode, bool):   # @inference_mode, without parentheses
+            return cls()(mode)
+        return super().__new__(cls)
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = bool(mode)
+
+    def __enter__(self):
+        self._prev, self._prev_inference = is_grad_enabled(), _inference.enabled
+        if self.mode:
+            _set_enabled(False)
+            _inference.enabled = True
+
+    def __exit__(self, *exc) -> None:
+        _set_enabled(self._prev)
+        _inference.enabled = self._prev_inference
+
+    def clone(self):
+        return inference_mode(self.mode)
+
+
+class _InferenceState(threading.local):
+    enabled = False
+
+
+_inference = _InferenceState()
+
+
+def is_inference_mode_enabled() -> bool:
+    return _inference.enabled

@@ -25,6 +25,7 @@ from . import autograd as A
 from . import dtypes as D
 from . import grad_mode
 from . import primitives as P
+from . import selection as S
 from . import tensor_names as N
 from .registry import signature
 from .rules import vjp_rule
@@ -436,12 +437,22 @@ def _before_inplace(t, prim, operands):
     return before
 
 
+def _forget_retain(t) -> None:
+    """`t`'s current node no longer retains its gradient (an in-place operation replaced it)."""
+    retains = t._grad_fn._retains if t._grad_fn is not None else None
+    if retains and t._output_nr in retains and retains[t._output_nr]() is t:
+        del retains[t._output_nr]
+
+
 def _rebase(t, node) -> None:
     """`t` now comes out of `node`; a view's base gets a CopySlices around it."""
     if t._base is None:
-        t._grad_fn, t._output_nr = node, 0
-        if t._retains_grad:
+        if t._retains_grad:   # the retained gradient is that of t's new value (PyTorch moves the hook)
+            _forget_retain(t)
+            t._grad_fn, t._output_nr = node, 0
             node.retain_grad_of(t)
+        else:
+            t._grad_fn, t._output_nr = node, 0
         return
     base = t._base
     copy_slices = A.CopySlices(A.gradient_edge(base) if _needs_grad(base) else (None, 0), _meta(base),
@@ -486,6 +497,18 @@ def _dim(d: int, ndim: int) -> int:
     if not lo <= d <= hi:
         raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {d})")
     return d % builtins.max(ndim, 1)
+
+
+def _picks(indices: np.ndarray, axis: int, ndim: int, keepdim: bool) -> tuple:
+    """The index arrays that read, for each position of a reduction along `axis`, the entry at
+    `indices` (shaped as the reduction without keepdim); the read is shaped as the reduction."""
+    shape = np.expand_dims(indices, axis).shape if keepdim else indices.shape
+    grid = np.indices(shape, sparse=True) if shape else ()
+    picked = np.expand_dims(indices, axis) if keepdim else indices
+    if keepdim:
+        return tuple(picked if k == axis else grid[k] for k in range(ndim))
+    others = iter(grid)
+    return tuple(picked if k == axis else next(others) for k in range(ndim))
 
 
 def _dims(dim, ndim: int):
@@ -1266,11 +1289,97 @@ class Tensor:
             raise RuntimeError(f"{which}(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")
         if dim is None:
+            if self._data.dtype.kind == "f" and np.isnan(self._data).any():
+                return self._shared_by_nans(f"{which.capitalize()}Backward1")
             return record(P.PRIMITIVES[which], (self,))
         axis = _dim(dim, self.ndim)
-        values = record(P.PRIMITIVES[which], (self,), {"axis": axis, "keepdims": keepdim})
-        indices = self.argmax(axis, keepdim) if which == "max" else self.argmin(axis, keepdim)
-        return return_type(which, ("values", "indices"))(values, indices)
+        # the whole gradient goes to the index returned, not split among equal values (amax does that)
+        picked = (np.argmax if which == "max" else np.argmin)(self._data, axis=axis) if self.ndim else np.int64(0)
+        return self._picked(which, picked, axis, keepdim, f"{which.capitalize()}Backward0")
+
+    def _picked(self, kind: str, indices, axis: int, keepdim: bool, node: str):
+        """torch.return_types.<kind>(values, indices): the entries at `indices` along `axis` (shaped
+        as the reduction without keepdim), recorded as one read of those entries (node name `node`),
+        so that the gradient goes to them alone."""
+        indices = np.asarray(indices, np.int64)
+        values = record(P.getitem, (self,) + _picks(indices, axis, self.ndim, keepdim), None, node) if self.ndim \
+            else record(P.getitem, (self,), None, node)
+        shaped = np.expand_dims(indices, axis) if keepdim and self.ndim else indices
+        return return_type(kind, ("values", "indices"))(values, Tensor._wrap(np.asarray(shaped)))
+
+    def _shared_by_nans(self, node: str) -> "Tensor":
+        """nan, the extreme or median of entries some of which are nan: its gradient shared evenly
+        among the nans (PyTorch's max(), min() and median() without dim; amax's is nan)."""
+        nans = np.isnan(self._data)
+        total = self.masked_fill(Tensor._wrap(~nans), 0.0).sum()   # nan, read from the nans alone
+        return record(P.div, (total, float(nans.sum())), None, node)
+
+    def median(self, dim=None, keepdim: bool = False):
+        """The lower median (nan where there is one); without dim, its gradient is shared by the
+        entries equal to it (MedianBackward0), with dim it goes to the index returned."""
+        return self._median("median", S.median_indices, dim, keepdim)
+
+    def nanmedian(self, dim=None, keepdim: bool = False):
+        return self._median("nanmedian", S.nanmedian_indices, dim, keepdim)
+
+    def _median(self, kind: str, indices_of, dim, keepdim: bool):
+        name = kind.capitalize()
+        if dim is None:
+            flat = self._data.reshape(-1)
+            if not flat.size:
+                return Tensor._wrap(np.array(np.nan, self._data.dtype))
+            value = flat[indices_of(flat, 0)]
+            if value != value:
+                return self._shared_by_nans(f"{name}Backward0")
+            # the max over the entries equal to the median: its rule shares the gradient among them
+            others = Tensor._wrap(self._data != value)
+            return record(P.PRIMITIVES["max"], (self.masked_fill(others, -np.inf),), None, f"{name}Backward0")
+        axis = _dim(dim, self.ndim)
+        picked = indices_of(self._data, axis) if self.ndim else np.int64(0)
+        return self._picked(kind, picked, axis, keepdim, f"{name}Backward1")
+
+    def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False):
+        axis = _dim(dim, self.ndim)
+        n = self._data.shape[axis] if self.ndim else 1
+        if not 1 <= k <= n:
+            raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
+        picked = S.kth_indices(self._data, k - 1, axis) if self.ndim else np.int64(0)
+        return self._picked("kthvalue", picked, axis, keepdim, "KthvalueBackward0")
+
+    def mode(self, dim: int = -1, keepdim: bool = False):
+        axis = _dim(dim, self.ndim)
+        picked = S.mode_indices(self._data, axis) if self.ndim else np.int64(0)
+        return self._picked("mode", picked, axis, keepdim, "ModeBackward0")
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
+        axis = _dim(dim, self.ndim)
+        if not 0 <= k <= (self._data.shape[axis] if self.ndim else 1):
+            raise RuntimeError("selected index k out of range")
+        if not self.ndim:
+            return self._picked("topk", np.int64(0), 0, False, "TopkBackward0")
+        indices = S.top_indices(self._data, k, axis, largest)
+        values = record(P.take_along_axis, (self, indices), {"axis": axis}, "TopkBackward0")
+        return return_type("topk", ("values", "indices"))(values, Tensor._wrap(indices))
+
+    def cummax(self, dim: int):
+        return self._cumulative("cummax", dim, True)
+
+    def cummin(self, dim: int):
+        return self._cumulative("cummin", dim, False)
+
+    def _cumulative(self, kind: str, dim: int, largest: bool):
+        axis = _dim(dim, self.ndim)
+        if not self.ndim:
+            return self._picked(kind, np.int64(0), 0, False, f"{kind.capitalize()}Backward0")
+        indices = S.cumulative_indices(self._data, axis, largest)
+        values = record(P.take_along_axis, (self, indices), {"axis": axis}, f"{kind.capitalize()}Backward0")
+        return return_type(kind, ("values", "indices"))(values, Tensor._wrap(indices))
+
+    def msort(self) -> "Tensor":
+        return self.sort(dim=0).values
+
+    def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> "Tensor":
+        return self.sort(dim, descending, stable).indices
 
     def max(self, dim=None, keepdim: bool = False):
         return self._extreme("max", dim, keepdim)

@@ -16,7 +16,8 @@ from .runtime.functional import (Generator, allclose, arange, as_tensor, cat, co
                                  is_floating_point, is_tensor, isclose, linspace, log_softmax, manual_seed, normal,
                                  numel, ones, ones_like, pow, rand, rand_like, randint, randn, randn_like, randperm,
                                  seed, softmax, stack, tensor, where, zeros, zeros_like)
-from .runtime.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .runtime.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+                                 set_grad_enabled)
 from .runtime.printing import get_printoptions, set_printoptions
 from .runtime.tensor import Tensor
 
@@ -32,7 +33,7 @@ __all__ = [
     "rand_like", "randn_like", "normal", "manual_seed", "seed", "initial_seed",
     "is_tensor", "numel", "is_floating_point", "cat", "concat", "concatenate", "stack", "where", "einsum", "pow",
     "allclose", "isclose", "equal", "softmax", "log_softmax",
-    "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+    "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode", "is_inference_mode_enabled",
     "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
     "get_default_dtype", "set_default_dtype", "set_printoptions", "get_printoptions",
 ]

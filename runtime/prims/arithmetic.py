@@ -190,7 +190,7 @@ pow = _binary("pow", np.power, [operator.pow, builtins.pow, math.pow], doc="x **
               scalar=scalar.pow,
               partials=(lambda g, out, x, y: ops.mul(g, _pow_base_partial(x, y)),
                         lambda g, out, x, y: ops.mul(g, _pow_exponent_partial(out, x, y))),
-              eager=Eager(_pow_node, {0: (0, 1), 1: (0, "out")}, "promote", methods=("__pow__", "pow"),
+              eager=Eager(_pow_node, {0: (0, 1), 1: (0, 1, "out")}, "promote", methods=("__pow__", "pow"),
                           reflected=("__rpow__",), inplace=("pow_",)))
 
 

@@ -857,3 +857,165 @@ attempt(lambda: torch.tensor(3.5, dtype=torch.int64))
 attempt(lambda: torch.tensor([[1, 2], [3]]))
 attempt(lambda: torch.tensor([[1, 2], 3]))
 '''
+
+# -- issue 12's listed differences ------------------------------------------------------------------
+
+PROGRAMS["cat_and_stack_size_errors"] = '''
+z = torch.zeros
+for parts, dim in [([z(2), z(3)], 0), ([z(2, 3), z(2, 3), z(3, 2)], 0), ([z(2), z(2, 1)], 0), ([], 0)]:
+    attempt(lambda: torch.stack(parts, dim))
+for parts, dim in [([], 0), ([z(2, 3), z(3, 2)], 0), ([z(2, 3), z(2, 4)], 0), ([z(2, 3), z(3, 3), z(2, 4)], 0),
+                   ([z(2, 3), z(2)], 0), ([z(()), z(())], 0), ([z(2, 3), z(2, 3)], 2), ([z(2, 3), z(0)], 0),
+                   ([z(2, 3, 4), z(2, 4, 5)], -1), ([z(2, 3, 4), z(2, 3, 5)], -1)]:
+    attempt(lambda: torch.cat(parts, dim).shape)
+'''
+
+PROGRAMS["reductions_with_ties_send_the_gradient_where_pytorch_does"] = '''
+rows = [[1., 3., 3.], [3., 1., 3.], [2., 1., 2., 1., 2.], [1., 1., 1.], [1., float("nan"), 3., float("nan")]]
+picks = {"max(dim)": lambda x: x.max(dim=0), "min(dim, keepdim)": lambda x: x.min(dim=0, keepdim=True),
+         "max()": lambda x: x.max(), "amax": lambda x: x.amax(0), "median()": lambda x: x.median(),
+         "nanmedian()": lambda x: x.nanmedian(), "kthvalue": lambda x: x.kthvalue(2), "mode": lambda x: x.mode(),
+         "cummax": lambda x: x.cummax(0), "cummin": lambda x: x.cummin(0), "msort": lambda x: x.msort(),
+         "sort": lambda x: x.sort(), "topk smallest": lambda x: x.topk(2, largest=False)}
+for name, pick in picks.items():
+    for row in rows:
+        x = torch.tensor(row, dtype=torch.float64, requires_grad=True)
+        out = pick(x)
+        values = out[0] if isinstance(out, tuple) else out
+        values.sum().backward()
+        print(name, row, out, type(values.grad_fn).__name__, x.grad)
+x = torch.tensor([[1., 5., 5.], [7., 7., 2.]], requires_grad=True)
+for pick in [lambda: x.max(dim=0), lambda: x.max(dim=1, keepdim=True), lambda: x.kthvalue(1, dim=0),
+             lambda: torch.max(x, 1), lambda: torch.kthvalue(x, 2, 1, True), lambda: x.cummin(1)]:
+    x.grad = None
+    values, indices = pick()
+    (values * torch.arange(1., values.numel() + 1).reshape(values.shape)).sum().backward()
+    print(values, indices, x.grad)
+s = torch.tensor(2.0, requires_grad=True)
+print(s.max(0), s.median(), s.kthvalue(1), s.topk(1), s.cummax(0))
+attempt(lambda: x.kthvalue(4, dim=1))
+'''
+
+PROGRAMS["pow_gradients_at_zero"] = '''
+def grads(fn, *values):
+    ts = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in values]
+    out = fn(*ts)
+    out.sum().backward()
+    return out, [t.grad for t in ts]
+print(grads(lambda x: x ** 0, [0., 2., -1.]))
+print(grads(lambda x: x ** 0.0, [0., 2., -1.]))
+print(grads(lambda x, e: x ** e, [0., 0., 0., 2., -1., 0.], [0., 1.5, -1., 0., 2., 2.]))
+print(grads(lambda e: 0 ** e, [0., 1.5, -1., 2.]))
+print(grads(lambda e: 0.0 ** e, [0., 1.5, -1., 2.]))
+print(grads(lambda e: torch.pow(0, e), [0., 1.]))
+print(grads(lambda x: x.pow(torch.tensor(0.)), [0., 2.]))
+x = torch.tensor([0., 1.], dtype=torch.float64, requires_grad=True)
+for e in (0, 1.0, 2):
+    g, = torch.autograd.grad((x ** e).sum(), x, create_graph=True)
+    attempt(lambda: (g, torch.autograd.grad(g.sum(), x, allow_unused=True)))
+'''
+
+PROGRAMS["backward_and_grad_argument_errors"] = '''
+a = torch.ones(2, requires_grad=True)
+attempt(lambda: torch.autograd.backward([a.sum(), a.sum()], grad_tensors=[torch.ones(())]))
+attempt(lambda: torch.autograd.backward([a.sum()], [torch.ones(3)]))
+attempt(lambda: torch.autograd.backward(a.sum(), inputs=[]))
+attempt(lambda: torch.autograd.grad(a.sum(), []))
+attempt(lambda: torch.autograd.grad(a.sum(), ()))
+attempt(lambda: torch.autograd.grad(a.sum(), a, grad_outputs=[torch.ones(()), torch.ones(())]))
+attempt(lambda: torch.autograd.grad([a.sum(), a.sum()], a, grad_outputs=[torch.ones(())]))
+attempt(lambda: torch.autograd.grad([], [a]))
+attempt(lambda: torch.autograd.grad(a * 2, a))
+attempt(lambda: torch.autograd.backward(a.sum(), grad_tensors=torch.ones(())))
+'''
+
+PROGRAMS["hooks_may_not_change_size_or_type"] = '''
+def resize(g):
+    return torch.ones(3)
+def widen(g):
+    return g.double()
+for hook in [resize, widen, lambda g: torch.ones(2, 1)]:
+    a = torch.ones(2, requires_grad=True)
+    b = a * 2
+    b.register_hook(hook)
+    attempt(lambda: b.sum().backward())
+    leaf = torch.ones(2, requires_grad=True)
+    leaf.register_hook(hook)
+    attempt(lambda: (leaf * 3).sum().backward())
+'''
+
+PROGRAMS["retain_grad_then_in_place"] = '''
+a = torch.ones(2, requires_grad=True)
+b = a * 2
+b.retain_grad()
+b.mul_(3)
+b.sum().backward()
+print(b.grad, a.grad)
+c = a * 5
+c.retain_grad()
+c.add_(1)
+c.mul_(2)
+(c * c).sum().backward()
+print(c.grad, a.grad, c.retains_grad)
+'''
+
+PROGRAMS["grad_modes_as_decorators"] = '''
+x = torch.ones(1, requires_grad=True)
+@torch.no_grad()
+def f(x):
+    return x * 2
+@torch.no_grad
+def g(x):
+    return x * 2
+@torch.enable_grad
+def h(x):
+    return x * 2
+@torch.enable_grad()
+def h2(x):
+    return x * 2
+@torch.inference_mode
+def i(x):
+    return x * 2
+@torch.inference_mode()
+def i2(x):
+    return x * 2
+@torch.set_grad_enabled(False)
+def j(x):
+    return x * 2
+print(f(x).requires_grad, g(x).requires_grad, i(x).requires_grad, i2(x).requires_grad, j(x).requires_grad)
+with torch.no_grad():
+    print(h(x).requires_grad, h2(x).requires_grad, torch.is_grad_enabled())
+print(torch.is_grad_enabled(), f.__name__, g.__name__)
+try:
+    with torch.no_grad():
+        raise ValueError("inside")
+except ValueError as e:
+    print("caught", e, torch.is_grad_enabled())
+@torch.no_grad()
+def f_raises(x):
+    raise KeyError("k")
+attempt(lambda: f_raises(x))
+print(torch.is_grad_enabled())
+@torch.no_grad()
+def gen(x):
+    received = yield x * 2
+    print("received", received, torch.is_grad_enabled())
+    yield x * 3
+    return "done"
+it = gen(x)
+first = next(it)
+print(first.requires_grad, torch.is_grad_enabled())
+second = it.send("hello")
+print(second.requires_grad)
+attempt(lambda: next(it))
+@torch.enable_grad()
+def empty_gen():
+    return
+    yield
+print(list(empty_gen()))
+print(torch.is_inference_mode_enabled())
+with torch.inference_mode():
+    print(torch.is_inference_mode_enabled(), torch.is_grad_enabled(), (x * 2).requires_grad)
+with torch.inference_mode(False):
+    print(torch.is_inference_mode_enabled(), (x * 2).requires_grad)
+'''
