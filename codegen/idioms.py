@@ -226,15 +226,40 @@ def _expand_dims(op: Op, shifts: list, rank: int):
 
 
 def _getitem(op: Op, shifts: list, rank: int):
-    """`v[:, None]`: only full slices and new axes (the value itself, axes inserted)."""
+    """Basic indexing by constants: a new axis (None) has s constant along it; a full slice keeps
+    an axis as it is; an integer or another slice only an axis s is constant along."""
     s, *index = shifts
     keys = op.operands[1:]
     if s is None or any(x is not None for x in index) or not all(
-            isinstance(x, Literal) and (x.value is None or x.value == slice(None)) for x in keys):
+            isinstance(x, Literal) and (x.value is None or type(x.value) in (int, slice)) for x in keys):
         return None
-    rest = list(_pad(s, rank - sum(x.value is None for x in keys)))
-    sshape = [1 if x.value is None else rest.pop(0) for x in keys] + rest
+    rest = list(_pad(s, len(_shape(op.operands[0]))))
+    sshape = []
+    for key in (x.value for x in keys):
+        if key is None:
+            sshape.append(1)
+        elif not rest or (key != slice(None) and rest[0] != 1):
+            return None   # (more keys than axes: NumPy's error, not ours to follow)
+        elif type(key) is int:
+            rest.pop(0)
+        else:
+            sshape.append(rest.pop(0))
+    sshape += rest
     return Shift(s.kind, s.k, tuple(sshape)) if len(sshape) == rank else None
+
+
+def _squeeze(op: Op, shifts: list, rank: int):
+    """Axes of length 1 dropped: s is constant along them."""
+    (s,) = shifts if len(shifts) == 1 else (None,)
+    source = _shape(op.operands[0])
+    if s is None or source is None:
+        return None
+    axis = op.params.get("axis")
+    dropped = {a for a, d in enumerate(source) if d == 1} if axis is None else set(_axes(axis, len(source)) or ())
+    if not dropped or any(source[a] != 1 for a in dropped):
+        return None
+    sshape = tuple(d for a, d in enumerate(_pad(s, len(source))) if a not in dropped)
+    return Shift(s.kind, s.k, sshape) if len(sshape) == rank else None
 
 
 def _reshape(op: Op, shifts: list, rank: int):
@@ -263,6 +288,7 @@ _RULES = {
     "log_softmax": _normalised,
     "expand_dims": _expand_dims,
     "getitem": _getitem,
+    "squeeze": _squeeze,
     "reshape": _reshape,
 }
 
