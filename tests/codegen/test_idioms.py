@@ -256,3 +256,38 @@ def test_max_rule_is_gone_and_value_bit_identical(fn):
 def test_max_left_alone_where_it_does_not_cancel(fn):
     for source in _sources(fn, _inputs("plain")):
         assert "stop_gradient" not in source and " == " in source, source
+
+
+def test_second_order_holds_the_max_too():
+    """The gradient's code holds the max, and its own gradient (reverse over reverse) too: no
+    max rule at either order, the values those of autograd."""
+    import autograd
+    Z, Y = _inputs("ties")
+
+    def outer(Z, Y):
+        return np.sum(np.sin(wengert.grad(lse_cross_entropy)(Z, Y)))
+
+    twin = _twin(lse_cross_entropy)
+    second = wengert.grad(outer)
+    _assert_close(second(Z, Y), autograd.grad(lambda Z, Y: autograd.numpy.sum(
+        autograd.numpy.sin(autograd.grad(twin)(Z, Y))))(Z, Y))
+    source = wengert.source(second)
+    assert "stop_gradient(np.max(" in source and " == " not in source, source
+
+
+def log_softmax_rows(Z):
+    m = np.max(Z, axis=1, keepdims=True)
+    return Z - m - np.log(np.sum(np.exp(Z - m), axis=1, keepdims=True))
+
+
+@pytest.mark.parametrize("transform", ["jacfwd", "jacrev"])
+def test_jacobians_of_a_log_softmax(transform):
+    """An array output: batched tangents and cotangents through the held max."""
+    import autograd
+    Z, _ = _inputs("ties")
+    _assert_close(getattr(wengert, transform)(log_softmax_rows)(Z), autograd.jacobian(_twin(log_softmax_rows))(Z))
+
+
+def test_the_max_keeps_its_name_and_has_no_cotangent():
+    source = _sources(lse_cross_entropy, _inputs("plain"))[0]
+    assert "    m = stop_gradient(np.max(Z, axis=1, keepdims=True))\n" in source and "m_bar" not in source, source
