@@ -19,13 +19,22 @@ from ..runtime import types as T
 from ..runtime.custom import stop_gradient_prim
 from ..tracer.cleanup import substitute
 from ..tracer.infer import type_of_operand
-from ..tracer.ir import Function, Literal, Op, Region, Value, readers
+from ..tracer.ir import Function, Literal, Op, Region, Value, producers, readers, walk
 from ..tracer.names import Namer
 from .inline import all_names
 
 #: how many ops reading m (directly or not) one proof may visit: a value read by a long chain of
-#: arithmetic is left alone rather than making the pass quadratic in the program's length
-BUDGET = 64
+#: arithmetic is left alone rather than making the pass quadratic in the program's length (the
+#: idioms take 4 to 10)
+BUDGET = 24
+
+#: the ops a shift is subtracted before (exp(x - m) / sum, m + log(sum(exp(x - m))), softmax(x - m)):
+#: where the candidates are found
+_EXPONENTIALS = ("exp", "softmax", "log_softmax", "logsumexp")
+
+#: ops that lay out their operand's entries anew (`m[:, None]`): a shift subtracted after one is
+#: still a candidate
+_LAYOUT = ("expand_dims", "getitem", "reshape", "squeeze")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,7 +52,7 @@ INVARIANT = "invariant"
 
 
 def hold_shifts(fn: Function) -> bool:
-    """Read every value all of whose uses cancel out (see the module's docstring) through a new
+    """Read every shift all of whose uses cancel out (see the module's docstring) through a new
     `stop_gradient` op right after it. Returns whether anything changed."""
     changed = False
     while (found := _first_invariant(fn)) is not None:
@@ -54,16 +63,35 @@ def hold_shifts(fn: Function) -> bool:
 
 
 def _first_invariant(fn: Function):
-    read_by = readers(fn.body)
-    for region in _regions(fn.body):
-        position = {id(op): i for i, op in enumerate(region.ops)}
-        for op in region.ops:
-            if op.kind == stop_gradient_prim.name:
-                continue
-            for m in op.results:
-                if _candidate(m, read_by) and _cancels(m, region, position, read_by):
-                    return region, op, m
+    """The first shift that cancels out and is not held yet: (its region, its producer, it)."""
+    read_by, made_by = readers(fn.body), producers(fn.body)
+    home = {id(op): region for region in _regions(fn.body) for op in region.ops}
+    positions: dict = {}
+    for m in _shifts(fn, made_by):
+        producer = made_by.get(m)
+        if producer is None or producer.kind == stop_gradient_prim.name or len(producer.results) != 1 \
+                or not isinstance(m.type, T.ArrayType) or not _real_float(m) or _shape(m) is None:
+            continue
+        region = home[id(producer)]
+        position = positions.setdefault(id(region), {id(op): i for i, op in enumerate(region.ops)})
+        if _cancels(m, region, position, read_by):
+            return region, producer, m
     return None
+
+
+def _shifts(fn: Function, made_by: dict):
+    """The candidates: each `m` an exponential reads subtracted (`exp(x - m)`, also where m is
+    laid out anew first: `exp(x - m[:, None])`, then that layout too). So the pass costs a few
+    ops' visits per exponential, whatever the program's length."""
+    for op in walk(fn.body):
+        shifted = made_by.get(op.operands[0]) if op.kind in _EXPONENTIALS and op.operands else None
+        if shifted is None or shifted.kind != "sub" or not isinstance(shifted.operands[1], Value):
+            continue
+        m = shifted.operands[1]
+        layout = made_by.get(m)
+        if layout is not None and layout.kind in _LAYOUT and isinstance(layout.operands[0], Value):
+            yield layout.operands[0]
+        yield m
 
 
 def _regions(region: Region):
@@ -71,12 +99,6 @@ def _regions(region: Region):
     for op in region.ops:
         for sub in op.regions:
             yield from _regions(sub)
-
-
-def _candidate(m: Value, read_by: dict) -> bool:
-    """A real floating-point array of known shape added or subtracted somewhere: the shifts."""
-    return isinstance(m.type, T.ArrayType) and _real_float(m) and _shape(m) is not None and any(
-        isinstance(u, Op) and u.kind in ("add", "sub") for u in read_by.get(m, ()))
 
 
 def _hold(fn: Function, region: Region, producer: Op, m: Value) -> None:
@@ -265,9 +287,9 @@ def _squeeze(op: Op, shifts: list, rank: int):
 def _reshape(op: Op, shifts: list, rank: int):
     """A reshape of a value whose every entry has its own shift (m itself): the reshaped shift is
     as arbitrary as s."""
-    s, shape = shifts
+    s, *shape = shifts
     source = _shape(op.operands[0])
-    if s is None or shape is not None or source is None or _pad(s, len(source)) != tuple(source):
+    if s is None or shape != [None] or source is None or _pad(s, len(source)) != tuple(source):
         return None
     return Shift(s.kind, s.k, tuple(_shape(op.results[0])))
 
