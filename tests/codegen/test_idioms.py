@@ -11,6 +11,7 @@ import pytest
 import wengert
 from tests.corpus.reference import load_with_autograd, numeric_grad, numeric_jacobian
 from wengert.api import as_type
+from wengert.codegen import pipeline
 from wengert.codegen.pipeline import compile_adjoint, compile_tangent
 
 
@@ -291,3 +292,106 @@ def test_jacobians_of_a_log_softmax(transform):
 def test_the_max_keeps_its_name_and_has_no_cotangent():
     source = _sources(lse_cross_entropy, _inputs("plain"))[0]
     assert "    m = stop_gradient(np.max(Z, axis=1, keepdims=True))\n" in source and "m_bar" not in source, source
+
+
+# -- random programs around shifts: held or not, the gradient is the chain rule's ---------------
+
+def _random_program(rng, Z) -> str:
+    """A function of Z: one or two maxima or means (any axis, keepdims or not), then a few steps
+    each drawn from: an idiom (log-sum-exp, softmax, log-softmax) of a 2-d value shifted by any
+    value laid out anyhow, arithmetic, exp, log, a sum or mean, indexing; the sines of some of the
+    last values returned. A step NumPy refuses, or whose value is not finite at Z, is left out."""
+    lines, env, pool = [], {"np": np, "Z": Z}, ["Z"]
+
+    def step(expr):
+        try:
+            with np.errstate(all="ignore"):
+                value = eval(expr, env)
+        except (ValueError, IndexError, TypeError):
+            return None
+        if not np.all(np.isfinite(value)):
+            return None
+        name = f"v{len(lines)}"
+        env[name] = value
+        lines.append(f"    {name} = {expr}")
+        pool.append(name)
+        return name
+
+    def pick(test=lambda v: True):
+        found = [v for v in pool if test(v)]
+        return rng.choice(found) if found else None
+
+    matrix, positive = (lambda v: np.ndim(env[v]) == 2), (lambda v: np.all(env[v] > 0))
+    for _ in range(rng.integers(1, 3)):
+        step(f"np.{rng.choice(['max', 'amax', 'mean'])}({pick(matrix)}, axis={rng.choice([0, 1, -1, None])}, "
+             f"keepdims={rng.random() < 0.7})")
+    for _ in range(rng.integers(3, 10)):
+        a, b, r = pick(), pick(), rng.random()
+        if r < 0.4:
+            x, axis = pick(matrix), rng.choice([0, 1, -1])
+            m = pick(lambda v: np.size(env[v]) < np.size(Z)) if rng.random() < 0.8 else pick()   # mostly a reduction
+            m = rng.choice([m, m, f"{m}[:, None]", f"{m}[None, :]", f"np.expand_dims({m}, 1)", f"{m}.reshape(-1, 1)",
+                            f"np.squeeze({m})", f"{m}[:, 0]"])
+            e = step(f"np.exp({x} - {m})")
+            s = e and step(f"np.log(np.sum({e}, axis={axis}, keepdims={rng.random() < 0.7}))")
+            e and rng.choice([lambda: step(f"{e} / {e}.sum(axis={axis}, keepdims=True)"),
+                              lambda: s and step(f"{m} + {s}"), lambda: s and step(f"{s} + {m}"),
+                              lambda: s and step(f"({x} - {m}) - {s}"), lambda: s and step(f"{x} - {m} - {s}")])()
+        elif r < 0.45:
+            step(f"{a} {rng.choice(['+', '-', '*'])} {b}")
+        elif r < 0.55:
+            (b := pick(positive)) and step(f"{a} / {b}")
+        elif r < 0.62:
+            step(f"np.exp({a})")
+        elif r < 0.7:
+            (b := pick(positive)) and step(f"np.log({b})")
+        elif r < 0.82:
+            step(f"np.{rng.choice(['sum', 'mean'])}({a}, axis={rng.choice([0, 1, -1, None])}, "
+                 f"keepdims={rng.random() < 0.5})")
+        elif r < 0.92:
+            step(f"{a}[{rng.choice([':, 0', ':, 1:', '::-1', ':, None', '1:', '0', 'None', ':, ::2'])}]")
+        else:
+            step(rng.choice([f"-{a}", f"np.square({a})", f"np.squeeze({a})", f"2.0 * {a}", f"{a} + 1.0"]))
+    last = pool[-3:] if len(pool) > 1 else ["Z"]   # (the latest values: more programs where the shifts cancel)
+    returned = rng.choice(last, size=rng.integers(1, len(last) + 1), replace=False)
+    return "import numpy as np\n\n\ndef f(Z):\n" + "\n".join(lines) + "\n    return " + " + ".join(
+        f"np.sum(np.sin({v}))" for v in returned) + "\n"
+
+
+def _random_programs(count: int, first: int = 0):
+    return [pytest.param(seed, id=f"seed{seed}") for seed in range(first, first + count)]
+
+
+@pytest.mark.parametrize("seed", _random_programs(40) + [
+    pytest.param(*p.values, marks=pytest.mark.slow, id=p.id) for p in _random_programs(400, 40)])
+def test_random_programs_against_the_chain_rule(seed, monkeypatch, tmp_path):
+    """The gradient with the shifts held is the gradient of the same code through them (the pass
+    left out; itself checked against autograd by the corpus), whether the pass holds a shift or
+    not; where it does, the tangent agrees too, and the Hessian with differences of that gradient.
+    Inputs with ties in both axes for one seed in three."""
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(4, 3))
+    if seed % 3 == 0:
+        Z[1, :2] = Z[1].max() + 0.3
+        Z[:, 1] = Z[:, 2] = Z.max(axis=0)[2] + 0.5
+    source = _random_program(rng, Z)
+    filename = str(tmp_path / f"random_shift_{seed}.py")
+    wengert.register_source(filename, source)
+    namespace = {}
+    exec(compile(source, filename, "exec"), namespace)
+    f, types = namespace["f"], [as_type(Z)]
+    with np.errstate(all="ignore"):
+        held = compile_adjoint(f, types, [0])
+        monkeypatch.setattr(pipeline, "hold_shifts", lambda fn: False)
+        through = compile_adjoint(f, types, [0])
+        value, gradient = held.fn(Z, 1.0)
+        _, expected = through.fn(Z, 1.0)
+        assert np.array_equal(value, f(Z)), source
+        _assert_close(gradient, expected)
+        if "stop_gradient(" in held.source:
+            monkeypatch.undo()
+            _, tangent = wengert.jvp(f, (Z,), (np.ones_like(Z),))
+            _assert_close(tangent, np.sum(expected))
+            if seed % 3:   # (at ties a max used elsewhere makes the gradient jump: no differences there)
+                np.testing.assert_allclose(wengert.hessian(f)(Z), numeric_jacobian(
+                    lambda Z: through.fn(Z, 1.0)[1], (Z,), 0), rtol=1e-5, atol=1e-6)
