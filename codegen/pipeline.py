@@ -13,6 +13,7 @@ from ..tracer.pipeline import deep_recursion, refuse_output, trace
 from ..tracer.verify import IRVerificationError, verify
 from .derivative import carries_derivative
 from .emit import emit_function
+from .idioms import hold_shifts
 from .inline import NotDifferentiableError, inline_calls
 from .optimize import optimize as run_optimizer
 from .optimize import writable_results
@@ -99,6 +100,7 @@ def _compile_deep(fn, arg_types, wrt, optimize, constants, transform, suffix, va
     names = ", ".join(entry.params[i].name for i in wrt)
     if optimize:   # differentiate the simplest program: items of tuples read directly, no dead code
         _stage(lambda: run_optimizer(entry), "optimizing")
+        hold_shifts(entry)   # no derivative through the max a stable softmax subtracts (codegen/idioms.py)
         _verify(flat, "optimizing")
     refuse_output(fn, entry.body.yields[0])   # after optimizing: a branch on a shape is folded
     shared = transform(entry, wrt, files)   # values that may share another's Python variable
