@@ -523,7 +523,10 @@ class Emitter:
                                          not any(_is_array(x) for x in op.operands)):
             return spelling.format(*args, args=", ".join(args))   # NumPy's operator when an array is involved
         if kind == "getitem":
-            return f"{args[0]}[{index_text(op.operands[1:], args[1:])}]"
+            base = args[0]
+            if isinstance(op.operands[0], Literal) and isinstance(op.operands[0].value, (int, float, complex)):
+                base = f"np.asarray({base})"   # a folded NumPy scalar (np.log(2.0)[None]): NumPy indexes it
+            return f"{base}[{index_text(op.operands[1:], args[1:])}]"
         if kind == "tuple":
             return "(" + ", ".join(args) + ("," if len(args) == 1 else "") + ")"
         if kind == "list":

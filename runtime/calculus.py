@@ -36,7 +36,7 @@ def ndim_of(x) -> int:
 
 def axes_of(axis, ndim: int) -> tuple:
     """A reduction's `axis` parameter as a sorted tuple of non-negative axes."""
-    if axis is None:
+    if axis is None or ndim == 0:   # (NumPy reduces a 0-d value along axis 0 or -1: to itself)
         return tuple(range(ndim))
     return tuple(sorted(a % ndim for a in (axis if isinstance(axis, tuple) else (axis,))))
 

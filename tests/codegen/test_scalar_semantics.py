@@ -175,3 +175,21 @@ def test_generated_code_runs_python_operators_and_falls_back_only_where_they_rai
         warnings.simplefilter("always")
         assert wengert.grad(loud_quotient)(1.0, 0.0) == np.inf
     assert capsys.readouterr().out == "quotient\n"
+
+
+def _log2_row(Z):
+    return np.sum(Z * np.log(2.0)[None])   # NumPy's np.log(2.0) is a NumPy scalar: it can be indexed
+
+
+def _sum_of_a_scalar_along_axis_0(x):
+    return np.sum(np.sum(np.max(x), axis=0) * x)   # NumPy reduces a 0-d value along axis 0 to itself
+
+
+def test_a_folded_numpy_scalar_can_be_indexed_and_reduced_along_axis_0():
+    import wengert
+    Z = np.array([1.0, -2.0, 0.5])
+    np.testing.assert_allclose(wengert.grad(_log2_row)(Z), np.full(3, np.log(2.0)), rtol=1e-15)
+    x = np.array([[1.0, 3.0], [2.0, -1.0]])
+    want = np.full_like(x, 3.0)
+    want[0, 1] += x.sum()   # d/dx of max(x) * sum(x): the max's entry also carries sum(x)
+    np.testing.assert_allclose(wengert.grad(_sum_of_a_scalar_along_axis_0)(x), want, rtol=1e-15)
