@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..runtime.tensor import Tensor
-from .optimizer import Optimizer, array, changed, check_options, lerp_, scalar, scalar_step, zeros_like
+from .optimizer import Optimizer, array, changed, check_options, gradient, lerp_, scalar, scalar_step, zeros_like
 
 
 class Adam(Optimizer):
@@ -45,9 +45,7 @@ class Adam(Optimizer):
                 state["exp_avg_sq"] = zeros_like(p)
                 if group["amsgrad"]:
                     state["max_exp_avg_sq"] = zeros_like(p)
-            x, g = array(p), array(p.grad)
-            if group["maximize"]:
-                g = -g
+            x, g = array(p), gradient(p, group)
             step_t, m, v = state["step"], array(state["exp_avg"]), array(state["exp_avg_sq"])
             step_t._data += 1
             if weight_decay != 0:

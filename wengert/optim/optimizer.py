@@ -51,6 +51,12 @@ def changed(*tensors: Tensor) -> None:
         t._vc[0] += 1
 
 
+def gradient(p: Tensor, group: dict) -> np.ndarray:
+    """`p`'s gradient as `array` gives it, negated when the group maximizes."""
+    g = array(p.grad)
+    return -g if group["maximize"] else g
+
+
 def wrap_like(a: np.ndarray, p: Tensor) -> Tensor:
     """A Tensor over `a` (from `array`), seen with `p`'s dtype again."""
     return Tensor._wrap(a.view(p._data.dtype))

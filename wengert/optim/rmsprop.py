@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .optimizer import Optimizer, array, changed, check_options, lerp_, scalar, scalar_step, zeros_like
+from .optimizer import Optimizer, array, changed, check_options, gradient, lerp_, scalar, scalar_step, zeros_like
 
 
 class RMSprop(Optimizer):
@@ -42,9 +42,7 @@ class RMSprop(Optimizer):
                     state["momentum_buffer"] = zeros_like(p)
                 if group["centered"]:
                     state["grad_avg"] = zeros_like(p)
-            x, g = array(p), array(p.grad)
-            if group["maximize"]:
-                g = -g
+            x, g = array(p), gradient(p, group)
             state["step"]._data += 1
             if weight_decay != 0:
                 g = g + weight_decay * x

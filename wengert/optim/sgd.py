@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .optimizer import Optimizer, array, changed, check_options, scalar, wrap_like
+from .optimizer import Optimizer, array, changed, check_options, gradient, scalar, wrap_like
 
 
 class SGD(Optimizer):
@@ -32,10 +32,7 @@ class SGD(Optimizer):
         lr, weight_decay = scalar(group["lr"]), scalar(group["weight_decay"])
         momentum, dampening = group["momentum"], group["dampening"]
         for p in params:
-            x = array(p)
-            g = array(p.grad)
-            if group["maximize"]:
-                g = -g
+            x, g = array(p), gradient(p, group)
             if weight_decay != 0:
                 g = g + weight_decay * x
             if momentum != 0:

@@ -255,3 +255,28 @@ def test_add_param_group_fills_the_defaults():
     assert opt.param_groups[1]["momentum"] == 0.9
     with pytest.raises(ValueError, match="some parameters appear in more than one parameter group"):
         opt.add_param_group({"params": [a]})
+
+
+def test_a_users_optimizer_subclass_as_in_pytorchs_docs():
+    results = []
+    for lib in (wengert, torch):
+        class PlainSGD(lib.optim.Optimizer):
+            def __init__(self, params, lr=0.1):
+                super().__init__(params, {"lr": lr})
+
+            def step(self, closure=None):
+                with lib.no_grad():
+                    for group in self.param_groups:
+                        for p in group["params"]:
+                            if p.grad is not None:
+                                p.add_(p.grad, alpha=-group["lr"])
+
+        p = lib.tensor([1.0, -2.0], dtype=lib.float64, requires_grad=True)
+        opt, calls = PlainSGD([p], lr=0.25), []
+        opt.register_step_post_hook(lambda o, args, kwargs: calls.append(p.tolist()))
+        for _ in range(3):
+            opt.zero_grad()
+            (p ** 2).sum().backward()
+            opt.step()
+        results.append((p.tolist(), calls, repr(opt)))
+    assert results[0] == results[1]
