@@ -280,3 +280,16 @@ def test_a_users_optimizer_subclass_as_in_pytorchs_docs():
             opt.step()
         results.append((p.tolist(), calls, repr(opt)))
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop"])
+def test_float32_parameters_stay_float32_and_follow_torch(name):
+    options = {"SGD": dict(lr=0.1, momentum=0.9), "RMSprop": dict(lr=0.01, centered=True)}.get(name, dict(lr=0.01))
+    make = lambda lib, params: getattr(lib.optim, name)(params, **options)
+    init, grads = _initial(6, np.float32), _gradients(6, np.float32)
+    ours, opt = _run(wengert, make, init, grads)
+    theirs, _ = _run(torch, make, init, grads)
+    for a, b in zip(ours, theirs):
+        assert a.dtype == np.float32
+        np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-6)
+    assert all(v.dtype == wengert.float32 for state in opt.state.values() for v in state.values())
