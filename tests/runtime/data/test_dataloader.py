@@ -135,6 +135,7 @@ def test_samplers():
     "DataLoader(data, batch_sampler=[[0]], batch_size=2)", "DataLoader(data, batch_size=None, drop_last=True)",
     "DataLoader(data, num_workers=-1)", "TensorDataset(lib.ones(3), lib.ones(4))",
     "random_split(range(10), [3, 6])", "random_split(range(10), [0.5, 1.5])",
+    "ConcatDataset([])", "ConcatDataset([range(3), range(2)])[-6]", "ConcatDataset([range(3), range(2)])[5]",
 ])
 def test_errors_as_torch(call):
     errors = []
@@ -155,3 +156,10 @@ def test_random_split():
     assert [len(p) for p in random_split(range(10), [0.25, 0.25, 0.5])] == [3, 2, 5]   # torch's rounding
     loader = DataLoader(parts[1], batch_size=7)
     assert sorted(next(iter(loader)).tolist()) == sorted(parts[1])
+
+
+def test_concatenated_datasets():
+    both = TensorDataset(wengert.arange(3)) + TensorDataset(wengert.arange(10, 12))
+    assert len(both) == 5 and both.cumulative_sizes == [3, 5]
+    assert [both[i][0].item() for i in range(-5, 5)] == [0, 1, 2, 10, 11] * 2
+    assert next(iter(DataLoader(both, batch_size=5)))[0].tolist() == [0, 1, 2, 10, 11]

@@ -1,7 +1,9 @@
-"""Datasets as PyTorch's: `Dataset` (the interface), `TensorDataset` (rows of tensors), `Subset`,
-and `random_split` (disjoint random subsets, by lengths or fractions)."""
+"""Datasets as PyTorch's: `Dataset` (the interface; `a + b` concatenates), `TensorDataset` (rows of
+tensors), `ConcatDataset`, `Subset`, and `random_split` (disjoint random subsets, by lengths or fractions)."""
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 import warnings
 
@@ -13,6 +15,9 @@ class Dataset:
 
     def __getitem__(self, index):
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
+
+    def __add__(self, other) -> "ConcatDataset":
+        return ConcatDataset([self, other])
 
 
 class TensorDataset(Dataset):
@@ -27,6 +32,29 @@ class TensorDataset(Dataset):
 
     def __len__(self) -> int:
         return self.tensors[0].size(0)
+
+
+class ConcatDataset(Dataset):
+    """The samples of each dataset in turn."""
+
+    def __init__(self, datasets) -> None:
+        self.datasets = list(datasets)
+        assert len(self.datasets) > 0, "datasets should not be an empty iterable"
+        self.cumulative_sizes = list(itertools.accumulate(len(d) for d in self.datasets))
+
+    def __len__(self) -> int:
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, idx):
+        if idx < 0:
+            if -idx > len(self):
+                raise ValueError("absolute value of index should not exceed dataset length")
+            idx = len(self) + idx
+        which = bisect.bisect_right(self.cumulative_sizes, idx)
+        start = self.cumulative_sizes[which - 1] if which > 0 else 0
+        if which == len(self.datasets):
+            raise IndexError("list index out of range")
+        return self.datasets[which][idx - start]
 
 
 class Subset(Dataset):
