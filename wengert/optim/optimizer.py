@@ -256,6 +256,7 @@ class Optimizer:
         state: defaultdict = defaultdict(dict)
         for k, v in state_dict["state"].items():
             if k in id_map:
+                _check_shapes(k, id_map[k], v)
                 state[id_map[k]] = _cast(id_map[k], v)
             else:
                 state[k] = v
@@ -264,6 +265,20 @@ class Optimizer:
             if "param_names" in group and "param_names" not in saved:
                 saved["param_names"] = group["param_names"]
         self.__setstate__({"state": state, "param_groups": saved_groups})
+
+
+#: the state the optimizers here keep per parameter with the parameter's shape
+_SHAPED_STATE = ("momentum_buffer", "exp_avg", "exp_avg_sq", "max_exp_avg_sq", "square_avg", "grad_avg")
+
+
+def _check_shapes(index, param: Tensor, state) -> None:
+    """A state dict saved for other parameters is refused when loaded, not when a step breaks on it."""
+    for key in _SHAPED_STATE:
+        value = state.get(key) if isinstance(state, dict) else None
+        if isinstance(value, Tensor) and value.shape != param.shape:
+            raise ValueError(f"loaded state dict: state '{key}' of parameter {index} has shape "
+                             f"{tuple(value.shape)}, but the optimizer's parameter {index} has shape "
+                             f"{tuple(param.shape)}")
 
 
 def _cast(param: Tensor, value, key=None):
@@ -296,19 +311,30 @@ class _Handle:
 def _with_hooks(step):
     """A subclass's `step` with the optimizer's step hooks around it."""
     def hooked(self, *args, **kwargs):
-        for hook in list(self._optimizer_step_pre_hooks.values()):
-            result = hook(self, args, kwargs)
-            if result is not None:
-                if not (isinstance(result, tuple) and len(result) == 2):
-                    raise RuntimeError(f"{hook} must return None or a tuple of (new_args, new_kwargs), but got "
-                                       f"{result}.")
-                args, kwargs = result
-        out = step(self, *args, **kwargs)
-        for hook in list(self._optimizer_step_post_hooks.values()):
-            hook(self, args, kwargs)
-        return out
+        if self.__dict__.get("_in_step"):   # a subclass's step calling super().step(): hooks run once
+            return step(self, *args, **kwargs)
+        self._in_step = True
+        try:
+            return _run_hooked(step, self, args, kwargs)
+        finally:
+            self._in_step = False
     hooked.__name__, hooked.__qualname__, hooked.__doc__ = step.__name__, step.__qualname__, step.__doc__
     return hooked
+
+
+def _run_hooked(step, self, args: tuple, kwargs: dict):
+    """The pre-hooks (which may replace the arguments), `step`, the post-hooks."""
+    for hook in list(self._optimizer_step_pre_hooks.values()):
+        result = hook(self, args, kwargs)
+        if result is not None:
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise RuntimeError(f"{hook} must return None or a tuple of (new_args, new_kwargs), but got "
+                                   f"{result}.")
+            args, kwargs = result
+    out = step(self, *args, **kwargs)
+    for hook in list(self._optimizer_step_post_hooks.values()):
+        hook(self, args, kwargs)
+    return out
 
 
 Optimizer.step = _with_hooks(Optimizer.step)

@@ -293,3 +293,27 @@ def test_float32_parameters_stay_float32_and_follow_torch(name):
         assert a.dtype == np.float32
         np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-6)
     assert all(v.dtype == wengert.float32 for state in opt.state.values() for v in state.values())
+
+
+def test_a_state_dict_of_other_shapes_is_refused_when_loaded():
+    a = optim.Adam([wengert.zeros(3, requires_grad=True)])
+    a.param_groups[0]["params"][0].grad = wengert.ones(3)
+    a.step()
+    b = optim.Adam([wengert.zeros(2, requires_grad=True)])
+    with pytest.raises(ValueError, match=r"state 'exp_avg' of parameter 0 has shape \(3,\), but the optimizer's "
+                                         r"parameter 0 has shape \(2,\)"):
+        b.load_state_dict(a.state_dict())
+
+
+def test_hooks_run_once_when_a_subclass_step_calls_the_base_step():
+    class Logged(optim.SGD):
+        def step(self, closure=None):
+            return super().step(closure)
+
+    p = wengert.tensor([1.0], requires_grad=True)
+    p.grad = wengert.tensor([2.0])
+    opt, seen = Logged([p], lr=0.5), []
+    opt.register_step_pre_hook(lambda o, args, kwargs: seen.append("pre"))
+    opt.register_step_post_hook(lambda o, args, kwargs: seen.append("post"))
+    opt.step()
+    assert seen == ["pre", "post"] and p.tolist() == [0.0]
