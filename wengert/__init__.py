@@ -32,6 +32,10 @@ _SUBMODULES = ("eager", "autograd", "linalg", "special", "compiled", "cli")
 #: eager Tensor graph; the IR parser is only for IR text
 _DEFINED_IN = {"function": ".compiled", "IRSyntaxError": ".tracer.parser"}
 
+#: torch's training idioms: torch.optim, torch.utils.data, torch.save/torch.load, a picture of the graph
+_SUBMODULES += ("optim", "utils", "viz", "serialization")
+_DEFINED_IN.update(save=".serialization", load=".serialization")
+
 
 def _load_eager():
     """The PyTorch-shaped eager API, its names made the package's own (`import wengert as torch`)."""
