@@ -176,9 +176,12 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -
     return _leaf(_gen(generator).standard_normal(_shape_args(size)).astype(_float_dtype(dtype)), requires_grad)
 
 
-def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None) -> Tensor:
-    if size is None:
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None) -> Tensor:
+    """randint(high, size) or randint(low, high, size), positional or by keyword, as PyTorch's."""
+    if size is None:   # randint(high, size): the two given fill the last two places
         low, high, size = 0, low, high
+    if high is None or size is None:
+        raise TypeError("randint() missing required arguments: 'high' and 'size'")
     return _leaf(_gen(generator).integers(low, high, _shape_args((size,))).astype(
         D.as_dtype(dtype).np if dtype is not None else np.int64), False)
 
