@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..runtime import primitives as P
 from ..runtime import types as T
 from ..tracer.aliases import VERSION_KINDS
-from ..tracer.fold import NEVER_FOLDED
+from ..tracer.fold import NEVER_FOLDED, static_value
 from ..tracer.infer import type_of_operand
 from ..tracer.ir import Function, Literal, Op, Region, Value, defined_in, producers, walk
 from .optimize import _has_effect
@@ -66,21 +66,16 @@ def _surely_run(loop: Op, made_by: dict) -> list:
 
 def _trip_count(iterable, made_by: dict) -> int | None:
     """How many items iterating `iterable` gives, when the program says it before running."""
-    if isinstance(iterable, Literal):
-        return len(iterable.value) if isinstance(iterable.value, (tuple, str)) else None
-    producer = made_by.get(iterable)
+    producer = made_by.get(iterable) if isinstance(iterable, Value) else None
     if producer is not None and producer.kind == "range":
         if all(isinstance(x, Literal) and type(x.value) is int for x in producer.operands):
             return len(range(*[x.value for x in producer.operands]))
         return None
     t = type_of_operand(iterable)
-    if isinstance(t, T.TupleType):
-        return len(t.elems)
-    if isinstance(t, T.ListType):
+    if isinstance(t, T.ListType):   # (its length is in its type, which `len` is not folded from)
         return t.length
-    if isinstance(t, T.ArrayType) and t.known and t.shape:
-        return t.shape[0]
-    return None
+    n = static_value(P.PRIMITIVES["len"], [iterable], {})   # a tuple's, an array's, a constant's
+    return n if type(n) is int else None
 
 
 def _movable(op: Op, updated: set) -> bool:

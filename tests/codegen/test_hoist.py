@@ -4,6 +4,7 @@ adjoint loop reads it from outside), forward mode and second order; ops of loops
 run, of `if` branches, reading a carry, or making an object the loop updates stay where they are.
 Values and derivatives are checked against HIPS autograd and central differences, and the
 generated source is read."""
+import copy
 import math
 import re
 import types
@@ -98,6 +99,24 @@ def guarded(x, k):
     for _ in range(2):
         assert k > 0.0, "k must be positive"
         x = x + np.log(k)   # after an assert: stays after it
+    return x * x
+
+
+def over_items(x, cs, rows, s):
+    r = 0.0
+    for c in cs:   # a list of 3 floats
+        r = r * x + c * np.exp(s)
+    for row in rows:   # the rows of an array
+        r = r + np.sum(row * np.cos(s))
+    return r
+
+
+RNG = np.random.default_rng(7)
+
+
+def drawn(x):
+    for _ in range(3):
+        x = x + RNG.normal()   # a new number at every iteration
     return x * x
 
 
@@ -293,3 +312,25 @@ def test_an_effect_keeps_what_follows_it_in_the_loop():
         wengert.grad(guarded, wrt=(0, 1))(1.0, -1.0)
     got = wengert.grad(guarded, wrt=(0, 1))(1.0, 2.0)
     np.testing.assert_allclose(got, autograd.grad(on_autograd(guarded), (0, 1))(1.0, 2.0), rtol=1e-13)
+
+
+def test_loops_over_containers_of_known_length():
+    args = (0.5, [1.0, -2.0, 3.0], np.arange(6.0).reshape(3, 2), 0.2)
+    g = wengert.grad(over_items, wrt=(0, 2, 3))
+    got = g(*args)
+    want = autograd.grad(on_autograd(over_items), (0, 2, 3))(*args)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    source = wengert.source(g)
+    assert loop_line(source, "np.exp(s)") == loop_line(source, "for c in cs:") == loop_line(source, "cos(s)")
+
+
+def test_a_random_draw_stays_in_the_loop():
+    entry, _ = primal_ir(drawn, [FLOAT])
+    (loop,) = [op for op in entry.body.ops if op.kind == "for"]
+    assert [op.kind for op in loop.body.ops if op.kind == "pycall"] == ["pycall"]
+    g = wengert.grad(drawn)
+    g(0.0)
+    same = copy.deepcopy(RNG)
+    want = 2 * (0.5 + sum(same.normal() for _ in range(3)))
+    np.testing.assert_allclose(g(0.5), want, rtol=1e-13)
