@@ -58,8 +58,8 @@ def _surely_run(loop: Op, made_by: dict) -> list:
     """The regions of `loop` that run (at least once) whenever the loop is reached: a `while`'s
     test, a `for`'s body when the loop iterates at least once. Moving an op out of a region that
     may not run would make its errors and warnings (`1.0 / k` with k = 0) appear where the
-    program has none. (Where an op that stays before it fails in the first iteration, a moved op
-    has already run: its warning comes before that error, as when two ops of one step fail.)"""
+    program has none. (An op that stays, and raises in the first iteration, then raises after
+    the moved ops ran: a warning of theirs comes before that error instead of not at all.)"""
     if loop.kind == "while":
         return [loop.test]
     return [loop.body] if (_trip_count(loop.iterable, made_by) or 0) > 0 else []
