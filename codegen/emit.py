@@ -28,6 +28,7 @@ from ..tracer.capture import register_source
 from ..tracer.infer import type_of_operand
 from ..tracer.ir import UNDEF, Function, Literal, Op, Region, Value, producers, use_counts, walk
 from .build import is_temporary
+from .hoist import read_in_loop
 
 #: `undef` is the value of a variable on a path that never assigned it (a residual of the branch not
 #: taken, the result carry of a loop before it returns): written as the tracer's own UNDEF, not
@@ -124,6 +125,7 @@ class Emitter:
         self.inline: dict[Value, str] = {}     # folded temporaries: their expression, read once
         self.nesting: dict[Value, int] = {}    # how deep the parentheses of a folded expression go
         self.foldable = _foldable(fn.body, self.uses)
+        self.read_in_loop = read_in_loop(fn.body)   # read once in the code, but at every iteration
         #: loop arguments that own their object (see `owned_carries`): updatable in place
         self.owned: set = set()
         #: the region each value and op is defined in
@@ -344,10 +346,11 @@ class Emitter:
 
     def single_use(self, x) -> bool:
         """Whether the op at hand may update `x` in place: x is a loop argument the loop owns (see
-        `owned_carries`: every path reads it once), or x is read only there and is a fresh object
-        this code made (not a view of another array, nor the caller's)."""
+        `owned_carries`: every path reads it once), or x is read only there (once: not inside a loop
+        it is made outside of) and is a fresh object this code made (not a view, nor the caller's)."""
         return isinstance(x, Value) and x not in self.protected and (x in self.owned or (
-            self.uses.get(x, 0) == 1 and x in self.producers and declares(self.producers[x].kind, "fresh")))
+            self.uses.get(x, 0) == 1 and x in self.producers and declares(self.producers[x].kind, "fresh")
+            and x not in self.read_in_loop))
 
     def owned_carries(self, op: Op) -> set:
         """Loop arguments that may be updated in place: a carry whose next value the body makes
