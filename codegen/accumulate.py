@@ -142,8 +142,8 @@ def _collect(fn: Function, region: Region, loop: Op, carry, add: Op, left: Facto
         if not zeros:
             total = b.apply(P.PRIMITIVES["add"], (carry.init, total), {}, hint="t")
     total.type = result.type
-    place = region.ops.index(loop) + 1
     if runs is not None:
+        place = region.ops.index(loop) + 1
         region.ops[place:place] = after.ops
         substitute(fn.body, result, total)
         total.name = result.name
@@ -155,7 +155,7 @@ def _collect(fn: Function, region: Region, loop: Op, carry, add: Op, left: Facto
         made = next(op for op in region.ops if carry.init in op.results)
         region.ops.remove(made)
         orelse.ops.append(made)
-    region.ops.insert(place, Op.make_if(lists[0], after, orelse, [result], loc=add.loc))
+    region.ops.insert(region.ops.index(loop) + 1, Op.make_if(lists[0], after, orelse, [result], loc=add.loc))
 
 
 def _push_each_step(region: Region, loop: Op, value: Value, loc, namer: Namer, runs: int | None) -> Value:
@@ -214,7 +214,7 @@ def _zeros_made_for(init, region: Region, loop: Op) -> bool:
 
 class Lengths:
     """The number of items of the values of a function, where it is known: a sized type, a
-    `range` of constants, the reversal of such, a tape (a list a loop appends one item to in
+    `range` of constants or known lengths, the reversal of such, a tape (a list a loop appends one item to in
     each iteration, from empty), an item of a list of such tapes."""
 
     def __init__(self, fn: Function):
@@ -234,12 +234,20 @@ class Lengths:
         op = self.made_by.get(x)
         if op is None:
             return None
-        if op.kind == "range" and not any(isinstance(v, Value) for v in op.operands):
-            return len(range(*(v.value for v in op.operands)))
+        if op.kind == "range":
+            bounds = [self.number(v) for v in op.operands]
+            return None if None in bounds else len(range(*bounds))
         if op.kind == "reversed":
             return self.of(op.operands[0])
         push = self.pushed(op, x)
         return None if push is None else self.of(op.iterable)
+
+    def number(self, x) -> int | None:
+        """An int operand's value where it is known: a constant, or the `len` of a known length."""
+        if not isinstance(x, Value):
+            return x.value if isinstance(x.value, int) else None
+        op = self.made_by.get(x)
+        return self.of(op.operands[0]) if op is not None and op.kind == "len" else None
 
     def of_items(self, x) -> int | None:
         """The number of items of each item of `x`, where that is one known number."""
