@@ -1,36 +1,26 @@
 """Per-step products summed in a loop become one matrix product after it: a loop carry `acc`
-whose only use is `acc = acc + outer(a, b)` (or `+ L @ R` of matrices) collects the factors of
-each step in two lists instead, and after the loop `acc = acc_init + stack(as).T @ stack(bs)`.
+whose only use is `acc = acc + outer(a, b)` (or `+ L @ R` of matrices), in a loop whose number
+of steps n is known, writes each step's factors into two arrays instead (`as_[step] = a`), and
+after the loop `acc = acc_init + as_.T @ bs` (the product alone where acc_init is zeros made for it).
 
 The result is the same sum (in another order of additions) written with differentiable
-primitives (list_append, stack/concatenate, transpose, matmul), so derivatives of the code stay
-right. A loop that may run zero times keeps `acc_init` then (an `if` on the collected list).
+primitives (zeros, setitem, reshape, transpose, matmul), so derivatives of the code stay right and
+code that is batched (Jacobians) stays batchable. A loop that may stop early is left as it is.
 """
 from __future__ import annotations
 
-import dataclasses
 import re
+
+import numpy as np
 
 from ..runtime import primitives as P
 from ..runtime import types as T
 from ..tracer.cleanup import substitute
 from ..tracer.infer import type_of_operand
-from ..tracer.ir import Function, Op, Region, Value, producers, readers, walk
+from ..tracer.ir import Function, Literal, Op, Region, Value, producers, readers, walk
 from ..tracer.names import Namer
 from .build import Builder, is_temporary
 from .inline import all_names
-
-
-@dataclasses.dataclass(frozen=True)
-class Factor:
-    """One side of a step's product: `value` (`value.T` where `transposed`); a vector (`stacked`)
-    is a column on the left of an outer product and a row on its right."""
-    value: Value
-    transposed: bool
-    stacked: bool = False
-
-    def flipped(self) -> Factor:
-        return Factor(self.value, not self.transposed, self.stacked)
 
 
 def batch_products(fn: Function) -> bool:
@@ -47,20 +37,20 @@ def _rewrite_one(fn: Function, region: Region, namer: Namer, lengths: Lengths) -
     for op in list(region.ops):
         if any(_rewrite_one(fn, sub, namer, lengths) for sub in op.regions):
             return True
-        if op.kind != "for":
+        runs = lengths.of(op.iterable) if op.kind == "for" and op.exit is None else None
+        if not runs:   # a loop that never runs has nothing to gain; one of unknown length no arrays to fill
             continue
-        runs = lengths.of(op.iterable)
         for carry in op.carried():
-            found = _accumulation(op, carry) if runs != 0 else None   # a loop that never runs: nothing to gain
+            found = _accumulation(op, carry)
             if found is not None:
-                _collect(fn, region, op, carry, *found, namer, runs)
+                _collect(fn, region, op, carry, *found, namer, runs, lengths.made_by)
                 return True
     return False
 
 
 def _accumulation(loop: Op, carry) -> tuple | None:
-    """(the body's `add`, left Factor, right Factor) when `carry` is only
-    ever `acc + product` of fixed-type operands, else None."""
+    """(the body's `add`, the rows of each side, see `_factors`) when `carry` is only ever
+    `acc + product` of fixed-type operands, else None."""
     body = loop.body
     acc = carry.arg
     uses = readers(body)
@@ -85,22 +75,21 @@ def _matrix(t) -> bool:
 
 
 def _factors(product: Op, made_by: dict, uses: dict) -> tuple | None:
-    """The left and right factors of `product`: `outer(a, b)` of vectors, `L @ R` of matrices (each
-    maybe a transpose), or the transpose of such a matrix product."""
+    """The rows each step adds on each side of `product` = left.T @ right: `outer(a, b)` of
+    vectors (a and b), `L @ R` of matrices (L.T and R), or the transpose of such a product (its
+    sides swapped)."""
     if product.kind == "outer":
         a, b = product.operands
-        if all(_vector(x) for x in (a, b)):
-            return Factor(a, True, stacked=True), Factor(b, False, stacked=True)
-        return None
+        return (a, b) if all(_vector(x) for x in (a, b)) else None
     if product.kind == "matmul":
         left, right = product.operands
         if all(_matrix(type_of_operand(x)) for x in (left, right)):
-            return _factor(left, made_by), _factor(right, made_by)
+            return _transposed(left, made_by), right
         return None
     inner = made_by.get(product.operands[0]) if _is_transpose(product) else None
     if inner is not None and inner.kind == "matmul" and uses.get(inner.results[0]) == [product]:
         found = _factors(inner, made_by, uses)
-        return None if found is None else (found[1].flipped(), found[0].flipped())   # (L R).T = R.T L.T
+        return None if found is None else found[::-1]   # (L.T.T @ R).T = R.T @ L
     return None
 
 
@@ -114,96 +103,124 @@ def _is_transpose(op: Op) -> bool:
         _matrix(type_of_operand(op.operands[0]))
 
 
-def _factor(x, made_by: dict) -> Factor:
-    """A matrix operand; the matrix a transpose was taken of is collected rather than its view."""
+def _transposed(x, made_by: dict):
+    """x.T: the matrix a transpose was taken of, or a `Transposed` x (made where it is stored)."""
     op = made_by.get(x)
     if op is not None and _is_transpose(op) and isinstance(op.operands[0], Value):
-        return Factor(op.operands[0], True)
-    return Factor(x, False)
+        return op.operands[0]
+    return Transposed(x)
 
 
-def _collect(fn: Function, region: Region, loop: Op, carry, add: Op, left: Factor, right: Factor,
-             namer: Namer, runs: int | None) -> None:
-    """Collect the factors in two list carries, drop `carry`, and form its result after the loop
-    (`runs`: how many times the loop runs, where that is known)."""
+class Transposed:
+    """A value to store transposed."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _collect(fn: Function, region: Region, loop: Op, carry, add: Op, left, right, namer: Namer,
+             runs: int, made_by: dict) -> None:
+    """Write each step's rows of both sides into arrays carried by `loop` (of `runs` steps), drop
+    `carry`, and form its result after the loop."""
     loop.body.ops.remove(add)   # the product it read is dead now: the optimizer removes it
-    lists = []
-    for factor in (left, right):
-        collected = _collecting(loop, factor.value, region)
-        lists.append(collected if collected is not None else
-                     _push_each_step(region, loop, factor.value, add.loc, namer, runs))
+    step = _step_counter(loop, namer, made_by)
+    filled = [_filled(region, loop, rows, step, add.loc, namer, runs) for rows in (left, right)]
     result = carry.result
     zeros = _zeros_made_for(carry.init, region, loop)
     loop.keep_carries([k for k in range(len(loop.results)) if k != carry.index])
     after = Region()
     with Builder(after, namer, add.loc) as b:
-        total = b.apply(P.PRIMITIVES["matmul"], (_joined(lists[0], left, True, b), _joined(lists[1], right, False, b)),
+        left_rows, right_rows = (_all_rows(x, b) for x in filled)
+        total = b.apply(P.PRIMITIVES["matmul"], (b.apply(P.PRIMITIVES["transpose"], (left_rows,), {}), right_rows),
                         {}, hint="t")
         if not zeros:
             total = b.apply(P.PRIMITIVES["add"], (carry.init, total), {}, hint="t")
-    total.type = result.type
-    if runs is not None:
-        place = region.ops.index(loop) + 1
-        region.ops[place:place] = after.ops
-        substitute(fn.body, result, total)
-        total.name = result.name
-        return
-    # a loop that may not run: the accumulator keeps its initial value (`if as:`)
-    after.yields = [total]
-    orelse = Region(yields=[carry.init])
-    if zeros:   # made only for the sum: made where it is the result
-        made = next(op for op in region.ops if carry.init in op.results)
-        region.ops.remove(made)
-        orelse.ops.append(made)
-    region.ops.insert(region.ops.index(loop) + 1, Op.make_if(lists[0], after, orelse, [result], loc=add.loc))
+    place = region.ops.index(loop) + 1
+    region.ops[place:place] = after.ops
+    substitute(fn.body, result, total)
+    total.name = result.name
 
 
-def _push_each_step(region: Region, loop: Op, value: Value, loc, namer: Namer, runs: int | None) -> Value:
-    """A new list carry of `loop` that `value` is appended to in each step, as soon as it is made
-    (as a tape is: its variable may then be reused); the list after the loop (of `runs` items)."""
+def _step_counter(loop: Op, namer: Namer, made_by: dict) -> Value:
+    """The value counting the steps from 0: the item of a loop over `range(n)`, else a carry (one
+    the arrays of a loop share)."""
+    over = made_by.get(loop.iterable)
+    if over is not None and over.kind == "range" and len(over.operands) == 1:
+        return loop.item
+    for carry in loop.carried():
+        count = made_by.get(carry.next)
+        if carry.init == Literal(0) and count is not None and count.kind == "add" and \
+                count.operands == [carry.arg, Literal(1)]:
+            return carry.arg
+    int_type = T.ScalarType("int")
+    args = [Value(namer.fresh("step"), int_type) for _ in loop.regions]
+    counted = Value(namer.fresh("step"), int_type)
+    body = loop.body   # (counted where the step's last statement is: no line of its own)
+    body.ops.append(Op("add", [args[-1], Literal(1)], [counted], {}, [], body.ops[-1].loc if body.ops else loop.loc))
+    loop.add_carry(Literal(0), args, counted, Value(namer.fresh("step"), int_type))
+    return args[-1]
+
+
+def _filled(region: Region, loop: Op, rows, step: Value, loc, namer: Namer, runs: int) -> Value:
+    """The array after `loop` whose item `step` is the step's `rows` (a vector, or a matrix's rows),
+    written as soon as they are made; one such array of the loop when it already has one."""
     body = loop.body
+    value = rows.value if isinstance(rows, Transposed) else rows
     at = max((k + 1 for k, op in enumerate(body.ops) if value in op.results), default=0)
-    item = T.ListType(type_of_operand(value))
+    if isinstance(rows, Transposed):
+        rows = _transpose_in(body, value, at, loc, namer)
+        at = body.ops.index(next(op for op in body.ops if rows in op.results)) + 1
+    shared = _filling(loop, rows, step, region)
+    if shared is not None:
+        return shared
+    item = type_of_operand(rows)
+    array = T.ArrayType(item.dtype, (runs, *item.shape))
     hint = _plural(value.name)
-    args = [Value(namer.fresh(hint), item) for _ in loop.regions]   # the name the code shows
-    empty = Value(namer.fresh(hint), T.ListType(T.NEVER))
-    region.ops.insert(region.ops.index(loop), Op("list", [], [empty], {}, [], loop.loc))
-    pushed = Value(namer.fresh(hint), item)
-    body.ops.insert(at, Op("list_append", [args[-1], value], [pushed], {}, [], loc))
-    collected = Value(namer.fresh(hint), T.ListType(item.elem, runs))   # the product's shape is then known
-    loop.add_carry(empty, args, pushed, collected)
-    return collected
+    args = [Value(namer.fresh(hint), array) for _ in loop.regions]   # the name the code shows
+    empty = Value(namer.fresh(hint), array)
+    dtype = None if item.np_dtype == np.float64 else np.dtype(item.np_dtype).name
+    region.ops.insert(region.ops.index(loop), Op("empty", [Literal(array.shape)], [empty], {"dtype": dtype}, [],
+                                                 loop.loc))
+    written = Value(namer.fresh(hint), array)
+    body.ops.insert(at, Op("setitem", [args[-1], rows, step], [written], {}, [], loc))
+    filled = Value(namer.fresh(hint), array)
+    loop.add_carry(empty, args, written, filled)
+    return filled
 
 
-def _collecting(loop: Op, value: Value, region: Region) -> Value | None:
-    """The list after `loop` of a carry that collects `value` of each step from empty, and nothing
-    else reads in the loop (one made for another accumulator: the steps' values are listed once)."""
+def _transpose_in(body: Region, value: Value, at: int, loc, namer: Namer) -> Value:
+    """value.T in the loop body: the body's own where it has one, else made at `at`."""
+    for op in body.ops:
+        if op.kind == "transpose" and op.operands == [value] and op.params.get("axes") is None:
+            return op.results[0]
+    with Builder(Region(), namer, loc) as b:
+        transposed = b.apply(P.PRIMITIVES["transpose"], (value,), {}, hint="t")
+    body.ops.insert(at, b.region.ops[0])
+    return transposed
+
+
+def _filling(loop: Op, value: Value, step: Value, region: Region) -> Value | None:
+    """The array after `loop` of a carry that holds `value` of each step at `step`, and nothing
+    else reads in the loop (one made for another accumulator: the steps' values are kept once)."""
     uses = readers(loop.body)
     for carry in loop.carried():
-        push = next((op for op in loop.body.ops if carry.next in op.results), None)
+        write = next((op for op in loop.body.ops if carry.next in op.results), None)
         start = next((op for op in region.ops if carry.init in op.results), None)
-        if push is not None and push.kind == "list_append" and push.operands == [carry.arg, value] \
-                and uses.get(carry.arg) == [push] and uses.get(carry.next) == [loop.body] \
-                and start is not None and start.kind == "list" and not start.operands:
+        if write is not None and write.kind == "setitem" and write.operands == [carry.arg, value, step] \
+                and uses.get(carry.arg) == [write] and uses.get(carry.next) == [loop.body] \
+                and start is not None and start.kind == "empty":
             return carry.result
     return None
 
 
-def _plural(name: str) -> str:
-    """The name of the list of a value's steps: `hs` for `h.3`, `bars` for a temporary's `6.bar`."""
-    base = re.sub(r"\.\d+(?=\.|$)", "", name)
-    if is_temporary(base.partition(".bar")[0]):
-        return "bars" if ".bar" in base else "items"
-    return base.replace(".", "_") + "s"
-
-
-def _joined(collected: Value, factor: Factor, left: bool, b: Builder):
-    """All the steps' factors side by side: the left ones along their columns, the right ones
-    along their rows (a transposed factor is joined the other way, then transposed)."""
-    join = P.PRIMITIVES["stack" if factor.stacked else "concatenate"]
-    axis = 0 if factor.transposed == left else 1
-    joined = b.apply(join, (collected,), {"axis": axis}, hint="t")
-    return b.apply(P.PRIMITIVES["transpose"], (joined,), {}, hint="t") if factor.transposed else joined
+def _all_rows(filled: Value, b: Builder):
+    """The steps' rows one under the other: the array itself for vectors, else its first two
+    axes merged (a view)."""
+    shape = filled.type.shape
+    if len(shape) == 2:
+        return filled
+    return b.apply(P.PRIMITIVES["reshape"], (filled, Literal((shape[0] * shape[1], shape[2]))), {}, hint="t")
 
 
 def _zeros_made_for(init, region: Region, loop: Op) -> bool:
@@ -212,10 +229,18 @@ def _zeros_made_for(init, region: Region, loop: Op) -> bool:
     return made is not None and made.kind in ("zeros_like", "zeros") and readers(region).get(init) == [loop]
 
 
+def _plural(name: str) -> str:
+    """The name of the array of a value's steps: `hs` for `h.3`, `bars` for a temporary's `6.bar`."""
+    base = re.sub(r"\.\d+(?=\.|$)", "", name)
+    if is_temporary(base.partition(".bar")[0]):
+        return "bars" if ".bar" in base else "items"
+    return base.replace(".", "_") + "s"
+
+
 class Lengths:
     """The number of items of the values of a function, where it is known: a sized type, a
-    `range` of constants or known lengths, the reversal of such, a tape (a list a loop appends one item to in
-    each iteration, from empty), an item of a list of such tapes."""
+    `range` of constants or known lengths, the reversal of such, a tape (a list a loop appends one
+    item to in each iteration, from empty), an item of a list of such tapes."""
 
     def __init__(self, fn: Function):
         self.made_by = producers(fn.body)
