@@ -4,11 +4,12 @@ of steps n is known, writes each step's factors into two arrays instead (`as_[st
 after the loop `acc = acc_init + as_.T @ bs` (the product alone where acc_init is zeros made for it).
 
 The result is the same sum (in another order of additions) written with differentiable
-primitives (zeros, setitem, reshape, transpose, matmul), so derivatives of the code stay right and
+primitives (empty, setitem, reshape, transpose, matmul), so derivatives of the code stay right and
 code that is batched (Jacobians) stays batchable. A loop that may stop early is left as it is.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import numpy as np
@@ -111,12 +112,10 @@ def _transposed(x, made_by: dict):
     return Transposed(x)
 
 
+@dataclasses.dataclass(frozen=True)
 class Transposed:
-    """A value to store transposed."""
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
+    """A step's value whose transpose is its rows."""
+    value: Value
 
 
 def _collect(fn: Function, region: Region, loop: Op, carry, add: Op, left, right, namer: Namer,
