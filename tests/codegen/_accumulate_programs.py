@@ -5,6 +5,8 @@ import numpy as np
 
 
 def rnn(W, U, h0, xs):
+    """With h0 a vector: the weights' cotangents are outer products each step; with h0 a matrix
+    (examples as columns) they are `Z @ H.T`."""
     h = h0
     for t in range(xs.shape[0]):
         h = np.tanh(W @ h + U @ xs[t])
@@ -16,14 +18,6 @@ def batched_rnn(W, U, H0, Xs):
     H = H0
     for t in range(Xs.shape[0]):
         H = np.tanh(H @ W.T + Xs[t] @ U)
-    return np.sum(H * H)
-
-
-def batched_rnn_columns(W, U, H0, Xs):
-    """Examples as columns: the weights' cotangents are `Z @ H.T` each step."""
-    H = H0
-    for t in range(Xs.shape[0]):
-        H = np.tanh(W @ H + U @ Xs[t])
     return np.sum(H * H)
 
 

@@ -63,7 +63,7 @@ def test_rnn_weight_gradients_are_one_product_after_the_loop():
     assert "zeros_like" not in source   # the product is the whole sum: no zeros to add to
 
 
-@pytest.mark.parametrize("fn, rows", [(A.batched_rnn, True), (A.batched_rnn_columns, False)])
+@pytest.mark.parametrize("fn, rows", [(A.batched_rnn, True), (A.rnn, False)])
 def test_batched_rnn_weight_gradients_concatenate_the_steps(fn, rows):
     args = batched_args(np.random.default_rng(1), rows)
     _, source = check_against_autograd(fn, args, (0, 1, 2))
