@@ -76,12 +76,19 @@ def _matrix(t) -> bool:
 
 
 def _factors(product: Op, made_by: dict, uses: dict) -> tuple | None:
-    """The rows each step adds on each side of `product` = left.T @ right: `outer(a, b)` of
-    vectors (a and b), `L @ R` of matrices (L.T and R), or the transpose of such a product (its
-    sides swapped)."""
+    """The rows each step adds on each side of `product` = left.T @ right: `outer(a, b)` or
+    `a[:, None] * b` of vectors (a and b), `L @ R` of matrices (L.T and R), or the transpose of
+    such a product (its sides swapped)."""
     if product.kind == "outer":
         a, b = product.operands
         return (a, b) if all(_vector(x) for x in (a, b)) else None
+    if product.kind == "mul":   # a[:, None] * b, as a person writes an outer product
+        for column, row in (product.operands, product.operands[::-1]):
+            a, b = _expanded(column, made_by, 1), _expanded(row, made_by, 0)
+            b = row if b is None and _vector(row) else b
+            if a is not None and b is not None:
+                return a, b
+        return None
     if product.kind == "matmul":
         left, right = product.operands
         if all(_matrix(type_of_operand(x)) for x in (left, right)):
@@ -91,6 +98,19 @@ def _factors(product: Op, made_by: dict, uses: dict) -> tuple | None:
     if inner is not None and inner.kind == "matmul" and uses.get(inner.results[0]) == [product]:
         found = _factors(inner, made_by, uses)
         return None if found is None else found[::-1]   # (L.T.T @ R).T = R.T @ L
+    return None
+
+
+def _expanded(x, made_by: dict, axis: int):
+    """The vector v when x is v with a new axis at `axis` of two (`v[:, None]`, `v[None, :]`,
+    `np.expand_dims(v, axis)`), else None."""
+    op = made_by.get(x)
+    if op is None or not _vector(op.operands[0]):
+        return None
+    index = [Literal(slice(None)), Literal(None)]
+    if op.kind == "expand_dims" and op.params.get("axis") in (axis, axis - 2) or \
+            op.kind == "getitem" and op.operands[1:] == (index if axis else index[::-1]):
+        return op.operands[0]
     return None
 
 

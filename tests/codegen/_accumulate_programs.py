@@ -56,3 +56,14 @@ def outer_sum_read(a, bs):
         acc = acc + np.outer(np.sin(a * b[0]), b)
         s = s + np.sum(acc * acc)
     return s
+
+
+def broadcast_sums(a, bs):
+    """Sums of outer products written as broadcasts, both ways round."""
+    acc = np.zeros((a.shape[0], bs.shape[1]))
+    swapped = np.zeros((bs.shape[1], a.shape[0]))
+    for b in bs:
+        s = np.sin(a * b[0])
+        acc = acc + s[:, None] * b
+        swapped = swapped + np.expand_dims(b, 1) * s[None, :]
+    return np.sum(acc * acc) + np.sum(np.cos(swapped))

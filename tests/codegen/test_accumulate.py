@@ -106,6 +106,16 @@ def test_a_users_sum_of_outer_products_becomes_one_product():
     assert "items[k] = " in source and "acc_3 = items.T @ " in source   # the loop's own index
 
 
+def test_outer_products_written_as_broadcasts_are_recognised():
+    rng = np.random.default_rng(10)
+    args = (rng.normal(size=3), rng.normal(size=(5, 4)))
+    _, source = check_against_autograd(A.broadcast_sums, args, (0, 1))
+    code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("#"))
+    assert "acc_1 + " not in code and "swapped_1 + " not in code and "np.zeros((" not in code
+    # each sum one product of the arrays of the steps' s and b, after the loop
+    assert re.search(r"acc_\d+ = \(?ss\.T\)? @ bs_1\n", code) and re.search(r"swapped_\d+ = \(?bs_1\.T\)? @ ss\n", code)
+
+
 def test_a_loop_in_a_loop_joins_the_inner_products():
     rng = np.random.default_rng(6)
     args = (rng.normal(size=(5, 5)) / 3, rng.normal(size=5), rng.normal(size=(4, 5)))
