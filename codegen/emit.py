@@ -380,13 +380,13 @@ class Emitter:
 
     def chain(self, x, arg: Value) -> tuple[int, int] | None:
         """How many reads of `arg`, and how many updates in place (`_IN_PLACE`: xs.append(v),
-        acc[k] += g; `_AUGMENTED`: a_bar + g), make x through those updates and `if`s whose branches
+        acc[k] += g; x[k] = v; `_AUGMENTED`: a_bar + g), make x through those updates and `if`s whose branches
         yield such values (a `while` loop's break is one), each value between read once; None where
         x is made otherwise."""
         if x is arg:
             return 1, 0
         made = self.producers.get(x) if isinstance(x, Value) and self.uses.get(x) == 1 else None
-        if made is not None and made.kind in _IN_PLACE and made.results[0] is x:
+        if made is not None and (made.kind in _IN_PLACE or made.kind == "setitem") and made.results[0] is x:
             inner = self.chain(made.operands[0], arg)
             return None if inner is None else (inner[0], inner[1] + 1)
         if made is not None and made.kind in _AUGMENTED and isinstance(type_of_operand(x), T.ArrayType):

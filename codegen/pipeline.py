@@ -11,11 +11,13 @@ from ..tracer.cleanup import substitute
 from ..tracer.ir import Literal, Module
 from ..tracer.pipeline import deep_recursion, refuse_output, trace
 from ..tracer.verify import IRVerificationError, verify
+from .accumulate import batch_products
 from .derivative import carries_derivative
 from .emit import emit_function
 from .hoist import hoist_invariants
 from .idioms import hold_shifts
 from .inline import NotDifferentiableError, inline_calls
+from .optimize import eliminate_dead_code
 from .optimize import optimize as run_optimizer
 from .optimize import writable_results
 from .forward import tangent
@@ -116,6 +118,9 @@ def _compile_deep(fn, arg_types, wrt, optimize, constants, transform, suffix, va
     if optimize:
         _stage(lambda: run_optimizer(entry), "optimizing the derivative")
         _verify(flat, "optimizing the derivative")
+        if batch_products(entry):   # per-step products summed in a loop: one product after it
+            _verify(flat, "batching products")   # (dead code only: the arrays it fills stay distinct)
+            _stage(lambda: run_optimizer(entry, [eliminate_dead_code]), "batching products")
     if suffix == "adjoint":
         writable_results(entry)
     name = python_identifier(entry.name) + "_" + suffix
