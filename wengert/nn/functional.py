@@ -1,6 +1,7 @@
 """`torch.nn.functional` over the eager Tensor: layers, activations and losses written with the
 primitives the Tensor records, so each is differentiable to any order, with PyTorch's signatures,
-defaults, error texts and the grad_fn name PyTorch gives the result (`MseLossBackward0` ...).
+defaults and error texts. Where PyTorch has one kernel (`MseLossBackward0`, `ConvolutionBackward0`
+...), the operations are one node of that name with the kernel's inputs (`_fused.py`).
 
 Only the values of `dropout` differ from PyTorch's: its mask comes from wengert's generator.
 """
@@ -17,14 +18,11 @@ from ..runtime import primitives as P
 from ..runtime.functional import default_generator
 from ..runtime.grad_mode import no_grad
 from ..runtime.tensor import Tensor, record
+from ._fused import fused, not_differentiable
 
 __all__ = ["linear", "conv1d", "conv2d", "embedding", "layer_norm", "dropout", "relu", "relu_", "tanh", "sigmoid",
            "gelu", "softmax", "log_softmax", "mse_loss", "l1_loss", "cross_entropy", "nll_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "one_hot", "flatten"]
-
-
-#: the primitives the losses name their last node on (the others are applied through Tensor methods)
-_SUM, _MEAN, _ABS = (P.PRIMITIVES[name] for name in ("sum", "mean", "abs"))
 
 
 def _constant(array: np.ndarray) -> Tensor:
@@ -36,11 +34,21 @@ def _constant(array: np.ndarray) -> Tensor:
 # ---------------------------------------------------------------------------------------------
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """input @ weight.T + bias; on a matrix, one `AddmmBackward0` node as in PyTorch."""
-    product = input.matmul(weight.t())
+    """input @ weight.T + bias; with a bias, PyTorch's nodes: one `AddmmBackward0` over the input's
+    rows as a matrix, viewed back to the input's leading shape."""
     if bias is None:
-        return product
-    return record(P.add, (bias, product), None, "AddmmBackward0" if input.ndim == 2 else None)
+        return input.matmul(weight.t())
+    if input.dtype != weight.dtype:   # (addmm's check, before matmul's)
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {D.type_name(input._data.dtype)} and "
+                           f"{D.type_name(weight._data.dtype)}")
+    if input.ndim == 2:
+        return fused("AddmmBackward0", _addmm, (bias, input, weight.t()))
+    rows = input.reshape(-1, input.shape[-1]) if input.ndim else input
+    return linear(rows, weight, bias).view(*input.shape[:-1], weight.shape[0])
+
+
+def _addmm(bias, input, weight_t):
+    return bias + input.matmul(weight_t)
 
 
 def _tuple(value, n: int) -> tuple:
@@ -83,26 +91,28 @@ def _convolution(input: Tensor, weight: Tensor, bias, stride, padding, dilation,
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
                            f"size: ({' x '.join(map(str, spans))}). Kernel size can't be greater than actual input "
                            "size")
-    x = record(P.pad, (input,), {"pad_width": ((0, 0), (0, 0), *pads)}) if any(a or b for a, b in pads) else input
     index = []
     for i, (p, span, k, s, dl) in enumerate(zip(padded, spans, kernel, stride, dilation)):
         window = np.arange((p - span) // s + 1)[:, None] * s + np.arange(k)[None, :] * dl
         shape = [1] * (2 * d)
         shape[2 * i:2 * i + 2] = window.shape
         index.append(window.reshape(shape))
+    return fused("ConvolutionBackward0", _correlate, (input, weight, bias), pads, tuple(index), groups)
+
+
+def _correlate(input, weight, bias, pads: list, index: tuple, groups: int):
+    """The windows `index` picks of the padded input (their gradient scatters back), contracted with
+    the weight group by group."""
+    d = len(index)
+    x = record(P.pad, (input,), {"pad_width": ((0, 0), (0, 0), *pads)}) if any(a or b for a, b in pads) else input
     windows = x[(slice(None), slice(None), *index)]   # n, c, out_1, k_1, out_2, k_2 ...
-    outs = windows.shape[2::2]
+    n, out_channels, group_channels = input.shape[0], weight.shape[0], weight.shape[1]
     letters = "abcdefgh"[:d], "pqrstuvw"[:d]
-    spatial = "".join(o + k for o, k in zip(*letters))
-    spec = f"ngc{spatial},goc{letters[1]}->ngo{letters[0]}"
-    windows = windows.reshape(n, groups, group_channels, *windows.shape[2:])
-    kernels = weight.reshape(groups, out_channels // groups, group_channels, *kernel)
-    named = "ConvolutionBackward0"
-    out = record(P.einsum, (windows, kernels), {"spec": spec})
-    out = record(P.reshape, (out, (n, out_channels, *outs)), None, None if bias is not None else named)
-    if bias is None:
-        return out
-    return record(P.add, (out, bias.reshape(out_channels, *[1] * d)), None, named)
+    spec = f"ngc{''.join(o + k for o, k in zip(*letters))},goc{letters[1]}->ngo{letters[0]}"
+    out = record(P.einsum, (windows.reshape(n, groups, group_channels, *windows.shape[2:]),
+                            weight.reshape(groups, out_channels // groups, *weight.shape[1:])), {"spec": spec})
+    out = out.reshape(n, out_channels, *windows.shape[2::2])
+    return out if bias is None else out + bias.reshape(out_channels, *[1] * d)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
@@ -137,20 +147,22 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         padding_idx += rows
     if max_norm is not None:
         _renormalise(weight, np.unique(index), max_norm, norm_type)
-    name = "EmbeddingBackward0"
-    plain = padding_idx is None and not scale_grad_by_freq
-    out = record(P.getitem, (weight, index), None, name if plain else None)
-    if plain:
-        return out
-    # the same values, with each row's gradient scaled: by 0 at padding_idx, by 1/count when asked
-    scale = np.ones(index.shape, weight._data.dtype)
-    if scale_grad_by_freq:
-        _, inverse, counts = np.unique(index, return_inverse=True, return_counts=True)
-        scale = scale / counts[inverse.reshape(index.shape)]
-    if padding_idx is not None:
-        scale = scale * (index != padding_idx)
-    change = (out - out.detach()) * _constant(scale[..., None])
-    return record(P.add, (out.detach(), change), None, name)
+    scale = None   # each row's gradient scaled: by 0 at padding_idx, by 1/count when asked
+    if padding_idx is not None or scale_grad_by_freq:
+        scale = np.ones(index.shape, weight._data.dtype)
+        if scale_grad_by_freq:
+            _, inverse, counts = np.unique(index, return_inverse=True, return_counts=True)
+            scale = (scale / counts[inverse.reshape(index.shape)]).astype(scale.dtype)
+        if padding_idx is not None:
+            scale = scale * (index != padding_idx)
+    return fused("EmbeddingBackward0", _lookup, (weight,), index, scale)
+
+
+def _lookup(weight, index: np.ndarray, scale):
+    rows = weight[index]
+    if scale is None:
+        return rows
+    return rows.detach() + (rows - rows.detach()) * _constant(scale[..., None])   # (the same values)
 
 
 def _renormalise(weight: Tensor, rows: np.ndarray, max_norm: float, norm_type: float) -> None:
@@ -167,16 +179,15 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-
     if tuple(input.shape[input.ndim - len(shape):]) != shape or input.ndim < len(shape):
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
-    axes = tuple(range(-len(shape), 0))
+    return fused("NativeLayerNormBackward0", _normalise, (input, weight, bias), tuple(range(-len(shape), 0)), eps)
+
+
+def _normalise(input, weight, bias, axes: tuple, eps: float):
     centred = input - input.mean(axes, keepdim=True)
-    rstd = ((centred * centred).mean(axes, keepdim=True) + eps).rsqrt()
-    name = "NativeLayerNormBackward0"
-    out = record(P.mul, (centred, rstd), None, name if weight is None and bias is None else None)
+    out = centred * ((centred * centred).mean(axes, keepdim=True) + eps).rsqrt()
     if weight is not None:
-        out = record(P.mul, (out, weight), None, name if bias is None else None)
-    if bias is not None:
-        out = record(P.add, (out, bias), None, name)
-    return out
+        out = out * weight
+    return out if bias is None else out + bias
 
 
 def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
@@ -213,13 +224,15 @@ def sigmoid(input) -> Tensor:
 
 def gelu(input, approximate: str = "none") -> Tensor:
     """x * Phi(x) (the normal CDF through erf), or PyTorch's tanh approximation."""
-    if approximate == "none":
-        half = ((input * math.sqrt(0.5)).erf() + 1.0) * 0.5
-    elif approximate == "tanh":
-        half = ((input + input * input * input * 0.044715) * math.sqrt(2.0 / math.pi)).tanh() * 0.5 + 0.5
-    else:
+    if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    return record(P.mul, (input, half), None, "GeluBackward0")
+    return fused("GeluBackward0", _gelu, (input,), approximate)
+
+
+def _gelu(x, approximate: str):
+    if approximate == "none":
+        return x * (((x * math.sqrt(0.5)).erf() + 1.0) * 0.5)
+    return x * (((x + x * x * x * 0.044715) * math.sqrt(2.0 / math.pi)).tanh() * 0.5 + 0.5)
 
 
 def _softmax_dim(name: str, ndim: int, dim):
@@ -271,12 +284,8 @@ def _reduction(size_average, reduce, reduction: str) -> str:
     return reduction
 
 
-def _loss(prim, operands: tuple, reduction: str, name: str | None) -> Tensor:
-    """`prim` applied to `operands`, reduced; the last node is called `name` (PyTorch's loss node)."""
-    if reduction == "none":
-        return record(prim, operands, None, name)
-    reduce = _SUM if reduction == "sum" else _MEAN
-    return record(reduce, (record(prim, operands),), None, name)
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    return loss if reduction == "none" else loss.sum() if reduction == "sum" else loss.mean()
 
 
 def _check_target_size(input, target) -> None:
@@ -289,23 +298,24 @@ def _check_target_size(input, target) -> None:
 def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None) -> Tensor:
     _check_target_size(input, target)
     reduction = _reduction(size_average, reduce, reduction)
+    return fused("MseLossBackward0", _squared_error, (input, target), weight, reduction)
+
+
+def _squared_error(input, target, weight, reduction: str):
     difference = input - target
-    if weight is not None:
-        return _loss(P.mul, (difference * difference, weight), reduction, "MseLossBackward0")
-    return _loss(P.square, (difference,), reduction, "MseLossBackward0")
+    return _reduce(difference * difference if weight is None else difference * difference * weight, reduction)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None) -> Tensor:
     _check_target_size(input, target)
     reduction = _reduction(size_average, reduce, reduction)
-    if weight is not None:
-        return _loss(P.mul, ((input - target).abs(), weight), reduction, None)
-    return _loss(_ABS, (input - target,), reduction, None)
+    error = (input - target).abs()
+    return _reduce(error if weight is None else error * weight, reduction)
 
 
 def _class_targets(input, target, weight, ignore_index: int) -> tuple:
-    """For each target: the log-probability input[..., target, ...] it picks (classes on axis 1,
-    or 0 for one example) and its weight (0 where ignored), as PyTorch's nll_loss checks them."""
+    """The index of input[..., target, ...] (classes moved last) and each target's weight (0 where
+    ignored), as PyTorch's nll_loss checks them."""
     index = target._data
     if index.dtype.kind not in "iu":
         raise RuntimeError(f"expected scalar type Long but found {D.type_name(index.dtype)}")
@@ -323,24 +333,24 @@ def _class_targets(input, target, weight, ignore_index: int) -> tuple:
     if wrong.any():
         raise IndexError(f"Target {index[wrong].flat[0]} is out of bounds.")
     safe = np.where(valid, index, 0)
-    x = input if input.ndim <= 1 else input.movedim(1, -1)
-    picked = x[(*np.indices(index.shape, sparse=True), safe)]
     weights = np.ones(index.shape) if weight is None else weight._data[safe]
-    return picked, (weights * valid).astype(input._data.dtype)
+    return (*np.indices(index.shape, sparse=True), safe), (weights * valid).astype(input._data.dtype)
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
              reduction: str = "mean") -> Tensor:
     """-weight[target] * input[target] (classes on axis 1), summed or averaged over the weights."""
     reduction = _reduction(size_average, reduce, reduction)
-    picked, weights = _class_targets(input, target, weight, ignore_index)
-    name = "NllLossBackward0"
-    if reduction == "none":
-        return record(P.mul, (picked, _constant(-weights)), None, name)
-    total = record(_SUM, (record(P.mul, (picked, _constant(-weights))),), None, name if reduction == "sum" else None)
-    if reduction == "sum":
-        return total
-    return record(P.div, (total, _constant(weights.sum())), None, name)
+    not_differentiable("nll_loss_forward", "weight", weight)
+    index, weights = _class_targets(input, target, weight, ignore_index)
+    return fused("NllLossBackward0", _negative_likelihood, (input,), index, weights, reduction)
+
+
+def _negative_likelihood(input, index: tuple, weights: np.ndarray, reduction: str):
+    losses = (input if input.ndim <= 1 else input.movedim(1, -1))[index] * _constant(-weights)
+    if reduction == "mean":
+        return losses.sum() / float(weights.sum())
+    return _reduce(losses, reduction)
 
 
 def _class_view(t: Tensor, ndim: int, class_dim: int) -> Tensor:
@@ -391,13 +401,21 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if target.shape != input.shape:
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    not_differentiable("binary_cross_entropy", "weight", weight)
     data = input._data
     if ((data < 0) | (data > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
+    return fused("BinaryCrossEntropyBackward0", _binary_entropy, (input, target), _data(weight), reduction)
+
+
+def _data(t):
+    """A tensor argument the kernel takes as a constant (a class weight), or None."""
+    return None if t is None else t.detach()
+
+
+def _binary_entropy(input, target, weight, reduction: str):
     terms = target * input.log().clamp(min=-100) + (1 - target) * (1 - input).log().clamp(min=-100)
-    if weight is not None:
-        terms = terms * weight
-    return _loss(P.neg, (terms,), reduction, "BinaryCrossEntropyBackward0")
+    return _reduce(-terms if weight is None else -terms * weight, reduction)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
@@ -407,10 +425,15 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = _reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    not_differentiable("binary_cross_entropy_with_logits", "weight", weight)
+    not_differentiable("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
+    return fused("BinaryCrossEntropyWithLogitsBackward0", _logistic_entropy, (input, target), _data(weight),
+                 _data(pos_weight), reduction)
+
+
+def _logistic_entropy(input, target, weight, pos_weight, reduction: str):
     softplus = record(P.logaddexp, (0.0, -input))
     if pos_weight is not None:
         softplus = softplus * ((pos_weight - 1) * target + 1)
-    name = "BinaryCrossEntropyWithLogitsBackward0"
-    if weight is None:
-        return _loss(P.add, ((1 - target) * input, softplus), reduction, name)
-    return _loss(P.mul, ((1 - target) * input + softplus, weight), reduction, name)
+    loss = (1 - target) * input + softplus
+    return _reduce(loss if weight is None else loss * weight, reduction)
