@@ -26,7 +26,8 @@ class FusedNode(A.Node):
     def apply(self, grads: list, create_graph: bool) -> list:
         if self.saved is None:
             raise RuntimeError(A.FREED_MESSAGE)
-        inputs = [None if s is None else s.unpack(self, True) for s in self.saved]   # (checks they were not changed in place)
+        # (unpacking checks that no input was changed in place since)
+        inputs = [None if s is None else s.unpack(self, True) for s in self.saved]
         if grads[0] is None:
             return [None] * len(inputs)
         if create_graph:

@@ -62,8 +62,8 @@ def test_layer_matches_pytorch(name, dtype):
 
 def test_linear_grad_fn_edges_name_bias_first():
     """The nodes the 60-minute tutorial prints: loss <- AddmmBackward0 <- the bias's AccumulateGrad."""
-    expected, got = (nn.functional.mse_loss(nn.Linear(3, 2)(x), x[:, :2]) for nn, x in
-                     ((torch.nn, torch.tensor(X, dtype=torch.float32)), (wengert.nn, wengert.tensor(X, dtype=wengert.float32))))
+    expected, got = (lib.nn.functional.mse_loss(lib.nn.Linear(3, 2)(x), x[:, :2]) for lib, x in
+                     ((torch, torch.tensor(X).float()), (wengert, wengert.tensor(X).float())))
     for loss in (expected, got):
         addmm = loss.grad_fn.next_functions[0][0]
         assert [type(loss.grad_fn).__name__, type(addmm).__name__, type(addmm.next_functions[0][0]).__name__] == \

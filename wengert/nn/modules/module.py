@@ -370,10 +370,9 @@ class Module:
             prefix = prefix + "." if prefix else ""
             module._load_local(state_dict, prefix, assign, missing, unexpected, errors)
         if strict:
-            if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in unexpected)))
-            if missing:
-                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
+            for kind, keys in (("Unexpected", unexpected), ("Missing", missing)):
+                if keys:
+                    errors.insert(0, f"{kind} key(s) in state_dict: " + ", ".join(f'"{k}"' for k in keys) + ". ")
         if errors:
             raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
                 type(self).__name__, "\n\t".join(errors)))
