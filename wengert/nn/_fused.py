@@ -5,6 +5,8 @@ tutorials print `next_functions`).
 
 Its backward differentiates the operations `fn` recorded on detached copies of the inputs; under
 create_graph it runs `fn` again on the inputs themselves, so the gradient is differentiable again.
+Where PyTorch's kernel has its own derivative formula (which differs at edges, as BCE's clamped
+logs do), `backward(grad, *inputs, *constants)` gives it in Tensor operations instead.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ _NO_META = ((), np.dtype(np.float32))   # (the meta of an absent input, which ne
 
 class FusedNode(A.Node):
     """The node of one `fused` call: `saved` holds its inputs (None for an absent one)."""
-    __slots__ = ("fn", "constants", "saved", "leaves", "out")
+    __slots__ = ("fn", "backward", "constants", "saved", "leaves", "out")
 
     def apply(self, grads: list, create_graph: bool) -> list:
         if self.saved is None:
@@ -30,6 +32,10 @@ class FusedNode(A.Node):
         inputs = [None if s is None else s.unpack(self, True) for s in self.saved]
         if grads[0] is None:
             return [None] * len(inputs)
+        if self.backward is not None:   # (recorded under create_graph: the engine enables recording then)
+            results = self.backward(A.as_tensor(grads[0]), *inputs, *self.constants)
+            return [None if r is None or t is None or not t.requires_grad else A.as_value(r, create_graph)
+                    for r, t in zip(results, inputs)]
         if create_graph:
             # again from the inputs (through an alias each, so their own hooks run once, outside)
             wrt = {i: record(_POS, (t,)) for i, t in enumerate(inputs) if t is not None and t.requires_grad}
@@ -46,16 +52,22 @@ class FusedNode(A.Node):
         self.saved = self.leaves = self.out = self.constants = None
 
 
-def fused(name: str, fn, inputs: tuple, *constants) -> Tensor:
+def fused(name: str, fn, inputs: tuple, *constants, backward=None) -> Tensor:
     """fn(*inputs, *constants), recorded as one node `name` when a gradient can flow to an input."""
     if not grad_mode.is_grad_enabled() or not any(t is not None and t.requires_grad for t in inputs):
         return fn(*inputs, *constants)
-    leaves = {i: t.detach().requires_grad_() for i, t in enumerate(inputs) if t is not None and t.requires_grad}
-    out = fn(*[leaves.get(i, t) for i, t in enumerate(inputs)], *constants)
+    if backward is not None:
+        leaves = {}
+        with grad_mode.no_grad():
+            out = fn(*inputs, *constants)
+    else:
+        leaves = {i: t.detach().requires_grad_() for i, t in enumerate(inputs) if t is not None and t.requires_grad}
+        out = fn(*[leaves.get(i, t) for i, t in enumerate(inputs)], *constants)
     node = A.node_class(name, FusedNode)(
         tuple((None, 0) if t is None else A.gradient_edge(t) for t in inputs),
         tuple(_NO_META if t is None else (t._data.shape, t._data.dtype) for t in inputs))
-    node.fn, node.constants, node.leaves, node.out = fn, constants, leaves, out
+    node.fn, node.backward, node.constants, node.leaves = fn, backward, constants, leaves
+    node.out = None if backward is not None else out
     node.saved = [None if t is None else A.SavedTensor(t) for t in inputs]
     return Tensor._wrap(out._data, grad_fn=node)
 

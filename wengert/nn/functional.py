@@ -298,19 +298,30 @@ def _check_target_size(input, target) -> None:
 def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None) -> Tensor:
     _check_target_size(input, target)
     reduction = _reduction(size_average, reduce, reduction)
-    return fused("MseLossBackward0", _squared_error, (input, target), weight, reduction)
+    if weight is not None:
+        return _weighted((input - target).pow(2), weight, input, reduction)
+    return fused("MseLossBackward0", _squared_error, (input, target), reduction)
 
 
-def _squared_error(input, target, weight, reduction: str):
+def _squared_error(input, target, reduction: str):
     difference = input - target
-    return _reduce(difference * difference if weight is None else difference * difference * weight, reduction)
+    return _reduce(difference * difference, reduction)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None) -> Tensor:
     _check_target_size(input, target)
     reduction = _reduction(size_average, reduce, reduction)
-    error = (input - target).abs()
-    return _reduce(error if weight is None else error * weight, reduction)
+    if weight is not None:
+        return _weighted((input - target).abs(), weight, input, reduction)
+    return _reduce((input - target).abs(), reduction)
+
+
+def _weighted(errors: Tensor, weight: Tensor, input: Tensor, reduction: str) -> Tensor:
+    """PyTorch's weighted elementwise loss: a mean is over the weights' sum."""
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    errors = errors * weight
+    return errors.sum() / weight.sum() if reduction == "mean" else _reduce(errors, reduction)
 
 
 def _class_targets(input, target, weight, ignore_index: int) -> tuple:
@@ -318,7 +329,7 @@ def _class_targets(input, target, weight, ignore_index: int) -> tuple:
     ignored), as PyTorch's nll_loss checks them."""
     index = target._data
     if index.dtype.kind not in "iu":
-        raise RuntimeError(f"expected scalar type Long but found {D.type_name(index.dtype)}")
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {D.type_name(index.dtype)}")
     if input.ndim == 0 or (input.ndim == 1 and index.ndim != 0) or (input.ndim > 1 and index.ndim != input.ndim - 1):
         raise ValueError(f"Expected input batch_size ({input.shape[0] if input.ndim else 1}) to match target "
                          f"batch_size ({index.shape[0] if index.ndim else 1}).") if input.ndim == 2 else \
@@ -343,7 +354,14 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
     reduction = _reduction(size_average, reduce, reduction)
     not_differentiable("nll_loss_forward", "weight", weight)
     index, weights = _class_targets(input, target, weight, ignore_index)
-    return fused("NllLossBackward0", _negative_likelihood, (input,), index, weights, reduction)
+    if input.ndim <= 2 or input.ndim == 4:
+        name = "NllLossBackward0" if input.ndim <= 2 else "NllLoss2DBackward0"
+        return fused(name, _negative_likelihood, (input,), index, weights, reduction)
+    # PyTorch's other ranks: the 2-d kernel on the spatial axes as one, viewed back
+    n, classes = input.shape[:2]
+    flat = target.reshape(n, 1, -1)
+    loss = nll_loss(input.reshape(n, classes, 1, -1), flat, weight, ignore_index=ignore_index, reduction=reduction)
+    return loss.view(*target.shape) if reduction == "none" else loss
 
 
 def _negative_likelihood(input, index: tuple, weights: np.ndarray, reduction: str):
@@ -379,7 +397,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
             return -terms.sum(class_dim)
         if reduction == "sum":
             return -terms.sum()
-        return record(P.div, (-terms.sum(), input.numel() / classes), None, "DivBackward1")
+        return fused("DivBackward1", Tensor.__truediv__, (-terms.sum(),), input.numel() / classes)
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing == 0:
         return nll
@@ -391,7 +409,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
         smooth = smooth.sum() / (float(weight._data[kept].sum()) if weight is not None else float(kept.size))
     elif reduction == "sum":
         smooth = smooth.sum()
-    return nll * (1 - label_smoothing) + smooth * (label_smoothing / classes)
+    scaled = "MulBackward1"   # (PyTorch's name of a product with a number)
+    return record(P.mul, (nll, 1 - label_smoothing), None, scaled) + \
+        record(P.mul, (smooth, label_smoothing / classes), None, scaled)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
@@ -405,7 +425,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     data = input._data
     if ((data < 0) | (data > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
-    return fused("BinaryCrossEntropyBackward0", _binary_entropy, (input, target), _data(weight), reduction)
+    return fused("BinaryCrossEntropyBackward0", _binary_entropy, (input, target), _data(weight), reduction,
+                 backward=_binary_entropy_backward)
 
 
 def _data(t):
@@ -416,6 +437,18 @@ def _data(t):
 def _binary_entropy(input, target, weight, reduction: str):
     terms = target * input.log().clamp(min=-100) + (1 - target) * (1 - input).log().clamp(min=-100)
     return _reduce(-terms if weight is None else -terms * weight, reduction)
+
+
+def _binary_entropy_backward(grad, input, target, weight, reduction: str) -> tuple:
+    """PyTorch's formulas (not the derivative of the clamped logs): (x - t) / max(x (1 - x), 1e-12)
+    for the input, -logit(x) for the target; each times the weight, over the count for a mean."""
+    if reduction == "mean":
+        grad = grad / input.numel()
+    if weight is not None:
+        grad = grad * weight
+    grad_input = grad * (input - target) / ((1 - input) * input).clamp(min=1e-12)
+    grad_target = grad * -(input / (1 - input)).log()
+    return grad_input, grad_target
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
