@@ -22,6 +22,7 @@ P = 1 / (1 + np.exp(-LOGITS[1:]))
 TARGETS = RNG.uniform(0, 1, (4, 4))
 LOGIT_EDGES = np.array([[0.0, 60.0, -60.0, 1e-3], [-0.5, 2.0, 0.0, -3.0]])
 WEIGHT = np.array([0.5, 2.0, 1.0, 0.25])
+POS_WEIGHT = np.array([3.0, 0.5, 1.0, 2.0])
 
 # name -> (build(nn, lib) -> loss module, input, target, does the target require a gradient)
 LOSSES = {
@@ -45,7 +46,7 @@ LOSSES = {
     "bce_edges": (lambda nn, lib: nn.BCELoss(), np.array([0.0, 1.0, 0.5, 1e-50]), np.array([0.0, 1.0, 0.3, 0.0]),
                   False),
     "bce_logits": (lambda nn, lib: nn.BCEWithLogitsLoss(), LOGIT_EDGES, TARGETS[:2], True),
-    "bce_logits_weights": (lambda nn, lib: nn.BCEWithLogitsLoss(lib.tensor(WEIGHT), pos_weight=lib.tensor(WEIGHT[::-1].copy())),
+    "bce_logits_weights": (lambda nn, lib: nn.BCEWithLogitsLoss(lib.tensor(WEIGHT), pos_weight=lib.tensor(POS_WEIGHT)),
                            LOGIT_EDGES, TARGETS[:2], True),
 }
 
@@ -65,8 +66,8 @@ def _build(name, lib, dtype, reduction):
 def test_loss_matches_pytorch(name, dtype, reduction):
     _, input, target, target_grad = LOSSES[name]
     (ti, wi), (tt, wt) = pair(input, dtype, True), pair(target, dtype, target_grad)
-    expected, got = check_forward_backward(_build(name, torch, dtype, reduction), _build(name, wengert, dtype, reduction),
-                                           [ti, tt], [wi, wt], {}, DTYPES[dtype][2])
+    t_loss, w_loss = (_build(name, lib, dtype, reduction) for lib in (torch, wengert))
+    expected, got = check_forward_backward(t_loss, w_loss, [ti, tt], [wi, wt], {}, DTYPES[dtype][2])
     assert node_name(got) == node_name(expected)
     assert [node_name_of(f) for f, _ in got.grad_fn.next_functions] == \
         [node_name_of(f) for f, _ in expected.grad_fn.next_functions]
