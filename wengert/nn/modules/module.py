@@ -116,7 +116,7 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, "_parameters")
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
@@ -126,7 +126,7 @@ class Module:
         elif isinstance(value, Module):
             if "_modules" not in d:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, "_modules")
             self._modules[name] = value
         elif "_modules" in d and name in d["_modules"]:
             if value is not None:
@@ -139,17 +139,18 @@ class Module:
                                 "(torch.nn.Buffer, torch.Tensor or None expected)")
             persistent = value.persistent if isinstance(value, Buffer) else \
                 name not in d["_non_persistent_buffers_set"]
-            self._forget(name, keep_buffer=True)
+            self._forget(name, "_buffers")
             self.register_buffer(name, value, persistent)
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name: str, keep_buffer: bool = False) -> None:
-        """Remove `name` from wherever it is kept, before it is kept somewhere else."""
+    def _forget(self, name: str, keep: str) -> None:
+        """Remove `name` from wherever it is kept but the table `keep` (where it keeps its place)."""
         self.__dict__.pop(name, None)
-        for table in ("_parameters", "_modules") + (() if keep_buffer else ("_buffers",)):
-            self.__dict__[table].pop(name, None)
-        if not keep_buffer:
+        for table in ("_parameters", "_modules", "_buffers"):
+            if table != keep:
+                self.__dict__[table].pop(name, None)
+        if keep != "_buffers":
             self._non_persistent_buffers_set.discard(name)
 
     def __getattr__(self, name: str):
