@@ -2,14 +2,11 @@
 bias), initialised and printed as PyTorch's."""
 from __future__ import annotations
 
-from ...runtime import functional as RF
 from .. import functional as F
-from ..parameter import Parameter
-from .linear import reset_weight_and_bias
-from .module import Module
+from .linear import WeightAndBias
 
 
-class _ConvNd(Module):
+class _ConvNd(WeightAndBias):
     _dims = 0
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
@@ -33,16 +30,7 @@ class _ConvNd(Module):
             raise ValueError("padding='same' is not supported for strided convolutions")
         self.padding = padding if isinstance(padding, str) else F._tuple(padding, n)
         self.output_padding, self.transposed, self.padding_mode = (0,) * n, False, padding_mode
-        self.weight = Parameter(RF.empty(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype,
-                                         device=device))
-        if bias:
-            self.bias = Parameter(RF.empty(out_channels, dtype=dtype, device=device))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        reset_weight_and_bias(self.weight, self.bias)
+        self._create((out_channels, in_channels // groups, *self.kernel_size), bias, dtype, device)
 
     def forward(self, input):
         return F._convolution(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups,

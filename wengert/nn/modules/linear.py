@@ -12,13 +12,24 @@ from ..parameter import Parameter
 from .module import Module
 
 
-def reset_weight_and_bias(weight: Parameter, bias: Parameter | None) -> None:
-    """PyTorch's default initialisation of a Linear or convolution's parameters."""
-    init.kaiming_uniform_(weight, a=math.sqrt(5))
-    if bias is not None:
-        fan_in, _ = init._calculate_fan_in_and_fan_out(weight)
-        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-        init.uniform_(bias, -bound, bound)
+class WeightAndBias(Module):
+    """A layer with a `weight` (out_features or out_channels first) and an optional `bias`, with
+    PyTorch's default initialisation (Linear's and the convolutions')."""
+
+    def _create(self, weight_shape: tuple, bias: bool, dtype, device) -> None:
+        self.weight = Parameter(RF.empty(*weight_shape, dtype=dtype, device=device))
+        if bias:
+            self.bias = Parameter(RF.empty(weight_shape[0], dtype=dtype, device=device))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
 
 
 class Identity(Module):
@@ -31,21 +42,13 @@ class Identity(Module):
         return input
 
 
-class Linear(Module):
+class Linear(WeightAndBias):
     """Linear(in_features, out_features, bias=True): y = x W^T + b."""
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
-        self.weight = Parameter(RF.empty(out_features, in_features, dtype=dtype, device=device))
-        if bias:
-            self.bias = Parameter(RF.empty(out_features, dtype=dtype, device=device))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        reset_weight_and_bias(self.weight, self.bias)
+        self._create((out_features, in_features), bias, dtype, device)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)

@@ -5,8 +5,9 @@ key order and error texts), train/eval, dtype conversion, forward hooks and PyTo
 from __future__ import annotations
 
 import collections
-import itertools
 from typing import Callable, Iterator, NamedTuple
+
+import numpy as np
 
 from ...runtime import dtypes as D
 from ...runtime.autograd import HookDict, add_hook
@@ -37,6 +38,18 @@ def _addindent(text: str, spaces: int) -> str:
 
 def _type_name(value) -> str:
     return f"torch.{value.dtype._legacy}" if isinstance(value, Tensor) else type(value).__name__
+
+
+def _requested_dtype(args: tuple, kwargs: dict):
+    """The dtype a `to(...)` call asks for (None: none), read by Tensor.to's own parser (PyTorch's
+    Module.to and Tensor.to share theirs): the conversion of an empty probe of each of two integer
+    dtypes, which a module cannot take, tells."""
+    for kind in (np.int8, np.int16):
+        probe = Tensor._wrap(np.zeros(0, kind))
+        converted = probe.to(*args, **kwargs)
+        if converted is not probe:
+            return converted.dtype
+    return None
 
 
 class Module:
@@ -398,16 +411,7 @@ class Module:
 
     def to(self, *args, **kwargs) -> "Module":
         """to(dtype), to(device), to(tensor): floating parameters and buffers converted in place."""
-        dtype = kwargs.pop("dtype", None)
-        for a in itertools.chain(args, [kwargs.pop("device", None)]):
-            if isinstance(a, Tensor):
-                dtype = a.dtype
-            elif isinstance(a, (str, D.device)):
-                D.check_device(a)
-            elif a is not None:
-                dtype = a
-        if kwargs:
-            raise TypeError(f"to() received an invalid combination of arguments: {sorted(kwargs)}")
+        dtype = _requested_dtype(args, kwargs)
         if dtype is None:
             return self
         dtype = D.as_dtype(dtype)
