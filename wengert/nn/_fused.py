@@ -6,7 +6,8 @@ tutorials print `next_functions`).
 Its backward differentiates the operations `fn` recorded on detached copies of the inputs; under
 create_graph it runs `fn` again on the inputs themselves, so the gradient is differentiable again.
 Where PyTorch's kernel has its own derivative formula (which differs at edges, as BCE's clamped
-logs do), `backward(grad, *inputs, *constants)` gives it in Tensor operations instead.
+logs do), or where one product is cheaper than a graph (addmm), `backward(grad, needs, *inputs,
+*constants)` gives it in Tensor operations instead (`needs[i]`: whether input i wants a gradient).
 """
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ class FusedNode(A.Node):
         if grads[0] is None:
             return [None] * len(inputs)
         if self.backward is not None:   # (recorded under create_graph: the engine enables recording then)
-            results = self.backward(A.as_tensor(grads[0]), *inputs, *self.constants)
+            needs = [t is not None and t.requires_grad for t in inputs]
+            results = self.backward(A.as_tensor(grads[0]), needs, *inputs, *self.constants)
             return [None if r is None or t is None or not t.requires_grad else A.as_value(r, create_graph)
                     for r, t in zip(results, inputs)]
         if create_graph:

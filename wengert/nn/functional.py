@@ -42,13 +42,19 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {D.type_name(input._data.dtype)} and "
                            f"{D.type_name(weight._data.dtype)}")
     if input.ndim == 2:
-        return fused("AddmmBackward0", _addmm, (bias, input, weight.t()))
+        return fused("AddmmBackward0", _addmm, (bias, input, weight.t()), backward=_addmm_backward)
     rows = input.reshape(-1, input.shape[-1]) if input.ndim else input
     return linear(rows, weight, bias).view(*input.shape[:-1], weight.shape[0])
 
 
 def _addmm(bias, input, weight_t):
     return bias + input.matmul(weight_t)
+
+
+def _addmm_backward(grad, needs, bias, input, weight_t) -> tuple:
+    return (record(P.sum_to, (grad, tuple(bias.shape))) if needs[0] else None,
+            grad.matmul(weight_t.t()) if needs[1] else None,
+            input.t().matmul(grad) if needs[2] else None)
 
 
 def _tuple(value, n: int) -> tuple:
@@ -439,7 +445,7 @@ def _binary_entropy(input, target, weight, reduction: str):
     return _reduce(-terms if weight is None else -terms * weight, reduction)
 
 
-def _binary_entropy_backward(grad, input, target, weight, reduction: str) -> tuple:
+def _binary_entropy_backward(grad, needs, input, target, weight, reduction: str) -> tuple:
     """PyTorch's formulas (not the derivative of the clamped logs): (x - t) / max(x (1 - x), 1e-12)
     for the input, -logit(x) for the target; each times the weight, over the count for a mean."""
     if reduction == "mean":

@@ -113,3 +113,28 @@ def test_fused_node_keeps_pytorchs_graph_rules():
         y.add_(1.0)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         loss.backward()
+
+
+def test_compiled_function_as_a_modules_forward():
+    """@wengert.function (one node running generated code) as the forward of a Module whose
+    parameters train eagerly: the same gradients as the eager layer."""
+    import numpy
+
+    @wengert.function
+    def layer(x, w, b):
+        return numpy.tanh(x @ w.T + b)
+
+    class Compiled(wengert.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = wengert.nn.Linear(4, 3).double()
+
+        def forward(self, x):
+            return layer(x, self.inner.weight, self.inner.bias)
+
+    model, x = Compiled(), wengert.tensor(X)
+    wengert.nn.functional.mse_loss(model(x), wengert.tensor(T)).backward()
+    eager = [p.detach().clone().requires_grad_() for p in model.inner.parameters()]
+    wengert.nn.functional.mse_loss(wengert.nn.functional.linear(x, *eager).tanh(), wengert.tensor(T)).backward()
+    for p, q in zip(model.parameters(), eager):
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-12)
