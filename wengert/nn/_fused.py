@@ -23,14 +23,15 @@ _NO_META = ((), np.dtype(np.float32))   # (the meta of an absent input, which ne
 
 
 class FusedNode(A.Node):
-    """The node of one `fused` call: `saved` holds its inputs (None for an absent one)."""
+    """The node of one `fused` call: `saved` holds its inputs (None for an absent one), as
+    SavedTensors (checked for in-place changes) where the backward reads their values."""
     __slots__ = ("fn", "backward", "constants", "saved", "leaves", "out")
 
     def apply(self, grads: list, create_graph: bool) -> list:
         if self.saved is None:
             raise RuntimeError(A.FREED_MESSAGE)
         # (unpacking checks that no input was changed in place since)
-        inputs = [None if s is None else s.unpack(self, True) for s in self.saved]
+        inputs = [s.unpack(self, True) if isinstance(s, A.SavedTensor) else s for s in self.saved]
         if grads[0] is None:
             return [None] * len(inputs)
         if self.backward is not None:   # (recorded under create_graph: the engine enables recording then)
@@ -54,8 +55,9 @@ class FusedNode(A.Node):
         self.saved = self.leaves = self.out = self.constants = None
 
 
-def fused(name: str, fn, inputs: tuple, *constants, backward=None) -> Tensor:
-    """fn(*inputs, *constants), recorded as one node `name` when a gradient can flow to an input."""
+def fused(name: str, fn, inputs: tuple, *constants, backward=None, reads: tuple | None = None) -> Tensor:
+    """fn(*inputs, *constants), recorded as one node `name` when a gradient can flow to an input.
+    `reads`: the inputs whose values `backward` reads (None: all), as PyTorch's kernel saves them."""
     if not grad_mode.is_grad_enabled() or not any(t is not None and t.requires_grad for t in inputs):
         return fn(*inputs, *constants)
     if backward is not None:
@@ -70,7 +72,8 @@ def fused(name: str, fn, inputs: tuple, *constants, backward=None) -> Tensor:
         tuple(_NO_META if t is None else (t._data.shape, t._data.dtype) for t in inputs))
     node.fn, node.backward, node.constants, node.leaves = fn, backward, constants, leaves
     node.out = None if backward is not None else out
-    node.saved = [None if t is None else A.SavedTensor(t) for t in inputs]
+    node.saved = [A.SavedTensor(t) if t is not None and (reads is None or i in reads) else t
+                  for i, t in enumerate(inputs)]
     return Tensor._wrap(out._data, grad_fn=node)
 
 

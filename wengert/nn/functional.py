@@ -42,7 +42,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {D.type_name(input._data.dtype)} and "
                            f"{D.type_name(weight._data.dtype)}")
     if input.ndim == 2:
-        return fused("AddmmBackward0", _addmm, (bias, input, weight.t()), backward=_addmm_backward)
+        return fused("AddmmBackward0", _addmm, (bias, input, weight.t()), backward=_addmm_backward, reads=(1, 2))
     rows = input.reshape(-1, input.shape[-1]) if input.ndim else input
     return linear(rows, weight, bias).view(*input.shape[:-1], weight.shape[0])
 

@@ -138,3 +138,21 @@ def test_compiled_function_as_a_modules_forward():
     wengert.nn.functional.mse_loss(wengert.nn.functional.linear(x, *eager).tanh(), wengert.tensor(T)).backward()
     for p, q in zip(model.parameters(), eager):
         np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-12)
+
+
+def test_in_place_change_of_what_a_kernel_does_not_save():
+    """AddmmBackward0 saves the matrices, not the bias (as PyTorch): changing the bias in place
+    before backward is allowed, changing the input is not."""
+    for lib in (torch, wengert):
+        layer = lib.nn.Linear(3, 2)
+        x = lib.ones(4, 3, requires_grad=True)
+        loss = layer(x).sum()
+        with lib.no_grad():
+            layer.bias.add_(1.0)
+        loss.backward()
+        assert layer.bias.grad.tolist() == [4.0, 4.0]
+        loss = layer(x * 1.0).sum()
+        with lib.no_grad():
+            layer.weight.mul_(2.0)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            loss.backward()
