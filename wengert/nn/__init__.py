@@ -2,9 +2,9 @@
 losses (`modules/`), `functional`, `init` and `Parameter`, with PyTorch's names, signatures,
 defaults and printed forms. `import wengert as torch` makes `torch.nn` this package.
 """
-from . import functional, init  # noqa: F401
+from . import functional, init, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules
 from .parameter import Buffer, Parameter  # noqa: F401
 
-__all__ = ["functional", "init", "Parameter", "Buffer", *_modules]
+__all__ = ["functional", "init", "utils", "Parameter", "Buffer", *_modules]

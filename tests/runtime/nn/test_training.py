@@ -156,3 +156,26 @@ def test_in_place_change_of_what_a_kernel_does_not_save():
             layer.weight.mul_(2.0)
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             loss.backward()
+
+
+@pytest.mark.parametrize("clip", ["clip_grad_norm_(model.parameters(), 0.5)",
+                                  "clip_grad_norm_(model.parameters(), 100.0, norm_type=1)",
+                                  "clip_grad_norm_(model[0].weight, 0.1, norm_type=float('inf'))",
+                                  "clip_grad_value_(model.parameters(), 0.05)"])
+def test_gradient_clipping_as_pytorch(clip):
+    t_model, w_model = mlp(torch.nn).double(), mlp(wengert.nn).double()
+    copy_state(t_model, w_model)
+    results = []
+    for lib, model in ((torch, t_model), (wengert, w_model)):
+        model.eval()
+        lib.nn.functional.cross_entropy(model(lib.tensor(X)), lib.tensor(Y)).backward()
+        total = eval("lib.nn.utils." + clip, {"lib": lib, "model": model})
+        results.append((None if total is None else float(total), [p.grad.numpy().copy() for p in model.parameters()]))
+    assert results[1][0] == pytest.approx(results[0][0], rel=1e-9)
+    for e, g in zip(results[0][1], results[1][1]):
+        np.testing.assert_allclose(g, e, rtol=1e-9, atol=1e-12)
+    vector = wengert.nn.utils.parameters_to_vector(w_model.parameters())
+    np.testing.assert_allclose(vector.detach().numpy(),
+                               torch.nn.utils.parameters_to_vector(t_model.parameters()).detach().numpy(), rtol=1e-12)
+    wengert.nn.utils.vector_to_parameters(vector * 2, w_model.parameters())
+    np.testing.assert_allclose(w_model[0].weight.detach().numpy(), 2 * t_model[0].weight.detach().numpy(), rtol=1e-12)
