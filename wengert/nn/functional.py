@@ -20,8 +20,8 @@ from ..runtime.grad_mode import no_grad
 from ..runtime.tensor import Tensor, record
 from ._fused import fused, not_differentiable
 
-__all__ = ["linear", "conv1d", "conv2d", "embedding", "layer_norm", "dropout", "relu", "relu_", "tanh", "sigmoid",
-           "gelu", "softmax", "log_softmax", "mse_loss", "l1_loss", "cross_entropy", "nll_loss",
+__all__ = ["linear", "conv1d", "conv2d", "pad", "embedding", "layer_norm", "dropout", "relu", "relu_", "tanh",
+           "sigmoid", "gelu", "softmax", "log_softmax", "mse_loss", "l1_loss", "cross_entropy", "nll_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "one_hot", "flatten"]
 
 
@@ -127,6 +127,40 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
     return _convolution(input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+#: PyTorch's padding modes -> np.pad's
+_PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+def pad(input, pad, mode: str = "constant", value=None) -> Tensor:
+    """`pad` = (before, after) pairs from the last axis backwards; negative widths crop."""
+    if mode not in _PAD_MODES:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) > 2 * input.ndim:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input.ndim}")
+    widths = [(0, 0)] * (input.ndim - len(pad) // 2) + [(pad[i], pad[i + 1]) for i in range(len(pad) - 2, -1, -2)]
+    for axis, (a, b) in enumerate(widths):
+        if mode == "reflect" and (a, b) != (0, 0) and max(a, b) >= input.shape[axis]:
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
+                               f"but got: padding ({a}, {b}) at dimension {axis} of input {list(input.shape)}")
+        if mode == "circular" and max(a, b) > input.shape[axis]:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+    params = {"pad_width": tuple((max(a, 0), max(b, 0)) for a, b in widths), "mode": _PAD_MODES[mode]}
+    if mode == "constant":
+        params["constant_values"] = 0 if value is None else value
+    if all(a >= 0 and b >= 0 for a, b in widths):
+        return record(P.pad, (input,), params)
+    return fused("ConstantPadNdBackward0", _pad_and_crop, (input,), params, widths)
+
+
+def _pad_and_crop(input, params: dict, widths: list):
+    """np.pad by the positive widths, then the negative ones cropped (PyTorch's negative padding)."""
+    out = record(P.pad, (input,), params)
+    return out[tuple(slice(-min(a, 0), n + min(b, 0) if b < 0 else None) for (a, b), n in zip(widths, out.shape))]
 
 
 def _check_indices(input: Tensor, what: str) -> np.ndarray:

@@ -63,7 +63,8 @@ def printed_forms(lib):
     return [repr(model), str(model.layers), repr(model.head[2:4]), repr(lib.nn.Sequential()),
             repr(lib.nn.ModuleList()), repr(lib.nn.Module()), repr(lib.nn.Conv2d(2, 2, (1, 2), dilation=3, groups=2)),
             repr(lib.nn.Embedding(5, 2, max_norm=1.0, scale_grad_by_freq=True)), repr(lib.nn.LayerNorm(3, bias=False)),
-            repr(lib.nn.Linear(1, 1, bias=False)), repr(lib.nn.BCEWithLogitsLoss()), repr(lib.nn.Dropout(0.5, True))]
+            repr(lib.nn.Linear(1, 1, bias=False)), repr(lib.nn.Conv1d(1, 1, 3, padding=1, padding_mode="circular")),
+            repr(lib.nn.BCEWithLogitsLoss()), repr(lib.nn.Dropout(0.5, True))]
 
 
 @program

@@ -6,6 +6,10 @@ from .. import functional as F
 from .linear import WeightAndBias
 
 
+#: PyTorch's padding modes of the convolutions, in the order its error names them
+_PADDING_MODES = ("replicate", "reflect", "zeros", "circular")
+
+
 class _ConvNd(WeightAndBias):
     _dims = 0
 
@@ -20,9 +24,9 @@ class _ConvNd(WeightAndBias):
             raise ValueError("out_channels must be divisible by groups")
         if isinstance(padding, str) and padding not in ("valid", "same"):
             raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
-        if padding_mode != "zeros":
-            raise ValueError(f"wengert.nn.{type(self).__name__}: padding_mode={padding_mode!r} is not supported; "
-                             "use 'zeros' (or pad the input with the mode first)")
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(f"padding_mode must be one of {{{', '.join(map(repr, _PADDING_MODES))}}}, but got "
+                             f"padding_mode='{padding_mode}'")
         n = self._dims
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
         self.kernel_size, self.stride, self.dilation = (F._tuple(v, n) for v in (kernel_size, stride, dilation))
@@ -33,7 +37,12 @@ class _ConvNd(WeightAndBias):
         self._create((out_channels, in_channels // groups, *self.kernel_size), bias, dtype, device)
 
     def forward(self, input):
-        return F._convolution(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups,
+        padding = self.padding
+        if self.padding_mode != "zeros":   # (as PyTorch: F.pad in that mode, then no padding)
+            pads = F._conv_padding(padding, self.kernel_size, self.dilation, self.stride)
+            input = F.pad(input, [w for pair in reversed(pads) for w in pair], mode=self.padding_mode)
+            padding = 0
+        return F._convolution(input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups,
                               self._dims)
 
     def extra_repr(self) -> str:
@@ -47,6 +56,8 @@ class _ConvNd(WeightAndBias):
             s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
 
 
