@@ -7,6 +7,7 @@ Only the values of `dropout` differ from PyTorch's: its mask comes from wengert'
 """
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 import warnings
@@ -15,6 +16,7 @@ import numpy as np
 
 from ..runtime import dtypes as D
 from ..runtime import primitives as P
+from ..runtime import functional as RF
 from ..runtime.functional import default_generator
 from ..runtime.grad_mode import no_grad
 from ..runtime.tensor import Tensor, record
@@ -76,8 +78,8 @@ def _conv_padding(padding, kernel: tuple, dilation: tuple, stride: tuple) -> lis
 
 
 def _convolution(input: Tensor, weight: Tensor, bias, stride, padding, dilation, groups: int, d: int) -> Tensor:
-    """The d-dimensional cross-correlation of PyTorch's conv1d/conv2d: windows of the padded input
-    gathered by index arrays (their gradient scatters back), contracted with the weight by einsum."""
+    """The d-dimensional cross-correlation of PyTorch's conv1d/conv2d: the padded input's entries
+    under each kernel offset (a strided slice each), stacked and multiplied by the weight's matrix."""
     if input.ndim == d + 1:   # an unbatched input
         return _convolution(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups, d).squeeze(0)
     if input.ndim != d + 2:
@@ -97,28 +99,22 @@ def _convolution(input: Tensor, weight: Tensor, bias, stride, padding, dilation,
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
                            f"size: ({' x '.join(map(str, spans))}). Kernel size can't be greater than actual input "
                            "size")
-    index = []
-    for i, (p, span, k, s, dl) in enumerate(zip(padded, spans, kernel, stride, dilation)):
-        window = np.arange((p - span) // s + 1)[:, None] * s + np.arange(k)[None, :] * dl
-        shape = [1] * (2 * d)
-        shape[2 * i:2 * i + 2] = window.shape
-        index.append(window.reshape(shape))
-    return fused("ConvolutionBackward0", _correlate, (input, weight, bias), pads, tuple(index), groups)
+    outs = [(p - span) // s + 1 for p, span, s in zip(padded, spans, stride)]
+    # per kernel offset, the slice of each spatial axis it reads (basic indexing: its gradient is a copy)
+    offsets = [tuple(slice(o * dl, o * dl + (m - 1) * s + 1, s) for o, dl, m, s in zip(at, dilation, outs, stride))
+               for at in itertools.product(*[range(k) for k in kernel])]
+    return fused("ConvolutionBackward0", _correlate, (input, weight, bias), pads, offsets, groups)
 
 
-def _correlate(input, weight, bias, pads: list, index: tuple, groups: int):
-    """The windows `index` picks of the padded input (their gradient scatters back), contracted with
-    the weight group by group."""
-    d = len(index)
+def _correlate(input, weight, bias, pads: list, offsets: list, groups: int):
+    """The stacked slices (n, c, kernel offsets, out...) as columns, times the weight's matrix per group."""
     x = record(P.pad, (input,), {"pad_width": ((0, 0), (0, 0), *pads)}) if any(a or b for a, b in pads) else input
-    windows = x[(slice(None), slice(None), *index)]   # n, c, out_1, k_1, out_2, k_2 ...
-    n, out_channels, group_channels = input.shape[0], weight.shape[0], weight.shape[1]
-    letters = "abcdefgh"[:d], "pqrstuvw"[:d]
-    spec = f"ngc{''.join(o + k for o, k in zip(*letters))},goc{letters[1]}->ngo{letters[0]}"
-    out = record(P.einsum, (windows.reshape(n, groups, group_channels, *windows.shape[2:]),
-                            weight.reshape(groups, out_channels // groups, *weight.shape[1:])), {"spec": spec})
-    out = out.reshape(n, out_channels, *windows.shape[2::2])
-    return out if bias is None else out + bias.reshape(out_channels, *[1] * d)
+    columns = RF.stack([x[(slice(None), slice(None), *at)] for at in offsets], 2)
+    n, out_channels = input.shape[0], weight.shape[0]
+    outs = columns.shape[3:]
+    columns = columns.reshape(n, groups, -1, math.prod(outs))
+    out = weight.reshape(groups, out_channels // groups, -1).matmul(columns).reshape(n, out_channels, *outs)
+    return out if bias is None else out + bias.reshape(out_channels, *[1] * len(outs))
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
