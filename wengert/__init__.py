@@ -27,7 +27,7 @@ _FRONT = ["ir", "parse_ir", "register_source", "grad", "value_and_grad", "vjp", 
 
 
 #: the submodules loaded on first use (`wengert.linalg` is torch.linalg's mirror)
-_SUBMODULES = ("eager", "autograd", "linalg", "special", "compiled", "cli")
+_SUBMODULES = ("eager", "autograd", "linalg", "special", "compiled", "cli", "nn")
 #: names of the front door loaded on first use -> their module: @wengert.function makes a node of the
 #: eager Tensor graph; the IR parser is only for IR text
 _DEFINED_IN = {"function": ".compiled", "IRSyntaxError": ".tracer.parser"}
