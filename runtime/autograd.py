@@ -839,9 +839,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if inputs:
         targets = []
         for t in inputs:
-            if not t.requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
-            t.retain_grad()   # a non-leaf input gets its .grad, as PyTorch does
+            t.retain_grad()   # a non-leaf input gets its .grad, as PyTorch does (and its text if none is wanted)
             targets.append(gradient_edge(t))
     execute([gradient_edge(t) for t in outputs], seeds, retain_graph, create_graph, accumulate_into=targets)
 

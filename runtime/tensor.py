@@ -888,7 +888,7 @@ class Tensor:
         return A.add_hook(self._post_acc_hooks, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
-        A.backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph,
+        A.backward((self,), gradient, retain_graph, create_graph,
                    inputs=inputs)
 
     def detach(self) -> "Tensor":
