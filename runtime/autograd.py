@@ -601,6 +601,8 @@ def _run_tensor_hooks(hooks: dict, grad):
     for hook in list(hooks.values()):
         result = hook(as_tensor(grad))
         if result is not None:
+            if not isinstance(result, Tensor):
+                raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
             result = as_value(result, create_graph)
             _check_hook_result(hook, grad, result)
             grad = result

@@ -883,6 +883,8 @@ class Tensor:
     def register_post_accumulate_grad_hook(self, hook):
         if self.grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._post_acc_hooks is None:
             self._post_acc_hooks = A.HookDict()
         return A.add_hook(self._post_acc_hooks, hook)
