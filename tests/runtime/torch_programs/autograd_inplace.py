@@ -214,11 +214,4 @@ with torch.no_grad():
 z.sum().backward()
 print(x.grad, x, x._version)
 ''',
-    "inplace_multi_output_view_error": '''
-x = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
-y = x * 1
-a, b = y.chunk(2)
-attempt(lambda: a.mul_(2))
-print(y)
-''',
 }
