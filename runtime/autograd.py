@@ -729,7 +729,7 @@ def execute(root_edges: list, root_grads: list, keep_graph: bool, create_graph: 
     anomalous = anomaly.is_anomaly_enabled()   # (else nodes run without the checks it asks for)
     heappop, heappush = heapq.heappop, heapq.heappush
     # NumPy's floating-point warnings stay quiet, as PyTorch's kernels are (a NaN is a value)
-    with grad_mode.set_grad_enabled(create_graph), np.errstate(all="ignore"):
+    with grad_mode.set_grad_enabled(bool(create_graph)), np.errstate(all="ignore"):
         while ready:
             node = heappop(ready)[2]
             inputs = buffers.pop(node, None) or [None] * node.num_outputs()
