@@ -27,7 +27,7 @@ def _set(enabled: bool, check_nan: bool) -> None:
 
 
 class detect_anomaly:
-    """Context manager (and decorator) enabling anomaly detection for its block."""
+    """Context manager enabling anomaly detection for its block (not a decorator, as in PyTorch)."""
 
     def __init__(self, check_nan: bool = True) -> None:
         self.check_nan = check_nan
@@ -40,12 +40,6 @@ class detect_anomaly:
 
     def __exit__(self, *exc) -> None:
         _set(self.prev, self.prev_check_nan)
-
-    def __call__(self, fn):
-        def wrapper(*args, **kwargs):
-            with detect_anomaly(self.check_nan):
-                return fn(*args, **kwargs)
-        return wrapper
 
 
 class set_detect_anomaly:

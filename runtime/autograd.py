@@ -520,6 +520,9 @@ class DelayedError(Node):
     def apply(self, grads: list, create_graph: bool) -> list:
         raise RuntimeError(self.message)
 
+    def num_outputs(self) -> int:
+        return len(self._next)   # (one output per input, as PyTorch's)
+
 
 # ---------------------------------------------------------------------------------------------
 # The engine

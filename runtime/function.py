@@ -215,15 +215,19 @@ def once_differentiable(fn):
             return outputs
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
-        inputs = [a for a in args if isinstance(a, A.Tensor) and a.requires_grad]
+        # The error node's inputs are stand-ins (detached copies that require grad), as in PyTorch:
+        # it raises when a backward runs through it, and is not on any path to the real inputs.
+        stand_ins = [o.detach().requires_grad_() if isinstance(o, A.Tensor) and o._data.dtype.kind in "fc"
+                     else None for o in outs]
         error = A.node_class("DelayedError", A.DelayedError)(
-            tuple(A.gradient_edge(a) for a in inputs), tuple((a._data.shape, a._data.dtype) for a in inputs))
+            tuple(A.gradient_edge(t) if t is not None else (None, 0) for t in stand_ins),
+            tuple((t._data.shape, t._data.dtype) if t is not None else None for t in stand_ins))
         error.message = "trying to differentiate twice a function that was marked with @once_differentiable"
         wrapped = []
-        for o in outs:
-            if isinstance(o, A.Tensor):
+        for k, o in enumerate(outs):
+            if stand_ins[k] is not None:
                 o = o.detach()
-                o._grad_fn = error
+                o._grad_fn, o._output_nr = error, k
             wrapped.append(o)
         return wrapped[0] if single else tuple(wrapped)
     return wrapper
