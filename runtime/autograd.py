@@ -850,21 +850,38 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
-         allow_unused=None, is_grads_batched=False, materialize_grads=False) -> tuple:
-    """The gradients of `outputs` with respect to `inputs`, returned (nothing is accumulated)."""
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of `outputs` with respect to `inputs`, returned (nothing is accumulated): a
+    tuple, or a dict with the keys of `inputs` when that is a dict."""
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
                          "allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
-    if is_grads_batched:
-        raise NotImplementedError("is_grads_batched=True is not supported by wengert")
-    outs, ins = _as_tuple(outputs), _as_tuple(inputs)
+    outs = _as_tuple(outputs)
+    ins = tuple(inputs.values()) if type(inputs) is dict else _as_tuple(inputs)
     if not ins:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if not only_inputs:
+        import warnings
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+                      "gradient for other parts of the graph, please use torch.autograd.backward.", FutureWarning,
+                      stacklevel=2)
     if retain_graph is None:
         retain_graph = create_graph
-    seeds = _root_grads(outs, None if grad_outputs is None else _as_tuple(grad_outputs), create_graph)
+    given = None if grad_outputs is None else _as_tuple(grad_outputs)
+    if is_grads_batched:
+        results = _batched_grad(outs, ins, given, retain_graph, create_graph, allow_unused)
+    else:
+        results = _grad(outs, ins, _root_grads(outs, given, create_graph), retain_graph, create_graph, allow_unused)
+    if materialize_grads:
+        results = tuple(Tensor._wrap(np.zeros(t._data.shape, t._data.dtype)).requires_grad_(create_graph)
+                        if r is None else r for r, t in zip(results, ins))
+    return dict(zip(inputs.keys(), results)) if type(inputs) is dict else results
+
+
+def _grad(outs: tuple, ins: tuple, seeds: list, retain_graph: bool, create_graph: bool, allow_unused: bool) -> tuple:
+    """One backward from `outs` seeded with `seeds`: the gradient arriving at each of `ins`."""
     _check_outputs(outs)
     for t in ins:
         if not t.requires_grad:
@@ -872,14 +889,36 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     captured = execute([gradient_edge(t) for t in outs], seeds, retain_graph, create_graph,
                        capture=[gradient_edge(t) for t in ins])
     results = []
-    for i, (t, g) in enumerate(zip(ins, captured)):
+    for i, g in enumerate(captured):
         if g is None:
             if not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
-            results.append(Tensor._wrap(np.zeros(t._data.shape, t._data.dtype)) if materialize_grads else None)
+            results.append(None)
         elif isinstance(g, Tensor):
             results.append(g)
         else:
             results.append(Tensor._wrap(g if g.flags.writeable else np.array(g)))
     return tuple(results)
+
+
+def _batched_grad(outs: tuple, ins: tuple, grads: tuple | None, retain_graph: bool, create_graph: bool,
+                  allow_unused: bool) -> tuple:
+    """`is_grads_batched=True`: one backward per entry of the grad_outputs' first dimension, the
+    results stacked along a new first dimension (None stays None)."""
+    grads = (None,) * len(outs) if grads is None else grads
+    for i, (out, g) in enumerate(zip(outs, grads)):
+        if isinstance(g, Tensor) and tuple(g.shape[1:]) != tuple(out.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+                "dimension. The sizes of the remaining dimensions are expected to match the shape of corresponding "
+                f"output, but a mismatch was detected: grad_output[{i}] has a shape of {Size(g.shape[2:])} and "
+                f"output[{i}] has a shape of {Size(out.shape)}. If you only want some tensors in `grad_output` to be "
+                "considered batched, consider using vmap.")
+    batch = next(g.shape[0] for g in grads if isinstance(g, Tensor))
+    rows = [_grad(outs, ins, _root_grads(outs, tuple(g[b] if isinstance(g, Tensor) else g for g in grads),
+                                         create_graph),
+                  retain_graph or b < batch - 1, create_graph, allow_unused)
+            for b in range(batch)]
+    from .functional import stack   # (functional.py imports this module)
+    return tuple(None if column[0] is None else stack(column) for column in zip(*rows))
