@@ -444,23 +444,29 @@ def _forget_retain(t) -> None:
         del retains[t._output_nr]
 
 
+def _set_grad_fn(t, node) -> None:
+    """`t` now comes out of `node`: a retained gradient is that of t's new value (PyTorch moves the hook)."""
+    if t._retains_grad:
+        _forget_retain(t)
+        t._grad_fn, t._output_nr = node, 0
+        node.retain_grad_of(t)
+    else:
+        t._grad_fn, t._output_nr = node, 0
+
+
 def _rebase(t, node) -> None:
     """`t` now comes out of `node`; a view's base gets a CopySlices around it."""
     if t._base is None:
-        if t._retains_grad:   # the retained gradient is that of t's new value (PyTorch moves the hook)
-            _forget_retain(t)
-            t._grad_fn, t._output_nr = node, 0
-            node.retain_grad_of(t)
-        else:
-            t._grad_fn, t._output_nr = node, 0
+        _set_grad_fn(t, node)
         return
     base = t._base
     copy_slices = A.CopySlices(A.gradient_edge(base) if _needs_grad(base) else (None, 0), _meta(base),
                                t._view_steps, node)
-    base._grad_fn, base._output_nr = copy_slices, 0
+    _set_grad_fn(base, copy_slices)
     replay = A.node_class("AsStridedBackward0", A.ViewReplay)(((copy_slices, 0),), (_meta(base),))
     replay.steps = t._view_steps
-    t._grad_fn, t._output_nr, t._view_source = replay, 0, copy_slices
+    _set_grad_fn(t, replay)
+    t._view_source = copy_slices
 
 
 # ---------------------------------------------------------------------------------------------
