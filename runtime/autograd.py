@@ -130,13 +130,19 @@ def version_message(shape, dtype, current: int, saved: int, producer: str | None
             f"{saved} instead. {hint}")
 
 
+#: the (pack_hook, unpack_hook) pairs of the saved_tensors_hooks blocks in force, innermost last
+saved_tensors_hooks_stack: list = []
+
+
 class SavedTensor:
     """A tensor a node reads in its backward, with the version it had when it was saved.
 
     An output of the saving node is kept as data only (holding the Tensor would make a cycle
     through its grad_fn); unpacking it for a differentiable backward makes a new Tensor whose
-    grad_fn is that node, as PyTorch does."""
-    __slots__ = ("data", "tensor", "counter", "version", "output_nr", "is_output", "grad_fn")
+    grad_fn is that node, as PyTorch does. Inside a saved_tensors_hooks block the tensor is kept
+    as its pack hook made it instead (`packed`), and unpacked by the unpack hook, unchecked."""
+    __slots__ = ("data", "tensor", "counter", "version", "output_nr", "is_output", "grad_fn", "packed", "unpack_hook",
+                 "edge")
 
     def __init__(self, tensor, is_output: bool = False) -> None:
         self.grad_fn = None   # for an output: its node when that is not the saving node (in-place on a view)
@@ -146,10 +152,38 @@ class SavedTensor:
         self.tensor = None if is_output else tensor
         self.output_nr = tensor._output_nr
         self.is_output = is_output
+        self.unpack_hook = None
+        if saved_tensors_hooks_stack:
+            self._pack(tensor)
+
+    def _pack(self, tensor) -> None:
+        pack, self.unpack_hook = saved_tensors_hooks_stack[-1]
+        # the gradient edge the unpacked value stands on (PyTorch re-attaches it)
+        self.edge = None if self.is_output or not tensor.requires_grad else gradient_edge(tensor)
+        self.data, self.tensor = _PACKED, None
+        self.packed = pack(tensor)
+
+    def _unpack_hooked(self, node: "Node", as_tensor_: bool):
+        value = self.unpack_hook(self.packed)
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                            f"{type(value).__name__}")
+        if not as_tensor_:
+            return value._data
+        fn, nr = (self.grad_fn or node, self.output_nr) if self.is_output else self.edge or (None, 0)
+        if fn is None:
+            return value.detach()
+        if type(fn) is AccumulateGrad:   # a leaf's value: a leaf again, whose gradient goes to the saved leaf
+            leaf = Tensor._wrap(value._data)
+            leaf._requires_grad, leaf._acc_ref = True, weakref.ref(fn)
+            return leaf
+        return Tensor._wrap(value._data, grad_fn=fn, output_nr=nr)
 
     def unpack(self, node: "Node", as_tensor_: bool):
         if self.data is None:
             raise RuntimeError(FREED_MESSAGE)
+        if self.unpack_hook is not None:
+            return self._unpack_hooked(node, as_tensor_)
         if self.counter[0] != self.version:
             if self.is_output:
                 producer = node.name()
@@ -166,6 +200,11 @@ class SavedTensor:
 
     def release(self) -> None:
         self.data = self.tensor = self.grad_fn = None
+        if self.unpack_hook is not None:
+            self.packed = self.edge = None
+
+
+_PACKED = np.empty(0)   # SavedTensor.data of a tensor kept by a pack hook (None is "freed")
 
 
 class SavedValue:

@@ -1,7 +1,7 @@
 """wengert.autograd: PyTorch's torch.autograd on the eager Tensor.
 
 `grad`, `backward`, `Function`, `gradcheck`, anomaly detection, the grad-mode switches and
-`functional` (jacobian, hessian, vjp, jvp, hvp, vhp),
+`functional` (jacobian, hessian, vjp, jvp, hvp, vhp) and `graph` (saved-tensor hooks),
 re-exported from wengert.runtime.
 """
 from ..runtime.anomaly import detect_anomaly, set_detect_anomaly
@@ -9,7 +9,7 @@ from ..runtime.autograd import backward, grad
 from ..runtime.function import Function, FunctionCtx, once_differentiable
 from ..runtime.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from ..runtime.grad_mode import enable_grad, no_grad, set_grad_enabled
-from . import function, functional
+from . import function, functional, graph
 
 
 def Variable(data, requires_grad: bool = False, volatile: bool = False):
@@ -19,4 +19,4 @@ def Variable(data, requires_grad: bool = False, volatile: bool = False):
 
 __all__ = ["grad", "backward", "Function", "FunctionCtx", "once_differentiable", "gradcheck", "gradgradcheck",
            "GradcheckError", "detect_anomaly", "set_detect_anomaly", "no_grad", "enable_grad", "set_grad_enabled",
-           "Variable", "function", "functional"]
+           "Variable", "function", "functional", "graph"]
