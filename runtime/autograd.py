@@ -643,17 +643,13 @@ def _run_tensor_hooks(hooks: dict, grad):
     for hook in list(hooks.values()):
         result = hook(as_tensor(grad))
         if result is not None:
-            if not isinstance(result, Tensor):
-                raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
-            result = as_value(result, create_graph)
-            _check_hook_result(hook, grad, result)
-            grad = result
+            grad = _hook_value(hook, grad, result, create_graph)
     return grad
 
 
 def _check_hook_result(hook, before, after) -> None:
     """A tensor hook may change a gradient's values, not its shape or dtype (PyTorch's texts)."""
-    name = getattr(hook, "__name__", type(hook).__name__)
+    name = _hook_name(hook)
     if _shape(after) != _shape(before):
         raise RuntimeError(f"hook '{name}' has changed the size of value")
     was, got = _np_dtype(before), _np_dtype(after)
@@ -720,7 +716,7 @@ def _call_node(node: Node, inputs: list, create_graph: bool) -> list:
         for hook in list(node._pre_hooks.values()):
             result = hook(tuple(as_tensor(g) for g in inputs))
             if result is not None:
-                inputs = [as_value(g, create_graph) for g in result]
+                inputs = _node_hook_result(hook, inputs, result, create_graph)
     try:
         outputs = _validate(node, node.apply(inputs, create_graph), create_graph)
         if anomaly.is_anomaly_enabled() and anomaly.is_anomaly_check_nan_enabled():
@@ -735,8 +731,39 @@ def _call_node(node: Node, inputs: list, create_graph: bool) -> list:
         for hook in list(node._post_hooks.values()):
             result = hook(tuple(as_tensor(g) for g in outputs), tuple(as_tensor(g) for g in inputs))
             if result is not None:
-                outputs = [as_value(g, create_graph) for g in result]
+                outputs = _node_hook_result(hook, outputs, result, create_graph)
     return outputs
+
+
+def _node_hook_result(hook, before: list, after, create_graph: bool) -> list:
+    """What a grad_fn pre/post hook returned, checked as PyTorch checks it, in place of `before`
+    (a None in it makes that gradient None)."""
+    if not isinstance(after, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(after).__name__}'")
+    if len(after) != len(before):
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of values (got {len(after)}, "
+                           f"but expected {len(before)})")
+    values = []
+    for was, new in zip(before, after):
+        if new is not None:
+            if was is None:
+                raise RuntimeError("can't replace a None gradient with a non-None value")
+            new = _hook_value(hook, was, new, create_graph)
+        values.append(new)
+    return values
+
+
+def _hook_name(hook) -> str:
+    return getattr(hook, "__name__", type(hook).__name__)
+
+
+def _hook_value(hook, before, after, create_graph: bool):
+    """A Tensor a hook returned for gradient `before`: of its size and dtype (PyTorch's texts)."""
+    if not isinstance(after, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(after).__name__}'")
+    after = as_value(after, create_graph)
+    _check_hook_result(hook, before, after)
+    return after
 
 
 def execute(root_edges: list, root_grads: list, keep_graph: bool, create_graph: bool,

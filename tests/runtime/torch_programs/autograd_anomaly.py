@@ -169,3 +169,58 @@ print(gradcheck(Cube.apply, (a,)))
 attempt(lambda: gradgradcheck(Cube.apply, (a,), (torch.ones(2, dtype=torch.float64),)))
 ''',
 }
+
+PROGRAMS.update({
+    "gradcheck_options_accepted": '''
+from torch.autograd import gradcheck
+a = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
+f = lambda u: (u ** 2).exp()
+print(gradcheck(f, (a,), fast_mode=True))
+print(gradcheck(f, (a,), check_undefined_grad=False))
+print(gradcheck(f, (a,), nondet_tol=1e-12))
+print(gradcheck(f, (a,), check_batched_grad=False, check_grad_dtypes=True))
+print(gradcheck(f, a, eps=1e-7, atol=1e-6, rtol=1e-4))
+''',
+    "gradcheck_integer_and_unused_outputs": '''
+from torch.autograd import gradcheck
+a = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
+print(gradcheck(lambda u: (u * 2, u.argmax()), (a,)))
+print(gradcheck(lambda u: (u.detach() * 2, u.sum()), (a,)))
+''',
+    "gradcheck_output_independent_of_input": '''
+from torch.autograd import gradcheck
+a = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
+print(gradcheck(lambda u: torch.ones(2, dtype=torch.float64), (a,)))
+attempt(lambda: gradcheck(lambda u: u.detach() * 2, (a,)))
+print(gradcheck(lambda u: u.detach() * 2, (a,), raise_exception=False))
+''',
+    "gradcheck_second_input_mismatch": '''
+from torch.autograd import gradcheck, Function
+class HalfWrong(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        return g * b, g * a * 2
+a = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
+b = torch.tensor([2.0, -1.0], dtype=torch.float64, requires_grad=True)
+attempt(lambda: gradcheck(HalfWrong.apply, (a, b)))
+c = torch.tensor([2.0, -1.0], dtype=torch.float64)
+print(gradcheck(HalfWrong.apply, (a, c)))
+''',
+    "gradcheck_multiple_outputs_mismatch_index": '''
+from torch.autograd import gradcheck, Function
+class Two(Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a * 2, a * 3
+    @staticmethod
+    def backward(ctx, g1, g2):
+        return g1 * 2 + g2 * 4
+a = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)
+attempt(lambda: gradcheck(Two.apply, (a,)))
+''',
+})

@@ -247,3 +247,119 @@ for t, n in [(a, "a"), (b, "b"), (c, "c"), (d, "d")]:
 d.backward()
 ''',
 }
+
+PROGRAMS.update({
+    "hook_grad_mode_inside": '''
+x = torch.tensor([1.0], requires_grad=True)
+y = x * x
+y.register_hook(lambda g: print("grad mode in hook", torch.is_grad_enabled(), g.requires_grad))
+y.backward(retain_graph=True)
+torch.autograd.grad(y, x, create_graph=True)
+''',
+    "hook_registered_during_backward": '''
+x = torch.tensor([1.0], requires_grad=True)
+a = x * 2
+b = a * 3
+def late(g):
+    print("b hook", g)
+    a.register_hook(lambda ga: print("late a hook", ga))
+b.register_hook(late)
+b.backward()
+print(x.grad)
+''',
+    "hook_removes_itself": '''
+x = torch.tensor([1.0], requires_grad=True)
+handles = []
+def once(g):
+    print("once", g)
+    handles[0].remove()
+handles.append(x.register_hook(once))
+(x * 2).backward()
+(x * 3).backward()
+print(x.grad)
+''',
+    "hook_on_leaf_in_grad_call_values": '''
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+x.register_hook(lambda g: g * 0 + 1)
+print(torch.autograd.grad((x * 5).sum(), x))
+(x * 5).sum().backward()
+print(x.grad)
+''',
+    "hook_value_create_graph_connected": '''
+x = torch.tensor([2.0], requires_grad=True)
+y = x * x
+y.register_hook(lambda g: g * x)
+(g,) = torch.autograd.grad(y, x, create_graph=True)
+print(g)
+(h,) = torch.autograd.grad(g, x)
+print(h)
+''',
+    "prehook_on_multi_output_node": '''
+x = torch.tensor([[1.0, 5.0], [4.0, 2.0]], requires_grad=True)
+v, i = x.max(dim=1)
+v.grad_fn.register_prehook(lambda go: print("pre", go))
+v.sum().backward()
+print(x.grad)
+''',
+    "posthook_on_accumulate_grad_sees_none_input": '''
+x = torch.tensor([1.0], requires_grad=True)
+acc = (x * 1).grad_fn.next_functions[0][0]
+acc.register_hook(lambda gi, go: print("acc post", gi, go))
+(x * 4).backward()
+''',
+    "hook_handle_id_and_repr_masked": '''
+x = torch.tensor([1.0], requires_grad=True)
+h1 = x.register_hook(lambda g: g)
+h2 = x.register_hook(lambda g: g)
+print(type(h1).__name__, h2.id - h1.id > 0)
+''',
+    "hooks_fire_once_per_backward_with_shared_input": '''
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * 1
+y.register_hook(lambda g: print("y", g))
+z = y * y + y.exp().sum()
+z.sum().backward()
+print([round(v, 4) for v in x.grad.tolist()])
+''',
+    "prehook_return_wrong_count": '''
+x = torch.tensor([1.0], requires_grad=True)
+y = x * 2
+y.grad_fn.register_prehook(lambda go: (go[0], go[0]))
+attempt(lambda: y.backward())
+''',
+    "posthook_return_wrong_count": '''
+x = torch.tensor([1.0], requires_grad=True)
+y = x * 2
+y.grad_fn.register_hook(lambda gi, go: (gi[0], gi[0]))
+attempt(lambda: y.backward())
+''',
+})
+
+PROGRAMS.update({
+    "node_hook_result_checks": '''
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+def run(register, hook):
+    y = x * 2
+    register(y.grad_fn, hook)
+    attempt(lambda: y.sum().backward())
+pre = lambda fn, h: fn.register_prehook(h)
+post = lambda fn, h: fn.register_hook(h)
+run(pre, lambda go: go[0])
+run(pre, lambda go: [go[0]])
+run(pre, lambda go: (5,))
+run(pre, lambda go: (torch.ones(3),))
+run(pre, lambda go: (torch.ones(2, dtype=torch.float64),))
+run(post, lambda gi, go: gi[0])
+run(post, lambda gi, go: (gi[0] * 3, None))
+run(post, lambda gi, go: (None, None))
+print(x.grad)
+''',
+    "prehook_returns_none_entry": '''
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+w = torch.tensor([3.0, 4.0], requires_grad=True)
+y = x * w
+y.grad_fn.register_hook(lambda gi, go: (None, gi[1]))
+y.sum().backward()
+print(x.grad, w.grad)
+''',
+})
