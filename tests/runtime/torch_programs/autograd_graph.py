@@ -78,8 +78,9 @@ print(x, x.requires_grad)
 ''',
     "grad_fn_names": '''
 x = torch.tensor([1.0, 2.0], requires_grad=True)
-for f in [lambda: x + 1, lambda: x * x, lambda: x - x, lambda: x / 2, lambda: x.exp(), lambda: x.sum(), lambda: x.mean(),
-          lambda: x.view(2, 1), lambda: x.reshape(1, 2), lambda: x[0], lambda: x.unsqueeze(0), lambda: x.t(),
+for f in [lambda: x + 1, lambda: x * x, lambda: x - x, lambda: x / 2, lambda: x.exp(), lambda: x.sum(),
+          lambda: x.mean(), lambda: x.view(2, 1), lambda: x.reshape(1, 2), lambda: x[0], lambda: x.unsqueeze(0),
+          lambda: x.t(),
           lambda: -x, lambda: x.pow(2), lambda: x.clone(), lambda: x.tanh(), lambda: x.sigmoid(), lambda: x.relu()]:
     y = f()
     print(type(y.grad_fn).__name__, y.grad_fn.name())

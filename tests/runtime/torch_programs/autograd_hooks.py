@@ -363,3 +363,33 @@ y.sum().backward()
 print(x.grad, w.grad)
 ''',
 })
+
+PROGRAMS.update({
+    "hook_before_and_after_inplace": '''
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * 1
+y.register_hook(lambda g: print("registered before", g))
+y.mul_(3)
+y.register_hook(lambda g: print("registered after", g))
+(y * y).sum().backward()
+print(x.grad)
+''',
+    "hook_before_inplace_on_view": '''
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = x * 1
+y.register_hook(lambda g: print("base before", g))
+y[1:].mul_(2)
+y.register_hook(lambda g: print("base after", g))
+(y * y).sum().backward()
+print(x.grad)
+''',
+    "retain_grad_and_hook_after_inplace": '''
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * 1
+y.retain_grad()
+y.register_hook(lambda g: g * 2)
+y.add_(1)
+(y * y).sum().backward()
+print(y.grad, x.grad)
+''',
+})
