@@ -1,14 +1,15 @@
 """wengert.autograd: PyTorch's torch.autograd on the eager Tensor.
 
-`grad`, `backward`, `Function`, `gradcheck`, anomaly detection, the grad-mode switches and
-`functional` (jacobian, hessian, vjp, jvp, hvp, vhp) and `graph` (saved-tensor hooks),
-re-exported from wengert.runtime.
+`grad`, `backward`, `Function`, `gradcheck`, anomaly detection and the grad-mode switches,
+re-exported from wengert.runtime; `functional` (jacobian, hessian, vjp, jvp, hvp, vhp) and
+`graph` (saved-tensor hooks) are its own modules.
 """
 from ..runtime.anomaly import detect_anomaly, set_detect_anomaly
 from ..runtime.autograd import backward, grad
 from ..runtime.function import Function, FunctionCtx, once_differentiable
 from ..runtime.gradcheck import GradcheckError, gradcheck, gradgradcheck
-from ..runtime.grad_mode import enable_grad, no_grad, set_grad_enabled
+from ..runtime import anomaly as anomaly_mode, grad_mode
+from ..runtime.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from . import function, functional, graph
 
 
@@ -19,4 +20,4 @@ def Variable(data, requires_grad: bool = False, volatile: bool = False):
 
 __all__ = ["grad", "backward", "Function", "FunctionCtx", "once_differentiable", "gradcheck", "gradgradcheck",
            "GradcheckError", "detect_anomaly", "set_detect_anomaly", "no_grad", "enable_grad", "set_grad_enabled",
-           "Variable", "function", "functional", "graph"]
+           "inference_mode", "Variable", "function", "functional", "graph", "grad_mode", "anomaly_mode"]

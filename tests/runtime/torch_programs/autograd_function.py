@@ -575,3 +575,106 @@ for _ in range(3):
     print(round(loss.item(), 5))
 ''',
 }
+
+PROGRAMS.update({
+    "function_reentrant_backward_checkpoint": _HEAD + '''
+class Checkpoint(Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        with torch.no_grad():
+            return (a.sin() * a).sum()
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        with torch.enable_grad():
+            a2 = a.detach().requires_grad_()
+            out = (a2.sin() * a2).sum()
+            (ga,) = torch.autograd.grad(out, a2)
+        return ga * g
+x = torch.tensor([0.5, 1.0], requires_grad=True)
+Checkpoint.apply(x).backward()
+print([round(v, 5) for v in x.grad.tolist()])
+''',
+    "function_backward_in_hook_reentrant": '''
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+w = torch.tensor([3.0, 4.0], requires_grad=True)
+y = x * 2
+def inner(g):
+    print("recording in hook", torch.is_grad_enabled(), ((w * w).sum()).requires_grad)
+    with torch.enable_grad():
+        (gw,) = torch.autograd.grad((w * w).sum(), w)
+    print("inner grad", gw)
+    return g
+y.register_hook(inner)
+y.sum().backward()
+print(x.grad, w.grad)
+''',
+    "function_non_tensor_args_needs_input_grad": _HEAD + '''
+class Mixed(Function):
+    @staticmethod
+    def forward(ctx, a, n, flag, b):
+        print(ctx.needs_input_grad)
+        return a * n + b
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2, None, None, g
+a = torch.tensor([1.0], requires_grad=True)
+b = torch.tensor([2.0], requires_grad=True)
+Mixed.apply(a, 2, True, b).backward()
+print(a.grad, b.grad)
+''',
+    "function_forward_returns_list_error": _HEAD + '''
+class L(Function):
+    @staticmethod
+    def forward(ctx, a):
+        return [a * 2]
+    @staticmethod
+    def backward(ctx, g):
+        return g
+a = torch.tensor([1.0], requires_grad=True)
+attempt(lambda: type(L.apply(a)).__name__)
+''',
+    "function_setup_context_multiple_outputs": _HEAD + '''
+class MinMax(Function):
+    @staticmethod
+    def forward(a):
+        return a.min(), a.max()
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        (a,) = inputs
+        lo, hi = output
+        ctx.save_for_backward(a, lo, hi)
+    @staticmethod
+    def backward(ctx, glo, ghi):
+        a, lo, hi = ctx.saved_tensors
+        return glo * (a == lo) + ghi * (a == hi)
+a = torch.tensor([3.0, 1.0, 2.0], requires_grad=True)
+lo, hi = MinMax.apply(a)
+(lo * 10 + hi).backward()
+print(lo, hi, a.grad)
+''',
+    "function_setup_context_mark_non_differentiable": _HEAD + '''
+class ArgSort(Function):
+    @staticmethod
+    def forward(a):
+        return a.sort()
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        values, indices = output
+        ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
+        ctx.n = inputs[0].shape[0]
+    @staticmethod
+    def backward(ctx, gv, gi):
+        (indices,) = ctx.saved_tensors
+        out = torch.zeros(ctx.n)
+        out[indices] = gv
+        return out
+a = torch.tensor([3.0, 1.0, 2.0], requires_grad=True)
+v, i = ArgSort.apply(a)
+print(v.requires_grad, i.requires_grad)
+(v * torch.tensor([1.0, 10.0, 100.0])).sum().backward()
+print(a.grad)
+''',
+})

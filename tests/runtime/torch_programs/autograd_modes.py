@@ -248,3 +248,20 @@ with torch.no_grad():
 print(g, g.requires_grad)
 ''',
 }
+
+PROGRAMS.update({
+    "autograd_namespace_grad_modes": '''
+x = torch.tensor([1.0], requires_grad=True)
+with torch.autograd.no_grad():
+    print((x * 2).requires_grad)
+with torch.autograd.grad_mode.no_grad():
+    print((x * 2).requires_grad)
+with torch.autograd.inference_mode():
+    print((x * 2).requires_grad, torch.is_inference_mode_enabled())
+with torch.autograd.set_grad_enabled(False):
+    with torch.autograd.enable_grad():
+        print((x * 2).requires_grad)
+with torch.autograd.anomaly_mode.detect_anomaly(check_nan=False):
+    print(torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled())
+''',
+})
