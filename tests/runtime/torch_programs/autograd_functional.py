@@ -239,3 +239,24 @@ vh.sum().backward()
 print(show(vh), x.grad)
 ''',
 }
+
+PROGRAMS.update({
+    "functional_hessian_strict_create_graph": _HEAD + '''
+x = torch.tensor([1.0, 2.0])
+attempt(lambda: AF.hessian(lambda v: (v ** 2).sum(), x, strict=True, create_graph=True))
+print(show(AF.hessian(lambda v: (v ** 3).sum(), x, strict=True, create_graph=True)))
+attempt(lambda: AF.hessian(lambda v, w: (v ** 3).sum(), (x, x), strict=True))
+''',
+    "functional_jvp_strict_create_graph": _HEAD + '''
+x = torch.tensor([1.0, 2.0])
+attempt(lambda: AF.jvp(lambda v: v * 3, x, torch.ones(2), strict=True, create_graph=True))
+print(show(AF.jvp(lambda v: v ** 2, x, torch.ones(2), strict=True, create_graph=True)))
+''',
+    "functional_scalar_function_tuple_inputs": _HEAD + '''
+a = torch.tensor(2.0)
+b = torch.tensor([1.0, 3.0])
+print(show(AF.jacobian(lambda u, w: u * w.sum(), (a, b))))
+print(show(AF.vjp(lambda u, w: u * w.sum(), (a, b))))
+print(show(AF.hessian(lambda u, w: u ** 2 * w.prod(), (a, b))))
+''',
+})
