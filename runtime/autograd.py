@@ -425,8 +425,20 @@ class PrimitiveNode(Node):
     def num_outputs(self) -> int:
         return 1 if self.out_meta is None else len(self.out_meta)
 
+    def __getattr__(self, name: str):
+        """`_saved_self`, `_saved_other`, `_saved_result`: what the node saved of its first and second
+        operand and of its result (None where it saved nothing), as PyTorch's nodes show them."""
+        if name == "_saved_result" and self.out_meta is None:
+            return self.out.unpack(self, True) if type(self.out) is SavedTensor else None
+        index = _SAVED_OPERANDS.get(name)
+        if index is None or index >= len(self.args):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        saved = self.args[index]
+        return saved.unpack(self, True) if type(saved) is SavedTensor else None
+
 
 _SAVED = (SavedTensor, SavedValue)
+_SAVED_OPERANDS = {"_saved_self": 0, "_saved_other": 1}
 _REAL_RULES = "real vjp"
 
 

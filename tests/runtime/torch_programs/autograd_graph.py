@@ -234,3 +234,19 @@ with torch.no_grad():
     print(x * 2)
 ''',
 }
+
+PROGRAMS.update({
+    "saved_tensors_on_grad_fn": '''
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x.pow(2)
+print(torch.equal(x, y.grad_fn._saved_self), x is y.grad_fn._saved_self)
+y = x.exp()
+print(torch.equal(y, y.grad_fn._saved_result), y is y.grad_fn._saved_result)
+c = torch.tensor([3.0, 4.0])
+z = x * c
+print(z.grad_fn._saved_self, z.grad_fn._saved_other)
+y.sum().backward()
+attempt(lambda: y.grad_fn._saved_result)
+attempt(lambda: x.sum().grad_fn._saved_foo)
+''',
+})
