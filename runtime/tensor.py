@@ -1044,7 +1044,10 @@ class Tensor:
         D.check_device(kwargs.pop("device", None))
         if dtype is None or D.as_dtype(dtype).np == self._data.dtype:
             return self
-        return record(P.astype, (self,), {"dtype": D.as_dtype(dtype).np})
+        np_dtype = D.as_dtype(dtype).np
+        if np_dtype.kind not in "fc":   # an integer or bool copy is outside the graph, as in PyTorch
+            return Tensor._wrap(self._data.astype(np_dtype))
+        return record(P.astype, (self,), {"dtype": np_dtype})
 
     def float(self) -> "Tensor":
         return self.to(D.float32)

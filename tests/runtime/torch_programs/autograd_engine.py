@@ -180,3 +180,73 @@ attempt(lambda: v.grad)
 print(x.grad)
 ''',
 }
+
+PROGRAMS.update({
+    "multi_output_partial_use": '''
+x = torch.tensor([[3.0, 1.0], [2.0, 5.0]], requires_grad=True)
+v, i = x.max(dim=0)
+(v * torch.tensor([1.0, 10.0])).sum().backward()
+print(x.grad, i)
+x.grad = None
+vals, idx = x.sort(dim=1)
+vals[:, 0].sum().backward()
+print(x.grad, idx)
+''',
+    "multi_output_retain_grad_and_hook": '''
+x = torch.tensor([[3.0, 1.0], [2.0, 5.0]], requires_grad=True)
+v, i = x.min(dim=1)
+v.retain_grad()
+v.register_hook(lambda g: print("v hook", g))
+(v * v).sum().backward()
+print(v.grad, x.grad)
+''',
+    "multi_output_grad_wrt_output": '''
+x = torch.tensor([[3.0, 1.0], [2.0, 5.0]], requires_grad=True)
+vals, idx = x.sort(dim=0)
+out = (vals ** 2).sum()
+print(torch.autograd.grad(out, [vals, x]))
+''',
+    "grad_through_integer_cast_stops": '''
+x = torch.tensor([1.5, 2.5], requires_grad=True)
+y = x.long()
+print(y.requires_grad, y.grad_fn)
+z = x.double()
+print(z.requires_grad, z.grad_fn.name(), z.dtype)
+(z * 2).sum().backward()
+print(x.grad, x.grad.dtype)
+''',
+    "grad_of_comparison_and_where": '''
+x = torch.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+m = x > 0
+print(m.requires_grad)
+y = torch.where(m, x * 3, torch.zeros(3))
+y.sum().backward()
+print(x.grad)
+''',
+    "backward_twice_different_roots_shared_leaf": '''
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+a = (x * 2).sum()
+b = (x ** 2).sum()
+a.backward()
+b.backward()
+print(x.grad)
+attempt(lambda: b.backward())
+attempt(lambda: a.backward())
+print(x.grad)
+''',
+    "autograd_backward_with_inputs_and_grads": '''
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+w = torch.tensor([3.0, 4.0], requires_grad=True)
+torch.autograd.backward([x * w], [torch.tensor([1.0, -1.0])], inputs=[w])
+print(x.grad, w.grad)
+torch.autograd.backward(x * w, torch.ones(2), inputs=x)
+print(x.grad, w.grad)
+''',
+    "grad_retain_graph_default_with_create_graph": '''
+x = torch.tensor([2.0], requires_grad=True)
+y = x ** 3
+(g,) = torch.autograd.grad(y, x, create_graph=True)
+print(torch.autograd.grad(y, x))
+print(g)
+''',
+})
