@@ -57,18 +57,30 @@ class set_detect_anomaly:
         _set(self.prev, self.prev_check_nan)
 
 
-def forward_trace() -> list:
-    """The user's frames of the current stack (wengert's own frames left out)."""
+#: the nodes whose backward is running while anomaly detection is on, innermost last: a node
+#: created meanwhile (a backward with create_graph=True) was induced by the last one
+running: list = []
+
+
+def forward_trace() -> tuple:
+    """Where a node is being created: the user's frames of the current stack (wengert's own frames
+    left out), and the node whose backward is creating it, if any."""
     frames = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_HERE + os.sep)]
-    return traceback.format_list(frames)
+    return traceback.format_list(frames), (running[-1] if running else None)
 
 
-def report(node_name: str, trace: list | None) -> None:
-    """Warn with the forward stack of the node whose backward failed."""
+def report(node_name: str, trace: tuple | None) -> None:
+    """Warn with the forward stack of the node whose backward failed, and then with that of each
+    node whose backward created it ("Previous calculation was induced by ...", as PyTorch)."""
     if trace is None:
-        message = (f"Error detected in {node_name}. No forward pass information available. Enable detect "
-                   "anomaly during forward pass for more information.")
-    else:
-        message = f"Error detected in {node_name}. Traceback of forward call that caused the error:\n" + \
-            "".join(trace)
-    warnings.warn(message, stacklevel=3)
+        warnings.warn(f"Error detected in {node_name}. No forward pass information available. Enable detect "
+                      "anomaly during forward pass for more information.", stacklevel=3)
+        return
+    frames, parent = trace
+    warnings.warn(f"Error detected in {node_name}. Traceback of forward call that caused the error:\n" +
+                  "".join(frames), stacklevel=3)
+    while parent is not None and parent._trace is not None:
+        frames, grandparent = parent._trace
+        warnings.warn(f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of forward call that "
+                      "induced the previous calculation:\n" + "".join(frames), stacklevel=3)
+        parent = grandparent

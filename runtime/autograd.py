@@ -729,16 +729,22 @@ def _call_node(node: Node, inputs: list, create_graph: bool) -> list:
             result = hook(tuple(as_tensor(g) for g in inputs))
             if result is not None:
                 inputs = _node_hook_result(hook, inputs, result, create_graph)
+    anomalous = anomaly.is_anomaly_enabled()
+    if anomalous:
+        anomaly.running.append(node)   # (nodes its backward creates were induced by it)
     try:
         outputs = _validate(node, node.apply(inputs, create_graph), create_graph)
-        if anomaly.is_anomaly_enabled() and anomaly.is_anomaly_check_nan_enabled():
+        if anomalous and anomaly.is_anomaly_check_nan_enabled():
             for i, g in enumerate(outputs):
                 if g is not None and np.isnan(as_value(g, False)).any():
                     raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
     except Exception:
-        if anomaly.is_anomaly_enabled():
+        if anomalous:
             anomaly.report(node.name(), node._trace)
         raise
+    finally:
+        if anomalous:
+            anomaly.running.pop()
     if node._post_hooks:
         for hook in list(node._post_hooks.values()):
             result = hook(tuple(as_tensor(g) for g in outputs), tuple(as_tensor(g) for g in inputs))

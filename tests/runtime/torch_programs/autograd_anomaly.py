@@ -224,3 +224,50 @@ a = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)
 attempt(lambda: gradcheck(Two.apply, (a,)))
 ''',
 })
+
+PROGRAMS.update({
+    "anomaly_double_backward_nan": '''
+x = torch.tensor([0.0, 1.0], requires_grad=True)
+# (the trace of a node made by a backward shows PyTorch's own frames: only first lines are compared)
+def first_lines(run):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            run()
+        except RuntimeError as e:
+            print(e)
+    print([str(w.message).strip().splitlines()[0] for w in caught])
+def second():
+    with torch.autograd.detect_anomaly():
+        y = x.sqrt().sum()
+        (g,) = torch.autograd.grad(y, x, create_graph=True)
+        print(g)
+        (g * 0).sum().backward()
+def third():
+    with torch.autograd.detect_anomaly():
+        y = x.sqrt().sum()
+        (g,) = torch.autograd.grad(y, x, create_graph=True)
+        (h,) = torch.autograd.grad(g.sum(), x, create_graph=True)
+        (h * 0).sum().backward()
+first_lines(second)
+first_lines(third)
+''',
+    "anomaly_version_error_trace": '''
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+def run():
+    with torch.autograd.detect_anomaly():
+        y = x * 1
+        z = y.exp()
+        y.mul_(2)
+        z.sum().backward()
+attempt(run)
+''',
+    "anomaly_forward_outside_backward_inside": '''
+x = torch.tensor([0.0, 1.0], requires_grad=True)
+y = (x.sqrt() * 0).sum()
+def run():
+    with torch.autograd.detect_anomaly():
+        y.backward()
+attempt(run)
+''',
+})
