@@ -1,14 +1,15 @@
 """wengert.autograd.graph: PyTorch's torch.autograd.graph on the eager Tensor.
 
 `saved_tensors_hooks` (and `save_on_cpu`, `disable_saved_tensors_hooks`) change how the
-tensors a graph node saves for its backward are kept; `Node` is the class of every `grad_fn`.
+tensors a graph node saves for its backward are kept; `increment_version` marks a tensor changed
+in place behind autograd's back; `Node` is the class of every `grad_fn`.
 """
 from __future__ import annotations
 
 from ..runtime import autograd as A
 from ..runtime.autograd import Node
 
-__all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
+__all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "increment_version"]
 
 _disabled: list = []   # the messages of the disable_saved_tensors_hooks blocks in force
 
@@ -49,3 +50,9 @@ class disable_saved_tensors_hooks:
 
     def __exit__(self, *exc) -> None:
         _disabled.pop()
+
+
+def increment_version(tensor) -> None:
+    """Count an in-place change autograd did not see (of a tensor, or of each of an iterable)."""
+    for t in (tensor,) if isinstance(tensor, A.Tensor) else tensor:
+        t._vc[0] += 1

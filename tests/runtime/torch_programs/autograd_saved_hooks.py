@@ -125,3 +125,18 @@ y = x * 2
 print(isinstance(y.grad_fn, G.Node), isinstance(y.grad_fn.next_functions[0][0], G.Node), isinstance(x, G.Node))
 ''',
 }
+
+PROGRAMS.update({
+    "increment_version": _HEAD + '''
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * 1
+z = y * y
+G.increment_version(y)
+print(y._version)
+attempt(lambda: z.sum().backward())
+a, b = torch.zeros(2), torch.ones(2)
+G.increment_version([a, b])
+G.increment_version(a)
+print(a._version, b._version)
+''',
+})
