@@ -999,7 +999,10 @@ def _batched_grad(outs: tuple, ins: tuple, grads: tuple | None, retain_graph: bo
                 f"output, but a mismatch was detected: grad_output[{i}] has a shape of {Size(g.shape[2:])} and "
                 f"output[{i}] has a shape of {Size(out.shape)}. If you only want some tensors in `grad_output` to be "
                 "considered batched, consider using vmap.")
-    batch = next(g.shape[0] for g in grads if isinstance(g, Tensor))
+    batch = next((g.shape[0] for g in grads if isinstance(g, Tensor)), None)
+    if batch is None:
+        raise RuntimeError("is_grads_batched=True needs grad_outputs: Tensors whose first dimension is the batch "
+                           "dimension")
     rows = [_grad(outs, ins, _root_grads(outs, tuple(g[b] if isinstance(g, Tensor) else g for g in grads),
                                          create_graph),
                   retain_graph or b < batch - 1, create_graph, allow_unused)

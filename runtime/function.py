@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import warnings
 
-
 from . import autograd as A
 from . import grad_mode
 

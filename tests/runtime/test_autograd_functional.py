@@ -67,3 +67,11 @@ def test_strict_and_argument_errors():
         AF.jacobian(lambda u: u, [x])
     with pytest.raises(RuntimeError, match="should return a single Tensor"):
         AF.hvp(lambda u: (u.sum(), u.sum()), x, x)
+
+
+def test_batched_grad_outputs():
+    x = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+    (jac,) = torch.autograd.grad(x ** 2, x, torch.eye(3, dtype=torch.float64), is_grads_batched=True)
+    np.testing.assert_allclose(jac.numpy(), np.diag([2.0, 4.0, 6.0]))
+    with pytest.raises(RuntimeError, match="needs grad_outputs"):
+        torch.autograd.grad((x * x).sum(), x, is_grads_batched=True)
