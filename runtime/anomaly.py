@@ -7,6 +7,7 @@ backward fails, a warning shows that stack (PyTorch's "Error detected in ..."), 
 from __future__ import annotations
 
 import os
+import threading
 import traceback
 import warnings
 
@@ -57,16 +58,21 @@ class set_detect_anomaly:
         _set(self.prev, self.prev_check_nan)
 
 
-#: the nodes whose backward is running while anomaly detection is on, innermost last: a node
-#: created meanwhile (a backward with create_graph=True) was induced by the last one
-running: list = []
+class _Running(threading.local):
+    """`stack`: the nodes whose backward this thread is running while anomaly detection is on,
+    innermost last: a node created meanwhile (a backward with create_graph=True) was induced by
+    the last one."""
+    stack: tuple = ()
+
+
+running = _Running()
 
 
 def forward_trace() -> tuple:
     """Where a node is being created: the user's frames of the current stack (wengert's own frames
     left out), and the node whose backward is creating it, if any."""
     frames = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_HERE + os.sep)]
-    return traceback.format_list(frames), (running[-1] if running else None)
+    return traceback.format_list(frames), (running.stack[-1] if running.stack else None)
 
 
 def report(node_name: str, trace: tuple | None) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+import threading
 import weakref
 from typing import Any
 
@@ -130,8 +131,13 @@ def version_message(shape, dtype, current: int, saved: int, producer: str | None
             f"{saved} instead. {hint}")
 
 
-#: the (pack_hook, unpack_hook) pairs of the saved_tensors_hooks blocks in force, innermost last
-saved_tensors_hooks_stack: list = []
+class _SavedHooks(threading.local):
+    """`stack`: the (pack_hook, unpack_hook) pairs of this thread's saved_tensors_hooks blocks in
+    force, innermost last (each thread has its own, as in PyTorch)."""
+    stack: tuple = ()
+
+
+saved_hooks = _SavedHooks()
 
 
 class SavedTensor:
@@ -153,11 +159,11 @@ class SavedTensor:
         self.output_nr = tensor._output_nr
         self.is_output = is_output
         self.unpack_hook = None
-        if saved_tensors_hooks_stack:
+        if saved_hooks.stack:
             self._pack(tensor)
 
     def _pack(self, tensor) -> None:
-        pack, self.unpack_hook = saved_tensors_hooks_stack[-1]
+        pack, self.unpack_hook = saved_hooks.stack[-1]
         # the gradient edge the unpacked value stands on (PyTorch re-attaches it)
         self.edge = None if self.is_output or not tensor.requires_grad else gradient_edge(tensor)
         self.data, self.tensor = _PACKED, None
@@ -731,7 +737,7 @@ def _call_node(node: Node, inputs: list, create_graph: bool) -> list:
                 inputs = _node_hook_result(hook, inputs, result, create_graph)
     anomalous = anomaly.is_anomaly_enabled()
     if anomalous:
-        anomaly.running.append(node)   # (nodes its backward creates were induced by it)
+        anomaly.running.stack += (node,)   # (nodes its backward creates were induced by it)
     try:
         outputs = _validate(node, node.apply(inputs, create_graph), create_graph)
         if anomalous and anomaly.is_anomaly_check_nan_enabled():
@@ -744,7 +750,7 @@ def _call_node(node: Node, inputs: list, create_graph: bool) -> list:
         raise
     finally:
         if anomalous:
-            anomaly.running.pop()
+            anomaly.running.stack = anomaly.running.stack[:-1]
     if node._post_hooks:
         for hook in list(node._post_hooks.values()):
             result = hook(tuple(as_tensor(g) for g in outputs), tuple(as_tensor(g) for g in inputs))

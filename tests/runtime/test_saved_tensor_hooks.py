@@ -43,3 +43,21 @@ def test_unpack_must_give_a_tensor_and_disable():
     with disable_saved_tensors_hooks("not here"), pytest.raises(RuntimeError, match="^not here$"):
         with saved_tensors_hooks(lambda t: t, lambda p: p):
             pass
+
+
+def test_hooks_are_per_thread():
+    import threading
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    packed = []
+    other = {}
+
+    def elsewhere():
+        other["y"] = (x * x).sum()   # saved while the main thread's block is in force
+
+    with saved_tensors_hooks(lambda t: packed.append(t) or t.detach(), lambda p: p):
+        worker = threading.Thread(target=elsewhere)
+        worker.start()
+        worker.join()
+    assert packed == []
+    other["y"].backward()
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 4.0])

@@ -26,10 +26,10 @@ class saved_tensors_hooks:
     def __enter__(self) -> None:
         if _disabled:
             raise RuntimeError(_disabled[-1])
-        A.saved_tensors_hooks_stack.append((self.pack_hook, self.unpack_hook))
+        A.saved_hooks.stack += ((self.pack_hook, self.unpack_hook),)
 
     def __exit__(self, *exc) -> None:
-        A.saved_tensors_hooks_stack.pop()
+        A.saved_hooks.stack = A.saved_hooks.stack[:-1]
 
 
 class save_on_cpu(saved_tensors_hooks):
