@@ -138,6 +138,8 @@ class _SavedHooks(threading.local):
 
 
 saved_hooks = _SavedHooks()
+#: how many saved_tensors_hooks blocks are in force in all threads (saving reads no thread-local when none)
+saved_hooks_in_use = 0
 
 
 class SavedTensor:
@@ -158,8 +160,7 @@ class SavedTensor:
         self.tensor = None if is_output else tensor
         self.output_nr = tensor._output_nr
         self.is_output = is_output
-        self.unpack_hook = None
-        if saved_hooks.stack:
+        if saved_hooks_in_use and saved_hooks.stack:
             self._pack(tensor)
 
     def _pack(self, tensor) -> None:
@@ -188,7 +189,7 @@ class SavedTensor:
     def unpack(self, node: "Node", as_tensor_: bool):
         if self.data is None:
             raise RuntimeError(FREED_MESSAGE)
-        if self.unpack_hook is not None:
+        if self.data is _PACKED:
             return self._unpack_hooked(node, as_tensor_)
         if self.counter[0] != self.version:
             if self.is_output:
@@ -205,9 +206,9 @@ class SavedTensor:
         return self.tensor
 
     def release(self) -> None:
+        if self.data is _PACKED:
+            self.packed = self.edge = self.unpack_hook = None
         self.data = self.tensor = self.grad_fn = None
-        if self.unpack_hook is not None:
-            self.packed = self.edge = None
 
 
 _PACKED = np.empty(0)   # SavedTensor.data of a tensor kept by a pack hook (None is "freed")

@@ -27,9 +27,11 @@ class saved_tensors_hooks:
         if _disabled:
             raise RuntimeError(_disabled[-1])
         A.saved_hooks.stack += ((self.pack_hook, self.unpack_hook),)
+        A.saved_hooks_in_use += 1
 
     def __exit__(self, *exc) -> None:
         A.saved_hooks.stack = A.saved_hooks.stack[:-1]
+        A.saved_hooks_in_use -= 1
 
 
 class save_on_cpu(saved_tensors_hooks):
