@@ -7,6 +7,7 @@ backward fails, a warning shows that stack (PyTorch's "Error detected in ..."), 
 from __future__ import annotations
 
 import os
+import threading
 import traceback
 import warnings
 
@@ -27,7 +28,7 @@ def _set(enabled: bool, check_nan: bool) -> None:
 
 
 class detect_anomaly:
-    """Context manager (and decorator) enabling anomaly detection for its block."""
+    """Context manager enabling anomaly detection for its block (not a decorator, as in PyTorch)."""
 
     def __init__(self, check_nan: bool = True) -> None:
         self.check_nan = check_nan
@@ -40,12 +41,6 @@ class detect_anomaly:
 
     def __exit__(self, *exc) -> None:
         _set(self.prev, self.prev_check_nan)
-
-    def __call__(self, fn):
-        def wrapper(*args, **kwargs):
-            with detect_anomaly(self.check_nan):
-                return fn(*args, **kwargs)
-        return wrapper
 
 
 class set_detect_anomaly:
@@ -63,18 +58,35 @@ class set_detect_anomaly:
         _set(self.prev, self.prev_check_nan)
 
 
-def forward_trace() -> list:
-    """The user's frames of the current stack (wengert's own frames left out)."""
+class _Running(threading.local):
+    """`stack`: the nodes whose backward this thread is running while anomaly detection is on,
+    innermost last: a node created meanwhile (a backward with create_graph=True) was induced by
+    the last one."""
+    stack: tuple = ()
+
+
+running = _Running()
+
+
+def forward_trace() -> tuple:
+    """Where a node is being created: the user's frames of the current stack (wengert's own frames
+    left out), and the node whose backward is creating it, if any."""
     frames = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_HERE + os.sep)]
-    return traceback.format_list(frames)
+    return traceback.format_list(frames), (running.stack[-1] if running.stack else None)
 
 
-def report(node_name: str, trace: list | None) -> None:
-    """Warn with the forward stack of the node whose backward failed."""
+def report(node_name: str, trace: tuple | None) -> None:
+    """Warn with the forward stack of the node whose backward failed, and then with that of each
+    node whose backward created it ("Previous calculation was induced by ...", as PyTorch)."""
     if trace is None:
-        message = (f"Error detected in {node_name}. No forward pass information available. Enable detect "
-                   "anomaly during forward pass for more information.")
-    else:
-        message = f"Error detected in {node_name}. Traceback of forward call that caused the error:\n" + \
-            "".join(trace)
-    warnings.warn(message, stacklevel=3)
+        warnings.warn(f"Error detected in {node_name}. No forward pass information available. Enable detect "
+                      "anomaly during forward pass for more information.", stacklevel=3)
+        return
+    frames, parent = trace
+    warnings.warn(f"Error detected in {node_name}. Traceback of forward call that caused the error:\n" +
+                  "".join(frames), stacklevel=3)
+    while parent is not None and parent._trace is not None:
+        frames, grandparent = parent._trace
+        warnings.warn(f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of forward call that "
+                      "induced the previous calculation:\n" + "".join(frames), stacklevel=3)
+        parent = grandparent

@@ -14,6 +14,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+import threading
 import weakref
 from typing import Any
 
@@ -130,13 +131,26 @@ def version_message(shape, dtype, current: int, saved: int, producer: str | None
             f"{saved} instead. {hint}")
 
 
+class _SavedHooks(threading.local):
+    """`stack`: the (pack_hook, unpack_hook) pairs of this thread's saved_tensors_hooks blocks in
+    force, innermost last (each thread has its own, as in PyTorch)."""
+    stack: tuple = ()
+
+
+saved_hooks = _SavedHooks()
+#: how many saved_tensors_hooks blocks are in force in all threads (saving reads no thread-local when none)
+saved_hooks_in_use = 0
+
+
 class SavedTensor:
     """A tensor a node reads in its backward, with the version it had when it was saved.
 
     An output of the saving node is kept as data only (holding the Tensor would make a cycle
     through its grad_fn); unpacking it for a differentiable backward makes a new Tensor whose
-    grad_fn is that node, as PyTorch does."""
-    __slots__ = ("data", "tensor", "counter", "version", "output_nr", "is_output", "grad_fn")
+    grad_fn is that node, as PyTorch does. Inside a saved_tensors_hooks block the tensor is kept
+    as its pack hook made it instead (`packed`), and unpacked by the unpack hook, unchecked."""
+    __slots__ = ("data", "tensor", "counter", "version", "output_nr", "is_output", "grad_fn", "packed", "unpack_hook",
+                 "edge")
 
     def __init__(self, tensor, is_output: bool = False) -> None:
         self.grad_fn = None   # for an output: its node when that is not the saving node (in-place on a view)
@@ -146,10 +160,37 @@ class SavedTensor:
         self.tensor = None if is_output else tensor
         self.output_nr = tensor._output_nr
         self.is_output = is_output
+        if saved_hooks_in_use and saved_hooks.stack:
+            self._pack(tensor)
+
+    def _pack(self, tensor) -> None:
+        pack, self.unpack_hook = saved_hooks.stack[-1]
+        # the gradient edge the unpacked value stands on (PyTorch re-attaches it)
+        self.edge = None if self.is_output or not tensor.requires_grad else gradient_edge(tensor)
+        self.data, self.tensor = _PACKED, None
+        self.packed = pack(tensor)
+
+    def _unpack_hooked(self, node: "Node", as_tensor_: bool):
+        value = self.unpack_hook(self.packed)
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                            f"{type(value).__name__}")
+        if not as_tensor_:
+            return value._data
+        fn, nr = (self.grad_fn or node, self.output_nr) if self.is_output else self.edge or (None, 0)
+        if fn is None:
+            return value.detach()
+        if type(fn) is AccumulateGrad:   # a leaf's value: a leaf again, whose gradient goes to the saved leaf
+            leaf = Tensor._wrap(value._data)
+            leaf._requires_grad, leaf._acc_ref = True, weakref.ref(fn)
+            return leaf
+        return Tensor._wrap(value._data, grad_fn=fn, output_nr=nr)
 
     def unpack(self, node: "Node", as_tensor_: bool):
         if self.data is None:
             raise RuntimeError(FREED_MESSAGE)
+        if self.data is _PACKED:
+            return self._unpack_hooked(node, as_tensor_)
         if self.counter[0] != self.version:
             if self.is_output:
                 producer = node.name()
@@ -165,7 +206,12 @@ class SavedTensor:
         return self.tensor
 
     def release(self) -> None:
+        if self.data is _PACKED:
+            self.packed = self.edge = self.unpack_hook = None
         self.data = self.tensor = self.grad_fn = None
+
+
+_PACKED = np.empty(0)   # SavedTensor.data of a tensor kept by a pack hook (None is "freed")
 
 
 class SavedValue:
@@ -386,8 +432,20 @@ class PrimitiveNode(Node):
     def num_outputs(self) -> int:
         return 1 if self.out_meta is None else len(self.out_meta)
 
+    def __getattr__(self, name: str):
+        """`_saved_self`, `_saved_other`, `_saved_result`: what the node saved of its first and second
+        operand and of its result (None where it saved nothing), as PyTorch's nodes show them."""
+        if name == "_saved_result" and self.out_meta is None:
+            return self.out.unpack(self, True) if type(self.out) is SavedTensor else None
+        index = _SAVED_OPERANDS.get(name)
+        if index is None or index >= len(self.args):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        saved = self.args[index]
+        return saved.unpack(self, True) if type(saved) is SavedTensor else None
+
 
 _SAVED = (SavedTensor, SavedValue)
+_SAVED_OPERANDS = {"_saved_self": 0, "_saved_other": 1}
 _REAL_RULES = "real vjp"
 
 
@@ -520,6 +578,9 @@ class DelayedError(Node):
     def apply(self, grads: list, create_graph: bool) -> list:
         raise RuntimeError(self.message)
 
+    def num_outputs(self) -> int:
+        return len(self._next)   # (one output per input, as PyTorch's)
+
 
 # ---------------------------------------------------------------------------------------------
 # The engine
@@ -601,15 +662,13 @@ def _run_tensor_hooks(hooks: dict, grad):
     for hook in list(hooks.values()):
         result = hook(as_tensor(grad))
         if result is not None:
-            result = as_value(result, create_graph)
-            _check_hook_result(hook, grad, result)
-            grad = result
+            grad = _hook_value(hook, grad, result, create_graph)
     return grad
 
 
 def _check_hook_result(hook, before, after) -> None:
     """A tensor hook may change a gradient's values, not its shape or dtype (PyTorch's texts)."""
-    name = getattr(hook, "__name__", type(hook).__name__)
+    name = _hook_name(hook)
     if _shape(after) != _shape(before):
         raise RuntimeError(f"hook '{name}' has changed the size of value")
     was, got = _np_dtype(before), _np_dtype(after)
@@ -676,23 +735,60 @@ def _call_node(node: Node, inputs: list, create_graph: bool) -> list:
         for hook in list(node._pre_hooks.values()):
             result = hook(tuple(as_tensor(g) for g in inputs))
             if result is not None:
-                inputs = [as_value(g, create_graph) for g in result]
+                inputs = _node_hook_result(hook, inputs, result, create_graph)
+    anomalous = anomaly.is_anomaly_enabled()
+    if anomalous:
+        anomaly.running.stack += (node,)   # (nodes its backward creates were induced by it)
     try:
         outputs = _validate(node, node.apply(inputs, create_graph), create_graph)
-        if anomaly.is_anomaly_enabled() and anomaly.is_anomaly_check_nan_enabled():
+        if anomalous and anomaly.is_anomaly_check_nan_enabled():
             for i, g in enumerate(outputs):
                 if g is not None and np.isnan(as_value(g, False)).any():
                     raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
     except Exception:
-        if anomaly.is_anomaly_enabled():
+        if anomalous:
             anomaly.report(node.name(), node._trace)
         raise
+    finally:
+        if anomalous:
+            anomaly.running.stack = anomaly.running.stack[:-1]
     if node._post_hooks:
         for hook in list(node._post_hooks.values()):
             result = hook(tuple(as_tensor(g) for g in outputs), tuple(as_tensor(g) for g in inputs))
             if result is not None:
-                outputs = [as_value(g, create_graph) for g in result]
+                outputs = _node_hook_result(hook, outputs, result, create_graph)
     return outputs
+
+
+def _node_hook_result(hook, before: list, after, create_graph: bool) -> list:
+    """What a grad_fn pre/post hook returned, checked as PyTorch checks it, in place of `before`
+    (a None in it makes that gradient None)."""
+    if not isinstance(after, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(after).__name__}'")
+    if len(after) != len(before):
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of values (got {len(after)}, "
+                           f"but expected {len(before)})")
+    values = []
+    for was, new in zip(before, after):
+        if new is not None:
+            if was is None:
+                raise RuntimeError("can't replace a None gradient with a non-None value")
+            new = _hook_value(hook, was, new, create_graph)
+        values.append(new)
+    return values
+
+
+def _hook_name(hook) -> str:
+    return getattr(hook, "__name__", type(hook).__name__)
+
+
+def _hook_value(hook, before, after, create_graph: bool):
+    """A Tensor a hook returned for gradient `before`: of its size and dtype (PyTorch's texts)."""
+    if not isinstance(after, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(after).__name__}'")
+    after = as_value(after, create_graph)
+    _check_hook_result(hook, before, after)
+    return after
 
 
 def execute(root_edges: list, root_grads: list, keep_graph: bool, create_graph: bool,
@@ -727,7 +823,7 @@ def execute(root_edges: list, root_grads: list, keep_graph: bool, create_graph: 
     anomalous = anomaly.is_anomaly_enabled()   # (else nodes run without the checks it asks for)
     heappop, heappush = heapq.heappop, heapq.heappush
     # NumPy's floating-point warnings stay quiet, as PyTorch's kernels are (a NaN is a value)
-    with grad_mode.set_grad_enabled(create_graph), np.errstate(all="ignore"):
+    with grad_mode.set_grad_enabled(bool(create_graph)), np.errstate(all="ignore"):
         while ready:
             node = heappop(ready)[2]
             inputs = buffers.pop(node, None) or [None] * node.num_outputs()
@@ -839,29 +935,44 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if inputs:
         targets = []
         for t in inputs:
-            if not t.requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
-            t.retain_grad()   # a non-leaf input gets its .grad, as PyTorch does
+            t.retain_grad()   # a non-leaf input gets its .grad, as PyTorch does (and its text if none is wanted)
             targets.append(gradient_edge(t))
     execute([gradient_edge(t) for t in outputs], seeds, retain_graph, create_graph, accumulate_into=targets)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
-         allow_unused=None, is_grads_batched=False, materialize_grads=False) -> tuple:
-    """The gradients of `outputs` with respect to `inputs`, returned (nothing is accumulated)."""
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of `outputs` with respect to `inputs`, returned (nothing is accumulated): a
+    tuple, or a dict with the keys of `inputs` when that is a dict."""
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
                          "allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
-    if is_grads_batched:
-        raise NotImplementedError("is_grads_batched=True is not supported by wengert")
-    outs, ins = _as_tuple(outputs), _as_tuple(inputs)
+    outs = _as_tuple(outputs)
+    ins = tuple(inputs.values()) if type(inputs) is dict else _as_tuple(inputs)
     if not ins:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if not only_inputs:
+        import warnings
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+                      "gradient for other parts of the graph, please use torch.autograd.backward.", FutureWarning,
+                      stacklevel=2)
     if retain_graph is None:
         retain_graph = create_graph
-    seeds = _root_grads(outs, None if grad_outputs is None else _as_tuple(grad_outputs), create_graph)
+    given = None if grad_outputs is None else _as_tuple(grad_outputs)
+    if is_grads_batched:
+        results = _batched_grad(outs, ins, given, retain_graph, create_graph, allow_unused)
+    else:
+        results = _grad(outs, ins, _root_grads(outs, given, create_graph), retain_graph, create_graph, allow_unused)
+    if materialize_grads:
+        results = tuple(Tensor._wrap(np.zeros(t._data.shape, t._data.dtype)).requires_grad_(create_graph)
+                        if r is None else r for r, t in zip(results, ins))
+    return dict(zip(inputs.keys(), results)) if type(inputs) is dict else results
+
+
+def _grad(outs: tuple, ins: tuple, seeds: list, retain_graph: bool, create_graph: bool, allow_unused: bool) -> tuple:
+    """One backward from `outs` seeded with `seeds`: the gradient arriving at each of `ins`."""
     _check_outputs(outs)
     for t in ins:
         if not t.requires_grad:
@@ -869,14 +980,39 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     captured = execute([gradient_edge(t) for t in outs], seeds, retain_graph, create_graph,
                        capture=[gradient_edge(t) for t in ins])
     results = []
-    for i, (t, g) in enumerate(zip(ins, captured)):
+    for i, g in enumerate(captured):
         if g is None:
             if not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
-            results.append(Tensor._wrap(np.zeros(t._data.shape, t._data.dtype)) if materialize_grads else None)
+            results.append(None)
         elif isinstance(g, Tensor):
             results.append(g)
         else:
             results.append(Tensor._wrap(g if g.flags.writeable else np.array(g)))
     return tuple(results)
+
+
+def _batched_grad(outs: tuple, ins: tuple, grads: tuple | None, retain_graph: bool, create_graph: bool,
+                  allow_unused: bool) -> tuple:
+    """`is_grads_batched=True`: one backward per entry of the grad_outputs' first dimension, the
+    results stacked along a new first dimension (None stays None)."""
+    grads = (None,) * len(outs) if grads is None else grads
+    for i, (out, g) in enumerate(zip(outs, grads)):
+        if isinstance(g, Tensor) and tuple(g.shape[1:]) != tuple(out.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+                "dimension. The sizes of the remaining dimensions are expected to match the shape of corresponding "
+                f"output, but a mismatch was detected: grad_output[{i}] has a shape of {Size(g.shape[2:])} and "
+                f"output[{i}] has a shape of {Size(out.shape)}. If you only want some tensors in `grad_output` to be "
+                "considered batched, consider using vmap.")
+    batch = next((g.shape[0] for g in grads if isinstance(g, Tensor)), None)
+    if batch is None:
+        raise RuntimeError("is_grads_batched=True needs grad_outputs: Tensors whose first dimension is the batch "
+                           "dimension")
+    rows = [_grad(outs, ins, _root_grads(outs, tuple(g[b] if isinstance(g, Tensor) else g for g in grads),
+                                         create_graph),
+                  retain_graph or b < batch - 1, create_graph, allow_unused)
+            for b in range(batch)]
+    from .functional import stack   # (functional.py imports this module)
+    return tuple(None if column[0] is None else stack(column) for column in zip(*rows))

@@ -8,8 +8,7 @@ differentiated twice (unless marked `once_differentiable`).
 from __future__ import annotations
 
 import functools
-
-import numpy as np
+import warnings
 
 from . import autograd as A
 from . import grad_mode
@@ -42,10 +41,11 @@ class BackwardCFunction(A.Node, FunctionCtx):
 
     def apply(self, grads: list, create_graph: bool) -> list:
         if self._materialize:
-            grads = [g if g is not None else A.zeros(m, create_graph) for g, m in zip(grads, self._out_meta)]
+            grads = [g if g is not None or m is None else A.zeros(m, create_graph)
+                     for g, m in zip(grads, self._out_meta)]
         if all(g is None for g in grads):
             return [None] * len(self._next)
-        results = self._forward_cls.backward(self, *[A.as_tensor(g) for g in grads])
+        results = _user_backward(self._forward_cls)(self, *[A.as_tensor(g) for g in grads])
         if not isinstance(results, tuple):
             results = (results,)
         name = type(self).__name__
@@ -105,7 +105,20 @@ class Function(metaclass=FunctionMeta):
         raise NotImplementedError("You must implement either the backward or vjp method for your custom "
                                   "autograd.Function to use it with backward mode AD.")
 
-    vjp = backward
+    @staticmethod
+    def vjp(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    def __init__(self, *args, **kwargs) -> None:
+        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all "
+                      "static, so you should invoke them on the class itself. Instantiating an autograd function "
+                      "will raise an error in a future version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use "
+                           "new-style autograd function with static forward method. (Example: "
+                           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
     @staticmethod
     def setup_context(ctx, inputs, output):
@@ -129,6 +142,8 @@ class Function(metaclass=FunctionMeta):
         outs = (outputs,) if single else outputs
         recording = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
         outs = tuple(_own_output(o, args, ctx, recording) for o in outs)
+        for d in ctx._dirty:
+            d._vc[0] += 1   # marking dirty counts as the in-place change (recording or not)
         if recording:
             _connect(ctx, args, outs)
         else:
@@ -154,10 +169,9 @@ def _connect(ctx, args, outs) -> None:
     for d in ctx._dirty:
         if d._grad_fn is None and d._requires_grad:
             raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
-        d._vc[0] += 1   # marking dirty counts as the in-place change
     edges = tuple(A.gradient_edge(t) if t.requires_grad else (None, 0) for t in tensors)
     A.Node.__init__(ctx, edges, tuple((t._data.shape, t._data.dtype) for t in tensors))
-    ctx._out_meta = [(o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.dtype(np.float32))
+    ctx._out_meta = [(o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None   # (no gradient)
                      for o in outs]
     for k, o in enumerate(outs):
         if not isinstance(o, Tensor):
@@ -170,7 +184,19 @@ def _connect(ctx, args, outs) -> None:
     _save(ctx, outs)
 
 
+def _user_backward(cls):
+    """The user's `backward`, or `vjp` (its other name): one of the two, as PyTorch requires."""
+    if cls.backward is not Function.backward and cls.vjp is not Function.vjp:
+        raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You should "
+                           "only implement one of them.")
+    return cls.vjp if cls.vjp is not Function.vjp else cls.backward
+
+
 def _save(ctx, outs) -> None:
+    for i, t in enumerate(ctx._to_save):
+        if t is not None and not isinstance(t, A.Tensor):
+            raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
+                            f"{type(t).__name__}")
     ctx._saved = tuple(None if t is None else A.SavedTensor(t, is_output=any(t is o for o in outs))
                        for t in ctx._to_save)
 
@@ -188,15 +214,19 @@ def once_differentiable(fn):
             return outputs
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
-        inputs = [a for a in args if isinstance(a, A.Tensor) and a.requires_grad]
+        # The error node's inputs are stand-ins (detached copies that require grad), as in PyTorch:
+        # it raises when a backward runs through it, and is not on any path to the real inputs.
+        stand_ins = [o.detach().requires_grad_() if isinstance(o, A.Tensor) and o._data.dtype.kind in "fc"
+                     else None for o in outs]
         error = A.node_class("DelayedError", A.DelayedError)(
-            tuple(A.gradient_edge(a) for a in inputs), tuple((a._data.shape, a._data.dtype) for a in inputs))
+            tuple(A.gradient_edge(t) if t is not None else (None, 0) for t in stand_ins),
+            tuple((t._data.shape, t._data.dtype) if t is not None else None for t in stand_ins))
         error.message = "trying to differentiate twice a function that was marked with @once_differentiable"
         wrapped = []
-        for o in outs:
-            if isinstance(o, A.Tensor):
+        for k, o in enumerate(outs):
+            if stand_ins[k] is not None:
                 o = o.detach()
-                o._grad_fn = error
+                o._grad_fn, o._output_nr = error, k
             wrapped.append(o)
         return wrapped[0] if single else tuple(wrapped)
     return wrapper

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import warnings
 
 
 class _State(threading.local):
@@ -42,7 +43,14 @@ class _GradModeContext:
 
     def __call__(self, fn):
         if inspect.isclass(fn):
-            raise RuntimeError(f"{type(self).__name__} cannot decorate a class")
+            warnings.warn("Decorating classes is deprecated and will be disabled in future versions. You should "
+                          "only decorate functions or methods. To preserve the current behavior of class "
+                          "decoration, you can directly decorate the `__init__` method and nothing else.",
+                          FutureWarning, stacklevel=2)
+            cls = fn
+
+            def fn(*args, **kwargs):
+                return cls(*args, **kwargs)
         if inspect.isgeneratorfunction(fn):
             @functools.wraps(fn)
             def gen_wrapper(*args, **kwargs):
@@ -102,6 +110,9 @@ class set_grad_enabled(_GradModeContext):
     `with` block / decorated function, after which the previous mode comes back."""
 
     def __init__(self, mode: bool) -> None:
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, not "
+                            f"{type(mode).__name__}")
         self._prev = is_grad_enabled()
         self._mode = bool(mode)
         _set_enabled(self._mode)

@@ -22,12 +22,18 @@ def _as_tuple(x) -> tuple:
 
 
 def _differentiable(outputs: tuple) -> list:
+    """The outputs checked: those that require grad (PyTorch's differentiable outputs)."""
+    return [o for o in outputs if isinstance(o, A.Tensor) and o.requires_grad]
+
+
+def _floating(outputs: tuple) -> list:
     return [o for o in outputs if isinstance(o, A.Tensor) and o._data.dtype.kind in "fc"]
 
 
-def _numerical(func, inputs: tuple, wrt: list, eps: float) -> list:
-    """numerical[o][i]: d output o / d input i, shaped (input numel, output numel)."""
-    outputs = _differentiable(_as_tuple(func(*inputs)))
+def _numerical(func, inputs: tuple, wrt: list, eps: float, select=_differentiable) -> list:
+    """numerical[o][i]: d output o / d input i, shaped (input numel, output numel), for the outputs
+    that `select` keeps."""
+    outputs = select(_as_tuple(func(*inputs)))
     columns = [[np.zeros((inputs[i]._data.size, o._data.size)) for i in wrt] for o in outputs]
     for k, i in enumerate(wrt):
         flat = inputs[i]._data.reshape(-1)   # a view: perturbing it perturbs the input
@@ -37,7 +43,7 @@ def _numerical(func, inputs: tuple, wrt: list, eps: float) -> list:
             for step in (eps, -eps):
                 flat[j] = orig + step
                 values.append([o._data.astype(np.float64).reshape(-1).copy()
-                               for o in _differentiable(_as_tuple(func(*inputs)))])
+                               for o in select(_as_tuple(func(*inputs)))])
             flat[j] = orig
             for o, (plus, minus) in enumerate(zip(*values)):
                 columns[o][k][j] = (plus - minus) / (2 * eps)
@@ -74,6 +80,13 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
             warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point or complex. "
                           "This check will likely fail if all the inputs are not of double precision floating "
                           "point or complex. ", UserWarning, stacklevel=2)
+    if not _differentiable(_as_tuple(func(*inputs))):
+        # nothing to differentiate: the function must then not depend on its inputs at all
+        if any(np.any(n != 0) for row in _numerical(func, inputs, wrt, eps, _floating) for n in row):
+            if raise_exception:
+                raise GradcheckError("Numerical gradient for function expected to be zero")
+            return False
+        return True
     numerical = _numerical(func, inputs, wrt, eps)
     analytical = _analytical(func, inputs, wrt)
     for o, (a_row, n_row) in enumerate(zip(analytical, numerical)):

@@ -444,23 +444,29 @@ def _forget_retain(t) -> None:
         del retains[t._output_nr]
 
 
+def _set_grad_fn(t, node) -> None:
+    """`t` now comes out of `node`: a retained gradient is that of t's new value (PyTorch moves the hook)."""
+    if t._retains_grad:
+        _forget_retain(t)
+        t._grad_fn, t._output_nr = node, 0
+        node.retain_grad_of(t)
+    else:
+        t._grad_fn, t._output_nr = node, 0
+
+
 def _rebase(t, node) -> None:
     """`t` now comes out of `node`; a view's base gets a CopySlices around it."""
     if t._base is None:
-        if t._retains_grad:   # the retained gradient is that of t's new value (PyTorch moves the hook)
-            _forget_retain(t)
-            t._grad_fn, t._output_nr = node, 0
-            node.retain_grad_of(t)
-        else:
-            t._grad_fn, t._output_nr = node, 0
+        _set_grad_fn(t, node)
         return
     base = t._base
     copy_slices = A.CopySlices(A.gradient_edge(base) if _needs_grad(base) else (None, 0), _meta(base),
                                t._view_steps, node)
-    base._grad_fn, base._output_nr = copy_slices, 0
+    _set_grad_fn(base, copy_slices)
     replay = A.node_class("AsStridedBackward0", A.ViewReplay)(((copy_slices, 0),), (_meta(base),))
     replay.steps = t._view_steps
-    t._grad_fn, t._output_nr, t._view_source = replay, 0, copy_slices
+    _set_grad_fn(t, replay)
+    t._view_source = copy_slices
 
 
 # ---------------------------------------------------------------------------------------------
@@ -883,12 +889,14 @@ class Tensor:
     def register_post_accumulate_grad_hook(self, hook):
         if self.grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._post_acc_hooks is None:
             self._post_acc_hooks = A.HookDict()
         return A.add_hook(self._post_acc_hooks, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
-        A.backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph,
+        A.backward((self,), gradient, retain_graph, create_graph,
                    inputs=inputs)
 
     def detach(self) -> "Tensor":
@@ -1036,7 +1044,10 @@ class Tensor:
         D.check_device(kwargs.pop("device", None))
         if dtype is None or D.as_dtype(dtype).np == self._data.dtype:
             return self
-        return record(P.astype, (self,), {"dtype": D.as_dtype(dtype).np})
+        np_dtype = D.as_dtype(dtype).np
+        if np_dtype.kind not in "fc":   # an integer or bool copy is outside the graph, as in PyTorch
+            return Tensor._wrap(self._data.astype(np_dtype))
+        return record(P.astype, (self,), {"dtype": np_dtype})
 
     def float(self) -> "Tensor":
         return self.to(D.float32)
