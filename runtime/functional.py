@@ -299,7 +299,7 @@ METHOD_FUNCTIONS = (
     "transpose", "swapaxes", "t", "permute", "squeeze", "unsqueeze", "flatten", "ravel", "flip", "roll", "tril",
     "triu", "chunk", "split", "unbind", "clone", "detach", "masked_fill", "lerp", "inner", "trace", "inverse",
     "det", "diag", "moveaxis", "movedim", "ger", "sort", "cross", "median", "nanmedian", "kthvalue", "mode", "topk",
-    "cummax", "cummin", "msort", "argsort",
+    "cummax", "cummin", "msort", "argsort", "positive",
 )
 
 

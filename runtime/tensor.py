@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import builtins
 import collections
+import functools
 import inspect
 import numbers
 import warnings
@@ -689,6 +690,37 @@ def torch_call(prim, name: str, method: bool, args: tuple, kwargs: dict):
     return tuple(out) if isinstance(out, TensorList) else out   # pieces (torch.tensor_split): a tuple
 
 
+#: primitives PyTorch has no kernel for on some dtypes: name -> (dtype kinds refused, the exception, its
+#: message with `{dtype}`, PyTorch's short name of the operand's dtype)
+_REFUSED = {
+    "floor": ("b", NotImplementedError, '"floor_vml_cpu" not implemented for \'{dtype}\''),
+    "ceil": ("b", NotImplementedError, '"ceil_vml_cpu" not implemented for \'{dtype}\''),
+    "trunc": ("b", NotImplementedError, '"trunc_vml_cpu" not implemented for \'{dtype}\''),
+    "round": ("b", NotImplementedError, '"round_vml_cpu" not implemented for \'{dtype}\''),
+    "frac": ("biu", NotImplementedError, '"frac_cpu" not implemented for \'{dtype}\''),
+    "abs": ("b", NotImplementedError, '"abs_cpu" not implemented for \'{dtype}\''),
+    "relu": ("b", RuntimeError, "Boolean inputs not supported for relu"),
+    "neg": ("b", RuntimeError, "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                               "to invert a mask, use the `~` or `logical_not()` operator instead."),
+}
+
+
+def _refusing(prim, method):
+    """`method`, raising PyTorch's error first where PyTorch has no kernel for the tensor's dtype
+    (only the primitives of _REFUSED are wrapped: the others pay nothing)."""
+    refused = _REFUSED.get(prim.name)
+    if refused is None:
+        return method
+    kinds, error, message = refused
+
+    @functools.wraps(method)
+    def checked(self, *args, **kwargs):
+        if self._data.dtype.kind in kinds:
+            raise error(message.format(dtype=D.type_name(self._data.dtype)))
+        return method(self, *args, **kwargs)
+    return checked
+
+
 def _method(prim, name: str | None = None, reverse: bool = False, spelling: str = ""):
     """A Tensor method applying a primitive to the tensor and the other operands (with PyTorch's
     parameters where the declaration gives them: `Eager.args`)."""
@@ -1232,10 +1264,22 @@ class Tensor:
     def round(self, decimals: int = 0) -> "Tensor":
         return record(P.round_, (self,), {"decimals": decimals})
 
+    def round_(self, decimals: int = 0) -> "Tensor":
+        return inplace(self, P.round_, (self,), {"decimals": decimals})
+
+    round, round_ = (_refusing(P.round_, m) for m in (round, round_))
+
+    def positive(self) -> "Tensor":
+        if self._data.dtype == np.bool_:
+            raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+        return self
+
     def sigmoid(self) -> "Tensor":
         return record(P.PRIMITIVES["sigmoid"], (self,))
 
     def relu(self) -> "Tensor":
+        if self._data.dtype == np.bool_:
+            raise RuntimeError(_REFUSED["relu"][2])
         return record(P.PRIMITIVES["relu"], (self,))
 
     def rsqrt(self) -> "Tensor":
@@ -1637,7 +1681,7 @@ def _install_declared_methods(prim) -> None:
         for name in names:
             if name in Tensor.__dict__ and not getattr(Tensor.__dict__[name], "declared", False):
                 continue   # (while declarations take over) a method written out in the class
-            method = make(prim, name)
+            method = _refusing(prim, make(prim, name))
             method.declared = True
             setattr(Tensor, name, method)
 

@@ -243,7 +243,8 @@ stands_for(matmul, [np.matmul, operator.matmul], "x, y, /", "x y")
 neg = _unary("neg", np.negative, [operator.neg], linear=True, doc="-x", spelling="-{0}",
              fresh=True,
              partials=(lambda g, out, x: ops.neg(g),),
-             eager=Eager("NegBackward0", NOTHING, quiet=True, methods=("__neg__", "neg", "negative"), inplace=("neg_",),
+             eager=Eager("NegBackward0", NOTHING, quiet=True, methods=("__neg__", "neg", "negative"),
+                         inplace=("neg_", "negative_"),
                          functions=("neg", "negative")))
 pos = _unary("pos", np.positive, [operator.pos], linear=True, doc="+x", spelling="+{0}",
              partials=(lambda g, out, x: g,), eager=Eager("AliasBackward0", NOTHING, quiet=True))
@@ -273,7 +274,7 @@ def _abs_jvp(t, out, x):
 absolute = _unary("abs", np.absolute, [builtins.abs, operator.abs, np.abs], doc="|x|",
                   spelling="abs({args})", vjp=(_abs_vjp,), jvp=(_abs_jvp,),
                   eager=Eager("AbsBackward0", _READS_X, quiet=True, methods=("__abs__", "abs", "absolute"),
-                              inplace=("abs_",), functions=("abs", "absolute")))
+                              inplace=("abs_", "absolute_"), functions=("abs", "absolute")))
 # |x| as a float whatever x's dtype (math.fabs: a Python float); PyTorch has no fabs (abs is its spelling)
 fabs = _unary("fabs", np.fabs, [math.fabs], doc="|x| as a float", partials=(_abs_partial,),
               eager=Eager(None, _READS_X, "float", quiet=True))
@@ -353,12 +354,14 @@ _LN2, _LN10 = 0.6931471805599453, 2.302585092994046
 _PI2_3, _PI4_30 = np.pi ** 2 / 3, np.pi ** 4 / 30   # sinc'(x) = -pi**2/3 x + pi**4/30 x**3 + ... near 0
 
 
-def _float_function(node: str, saves: dict, name: str, inplace: tuple = (), aliases: tuple = (),
+def _float_function(node: str, saves: dict, name: str, inplace: tuple | None = None, aliases: tuple = (),
                     functions: tuple | None = None) -> Eager:
     """The eager facts of a floating-point function PyTorch has as a Tensor method `name` (and
-    `aliases`) and a torch function of the same names (or `functions`): integers give floats."""
+    `aliases`), in place as each of those names with `_` (or `inplace`), and a torch function of the
+    same names (or `functions`): integers give floats."""
     methods = (*aliases, name)
-    return Eager(node, saves, "float", methods=methods, inplace=inplace,
+    return Eager(node, saves, "float", methods=methods,
+                 inplace=tuple(m + "_" for m in methods) if inplace is None else inplace,
                  functions=methods if functions is None else functions)
 
 
@@ -392,7 +395,7 @@ cbrt = _unary("cbrt", np.cbrt, doc="cube root",
               eager=Eager(None, _READS_OUT, "float"))
 square = _unary("square", np.square, doc="x**2",
                 partials=(lambda g, out, x: ops.mul(g, ops.mul(2.0, x)),),
-                eager=Eager("PowBackward0", _READS_X, methods=("square",), functions=("square",)))   # dtype kept
+                eager=Eager("PowBackward0", _READS_X, methods=("square",), inplace=("square_",), functions=("square",)))   # dtype kept
 reciprocal = _unary("reciprocal", np.reciprocal, doc="1 / x",
                     partials=(lambda g, out, x: ops.neg(ops.mul(g, ops.square(out))),),
                     eager=_float_function("ReciprocalBackward0", _READS_OUT, "reciprocal"))
@@ -426,16 +429,15 @@ tanh = _unary("tanh", np.tanh, [math.tanh], doc="hyperbolic tangent",
               partials=(lambda g, out, x: ops.mul(g, ops.sub(1.0, ops.square(out))),),
               eager=Eager("TanhBackward0", _READS_OUT, "float", quiet=True, methods=("tanh",), inplace=("tanh_",),
                           functions=("tanh",)))
-# (torch.arcsinh ... are not among the torch functions: only the Tensor methods)
 arcsinh = _unary("arcsinh", np.arcsinh, [math.asinh], doc="inverse hyperbolic sine",
                  partials=(lambda g, out, x: ops.div(g, ops.sqrt(ops.add(ops.square(x), 1.0))),),
-                 eager=_float_function("AsinhBackward0", _READS_X, "arcsinh", aliases=("asinh",), functions=("asinh",)))
+                 eager=_float_function("AsinhBackward0", _READS_X, "arcsinh", aliases=("asinh",)))
 arccosh = _unary("arccosh", np.arccosh, [math.acosh], doc="inverse hyperbolic cosine",
                  partials=(lambda g, out, x: ops.div(g, ops.sqrt(ops.sub(ops.square(x), 1.0))),),
-                 eager=_float_function("AcoshBackward0", _READS_X, "arccosh", aliases=("acosh",), functions=("acosh",)))
+                 eager=_float_function("AcoshBackward0", _READS_X, "arccosh", aliases=("acosh",)))
 arctanh = _unary("arctanh", np.arctanh, [math.atanh], doc="inverse hyperbolic tangent",
                  partials=(lambda g, out, x: ops.div(g, ops.sub(1.0, ops.square(x))),),
-                 eager=_float_function("AtanhBackward0", _READS_X, "arctanh", aliases=("atanh",), functions=("atanh",)))
+                 eager=_float_function("AtanhBackward0", _READS_X, "arctanh", aliases=("atanh",)))
 
 
 def _sinc_partial(g, out, x):
@@ -445,7 +447,7 @@ def _sinc_partial(g, out, x):
     near_zero = ops.lt(ops.abs(x), 1e-3)
     safe = select(near_zero, 1.0, x)
     slope = ops.div(ops.sub(ops.cos(ops.mul(np.pi, safe)), ops.sinc(safe)), safe)
-    taylor = ops.mul(x, ops.sub(ops.mul(_PI4_30, ops.square(x)), _PI2_3))
+    taylor = ops.add(ops.mul(x, ops.sub(ops.mul(_PI4_30, ops.square(x)), _PI2_3)), 0.0)   # +0 at -0 (PyTorch's)
     return ops.mul(g, select(near_zero, taylor, slope))
 
 
@@ -460,23 +462,43 @@ rad2deg = _unary("rad2deg", np.rad2deg, [np.degrees, math.degrees], linear=True,
                  eager=_float_function("Rad2DegBackward0", NOTHING, "rad2deg", inplace=("rad2deg_",)))
 
 
-def _step(node: str, *names: str, inplace: tuple = (), quiet: bool = False) -> Eager:
+def _step(node: str, *names: str, quiet: bool = False) -> Eager:
     """A step function: no derivative, but PyTorch records a node whose gradient is zero (the
-    Tensor methods and torch functions `names`)."""
-    return Eager(node, {0: ()}, quiet=quiet, zero_gradient=True, methods=names, inplace=inplace, functions=names)
+    Tensor methods and torch functions `names`, and the in-place methods `names` with `_`)."""
+    return Eager(node, {0: ()}, quiet=quiet, zero_gradient=True, methods=names,
+                 inplace=tuple(n + "_" for n in names), functions=names)
 
 
 sign = _unary("sign", np.sign, differentiable=False, doc="-1, 0 or 1 by the sign of x",
               eager=_step("SignBackward0", "sign", quiet=True))
 floor = _unary("floor", np.floor, differentiable=False,   # math.floor returns an int: a pycall
                doc="largest integer <= x (a float, as np.floor)",
-               eager=_step("FloorBackward0", "floor", inplace=("floor_",)))
+               eager=_step("FloorBackward0", "floor"))
 ceil = _unary("ceil", np.ceil, differentiable=False, doc="smallest integer >= x (a float, as np.ceil)",
               eager=_step("CeilBackward0", "ceil"))
 trunc = _unary("trunc", np.trunc, differentiable=False, doc="x rounded towards zero (a float, as np.trunc)",
-               eager=_step("TruncBackward0", "trunc"))
+               eager=_step("TruncBackward0", "trunc", "fix"))
 rint = _unary("rint", np.rint, differentiable=False, doc="x rounded to the nearest integer",
               eager=_step("RoundBackward0"))
+
+
+def _frac(x):
+    return x - np.trunc(x)
+
+
+# PyTorch's functions NumPy has no name for (declared without callables): the fractional part, whose
+# derivative is 1 (as PyTorch's, also at the integers), and sgn, sign with its own node name and 0 at nan
+frac = primitive("frac", _frac, shape_rule=S.elementwise_rule(_frac), doc="x - trunc(x), with x's sign",
+                 partials=(lambda g, out, x: g,),
+                 eager=Eager("FracBackward0", NOTHING, methods=("frac",), inplace=("frac_",), functions=("frac",)))
+def _sgn(x):
+    kind = np.asarray(x).dtype.kind
+    return np.where(np.isnan(x), 0, np.sign(x)) if kind in "fc" else x if kind == "b" else np.sign(x)
+
+
+sgn = primitive("sgn", _sgn, shape_rule=S.elementwise_rule(_sgn), differentiable=False, doc="sign(x), 0 at nan",
+                eager=Eager("SgnBackward0", {0: ()}, quiet=True, zero_gradient=True, methods=("sgn",),
+                            inplace=("sgn_",), functions=("sgn",)))
 isnan = _unary("isnan", np.isnan, [math.isnan], differentiable=False, doc="whether x is NaN",
                scalar=math.isnan, fancy_index=True,
                eager=Eager(methods=("isnan",), functions=("isnan",)))
@@ -494,7 +516,8 @@ nan_to_num = primitive("nan_to_num", _nan_to_num, params={"nan": 0.0, "posinf": 
                        shape_rule=S.elementwise_rule(_nan_to_num), doc="x with nan, +inf and -inf replaced by numbers",
                        partials=(lambda g, out, x, nan=0.0, posinf=None, neginf=None:
                                  ops.where(ops.isfinite(x), g, 0.0),),
-                       eager=Eager("NanToNumBackward0", _READS_X, methods=("nan_to_num",), functions=("nan_to_num",),
+                       eager=Eager("NanToNumBackward0", _READS_X, methods=("nan_to_num",), inplace=("nan_to_num_",),
+                                   functions=("nan_to_num",),
                                    args="input, nan=0.0, posinf=None, neginf=None"))
 stands_for(nan_to_num, [np.nan_to_num], "x, *, nan=0.0, posinf=None, neginf=None", "x", "nan posinf neginf")
 
@@ -661,7 +684,7 @@ stands_for(contains, [operator.contains], "x, y, /", "x y")
 # ---------------------------------------------------------------------------------------------
 
 def _relu(x):
-    return np.maximum(x, 0)
+    return np.where(x < 0, np.zeros((), x.dtype if isinstance(x, np.ndarray) else type(x)), x)   # -0 and nan kept
 
 
 def _sigmoid(x):
@@ -729,4 +752,4 @@ logsumexp = primitive("logsumexp", _logsumexp, params={"axis": None, "keepdims":
                       eager=Eager("LogsumexpBackward0", {0: (0, "out")}, "float"))
 rsqrt = primitive("rsqrt", lambda x: 1 / np.sqrt(x), shape_rule=S.elementwise_rule(lambda x: 1 / np.sqrt(x)),
                   doc="1 / sqrt(x)", vjp=(_rsqrt_vjp,), jvp=(_rsqrt_vjp,),
-                  eager=Eager("RsqrtBackward0", _READS_OUT, "float"))
+                  eager=Eager("RsqrtBackward0", _READS_OUT, "float", inplace=("rsqrt_",)))
