@@ -14,7 +14,7 @@ import numpy as np
 
 from . import dtypes as D
 from . import primitives as P
-from .tensor import (Tensor, _as_operand, leaf as _leaf, _dim, _dims, _shape_args, record, tensor_from, torch_call,
+from .tensor import (TENSOR_OTHER, Tensor, _as_operand, check_tensor_other, leaf as _leaf, _dim, _dims, _shape_args, record, tensor_from, torch_call,
                      torch_signatures)
 
 
@@ -275,11 +275,15 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
+    check_tensor_other("isclose", other, 2)
     return Tensor._wrap(np.isclose(_tensor(input)._data, _tensor(other)._data, rtol, atol, equal_nan))
 
 
 def equal(input, other) -> bool:
     return input.shape == other.shape and builtins.bool(np.array_equal(input._data, other._data))
+
+
+Tensor.allclose, Tensor.isclose, Tensor.equal = allclose, isclose, equal
 
 
 def softmax(input, dim: int, dtype=None) -> Tensor:
@@ -299,7 +303,7 @@ METHOD_FUNCTIONS = (
     "transpose", "swapaxes", "t", "permute", "squeeze", "unsqueeze", "flatten", "ravel", "flip", "roll", "tril",
     "triu", "chunk", "split", "unbind", "clone", "detach", "masked_fill", "lerp", "inner", "trace", "inverse",
     "det", "diag", "moveaxis", "movedim", "ger", "sort", "cross", "median", "nanmedian", "kthvalue", "mode", "topk",
-    "cummax", "cummin", "msort", "argsort", "positive",
+    "cummax", "cummin", "msort", "argsort", "positive", "float_power",
 )
 
 
@@ -314,6 +318,17 @@ def _function(name: str):
 #: torch.add, torch.exp ... (kept in a dict: several shadow builtins such as sum, max, abs): those of
 #: the Tensor's own methods above, and those the primitives' declarations name (`Eager.functions`)
 FUNCTIONS = {name: _function(name) for name in METHOD_FUNCTIONS}
+
+
+def _checked_function(prim, name: str):
+    """torch.<name>, the method, where PyTorch takes only a Tensor as the other operand."""
+    method = _function(name)
+
+    def function(input, other, *args, **kwargs):
+        check_tensor_other(name, other, 2)
+        return method(input, other, *args, **kwargs)
+    function.__name__ = function.__qualname__ = name
+    return function
 
 
 def _declared_function(prim, name: str):
@@ -335,7 +350,8 @@ def _add_declared_functions(prim) -> None:
         if space:
             NAMESPACES.setdefault(space, {}).setdefault(short, _declared_function(prim, name))
         elif name not in globals():   # a function written out above (torch.allclose ...) is PyTorch's own
-            FUNCTIONS.setdefault(name, _function(name) if prim.eager.args is None else _declared_function(prim, name))
+            FUNCTIONS.setdefault(name, _checked_function(prim, name) if prim.name in TENSOR_OTHER else
+                                 _function(name) if prim.eager.args is None else _declared_function(prim, name))
 
 
 P.on_declare(_add_declared_functions)

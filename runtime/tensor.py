@@ -35,6 +35,7 @@ from .rules import vjp_rule
 # Type promotion
 # ---------------------------------------------------------------------------------------------
 
+_UNSET = object()   # an argument not given (where PyTorch tells None from absent)
 _PY_NUMBERS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 
 
@@ -721,6 +722,29 @@ def _refusing(prim, method):
     return checked
 
 
+#: primitives whose PyTorch spellings take a Tensor as the other operand, never a Python number
+TENSOR_OTHER = {"arctan2", "hypot", "maximum", "minimum", "fmax", "fmin", "logaddexp", "logaddexp2", "logical_and",
+                "logical_or", "logical_xor", "nextafter", "ldexp"}
+
+
+def check_tensor_other(name: str, other, position: int) -> None:
+    """PyTorch's TypeError where `name` (in TENSOR_OTHER) is given a number as its other operand."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position {position}) must be Tensor, not {type(other).__name__}")
+
+
+def _tensor_other(prim, name: str, method):
+    """`method`, checking its other operand where PyTorch takes only a Tensor there (not the operators)."""
+    if prim.name not in TENSOR_OTHER or name.startswith("__"):
+        return method
+
+    @functools.wraps(method)
+    def checked(self, other, *args, **kwargs):
+        check_tensor_other(name, other, 1)
+        return method(self, other, *args, **kwargs)
+    return checked
+
+
 def _method(prim, name: str | None = None, reverse: bool = False, spelling: str = ""):
     """A Tensor method applying a primitive to the tensor and the other operands (with PyTorch's
     parameters where the declaration gives them: `Eager.args`)."""
@@ -1206,18 +1230,34 @@ class Tensor:
 
     subtract = sub
 
-    def div(self, other, *, rounding_mode=None) -> "Tensor":
+    def div(self, other, *, rounding_mode=_UNSET) -> "Tensor":
+        if rounding_mode is _UNSET:
+            return record(P.div, (self, _as_operand(other)))
+        if rounding_mode not in (None, "trunc", "floor"):
+            raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                             f"'{rounding_mode}'")
+        # PyTorch's node of a division with a rounding mode: DivBackward2, a zero gradient when it rounds
+        if rounding_mode is None:
+            return record(P.div, (self, _as_operand(other)), None, "DivBackward2")
+        if self._data.dtype.kind in "iub" and (not isinstance(other, Tensor) or other._data.dtype.kind in "iub"):
+            rounded = record(P.floordiv if rounding_mode == "floor" else P.div, (self, _as_operand(other)))
+            return rounded if rounding_mode == "floor" else rounded.trunc().to(rounded.dtype if isinstance(
+                other, float) else self.dtype)
         out = record(P.div, (self, _as_operand(other)))
-        if rounding_mode == "floor":
-            return out.floor()
-        if rounding_mode == "trunc":
-            return out.trunc()
-        return out
+        return record(P.floor if rounding_mode == "floor" else P.trunc, (out,), None, "DivBackward2")
 
     divide = true_divide = div
 
-    def rsub(self, other) -> "Tensor":
-        return record(P.sub, (_as_operand(other), self))
+    def div_(self, other, *, rounding_mode=_UNSET) -> "Tensor":
+        return self.copy_(self.div(other, rounding_mode=rounding_mode)) if rounding_mode is not _UNSET else \
+            inplace(self, P.div, (self, _as_operand(other)))
+
+    divide_ = true_divide_ = div_
+
+    def rsub(self, other, *, alpha=1) -> "Tensor":
+        other = _as_operand(other)
+        return record(P.sub, (other, self if alpha == 1 else self * alpha), None,
+                      "RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1")
 
     def mm(self, other) -> "Tensor":
         if self._data.ndim != 2:
@@ -1305,8 +1345,19 @@ class Tensor:
     def masked_fill(self, mask, value) -> "Tensor":
         return record(P.where, (_as_operand(mask), _as_operand(value), self), None, "MaskedFillBackward0")
 
+    def float_power(self, exponent) -> "Tensor":
+        exponent = exponent.double() if isinstance(exponent, Tensor) else exponent
+        return self.double() ** exponent
+
+    def float_power_(self, exponent) -> "Tensor":
+        if self._data.dtype != np.float64:
+            raise RuntimeError(f"the base given to float_power_ has dtype {D.type_name(self._data.dtype)} but the "
+                               "operation's result requires dtype Double")
+        return self.pow_(exponent.double() if isinstance(exponent, Tensor) else exponent)
+
     def lerp(self, end, weight) -> "Tensor":
-        return self + (end - self) * weight
+        step = (end - self) * weight
+        return record(P.add, (self, step), None, "LerpBackward1" if isinstance(weight, Tensor) else "LerpBackward0")
 
     # -- reductions ----------------------------------------------------------------------------
 
@@ -1642,6 +1693,8 @@ class Tensor:
     def sub_(self, other, *, alpha=1) -> "Tensor":
         return inplace(self, P.sub, (self, _as_operand(other) if alpha == 1 else _as_operand(other) * alpha))
 
+    subtract_ = sub_
+
 
     def sigmoid_(self) -> "Tensor":
         return inplace(self, P.PRIMITIVES["sigmoid"], (self,))
@@ -1681,7 +1734,7 @@ def _install_declared_methods(prim) -> None:
         for name in names:
             if name in Tensor.__dict__ and not getattr(Tensor.__dict__[name], "declared", False):
                 continue   # (while declarations take over) a method written out in the class
-            method = _refusing(prim, make(prim, name))
+            method = _tensor_other(prim, name, _refusing(prim, make(prim, name)))
             method.declared = True
             setattr(Tensor, name, method)
 

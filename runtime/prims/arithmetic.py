@@ -126,6 +126,11 @@ sub = _binary("sub", np.subtract, [operator.sub], linear=True, doc="x - y", spel
                           NOTHING, "promote", scalar_slot=True, methods=("__sub__",), reflected=("__rsub__",)))
 
 
+def _of_tensor_or_number(node: str, operands) -> str:
+    """PyTorch's node of a binary function by its other operand: <node>Backward1 for a Tensor, 0 for a number."""
+    return f"{node}Backward1" if is_tensor(operands[1]) else f"{node}Backward0"
+
+
 def _repeats(x, y) -> bool:
     """Whether x * y repeats a list/tuple (one operand a sequence, the other an integer)."""
     def integer(v):
@@ -141,7 +146,7 @@ mul = _binary("mul", np.multiply, [operator.mul], doc="x * y", spelling="{0} * {
               sequences=Sequences(_repeats, (lambda g, out, x, y: ops.unrepeat(g, x) if is_container(x) else None,
                                              lambda g, out, x, y: ops.unrepeat(g, y) if is_container(y) else None)),
               eager=Eager("MulBackward0", {0: (1,), 1: (0,)}, "promote", scalar_slot=True,
-                          methods=("__mul__", "__rmul__", "mul", "multiply"), inplace=("mul_",),
+                          methods=("__mul__", "__rmul__", "mul", "multiply"), inplace=("mul_", "multiply_"),
                           functions=("mul", "multiply")))
 mul.shape_rule = _joined_or_repeated(mul.shape_rule, "mul")
 div = _binary("div", np.true_divide, [operator.truediv, np.divide], doc="x / y", spelling="{0} / {1}",
@@ -159,8 +164,14 @@ floordiv = _binary("floordiv", np.floor_divide, [operator.floordiv], differentia
 mod = _binary("mod", np.mod, [operator.mod, np.remainder], doc="x % y", spelling="{0} % {1}",
               scalar=scalar.mod,
               partials=(lambda g, out, x, y: g, lambda g, out, x, y: ops.neg(ops.mul(g, ops.floor(ops.div(x, y))))),
-              eager=Eager("RemainderBackward0", {0: (), 1: (0, 1)}, "promote", methods=("__mod__", "remainder"),
+              eager=Eager(lambda operands, params: _of_tensor_or_number("Remainder", operands),
+                          {0: (), 1: (0, 1)}, "promote", methods=("__mod__", "remainder"), inplace=("remainder_",),
                           reflected=("__rmod__",), functions=("remainder",)))
+# the remainder with the sign of x (C's fmod): x - trunc(x / y) * y
+fmod = _binary("fmod", np.fmod, doc="x - trunc(x / y) * y, with the sign of x",
+               partials=(lambda g, out, x, y: g, lambda g, out, x, y: ops.neg(ops.mul(g, ops.trunc(ops.div(x, y))))),
+               eager=Eager(lambda operands, params: _of_tensor_or_number("Fmod", operands), {0: (), 1: (0, 1)},
+                           "promote", methods=("fmod",), inplace=("fmod_",), functions=("fmod",)))
 
 
 def _pow_base_partial(x, y):
@@ -315,7 +326,7 @@ arctan2 = _binary("arctan2", np.arctan2, [math.atan2], doc="elementwise arctan(x
                   partials=(lambda g, out, y, x: ops.mul(g, ops.div(x, _arctan2_denominator(y, x))),
                             lambda g, out, y, x: ops.neg(ops.mul(g, ops.div(y, _arctan2_denominator(y, x))))),
                   eager=Eager("Atan2Backward0", {0: (0, 1), 1: (0, 1)}, "float", methods=("atan2", "arctan2"),
-                              functions=("atan2",)))
+                              functions=("atan2", "arctan2")))
 hypot = _binary("hypot", np.hypot, [math.hypot], doc="elementwise sqrt(x**2 + y**2)",
                 partials=(lambda g, out, x, y: ops.mul(g, ops.div(x, out)),
                           lambda g, out, x, y: ops.mul(g, ops.div(y, out))),
