@@ -286,12 +286,25 @@ def equal(input, other) -> bool:
 Tensor.allclose, Tensor.isclose, Tensor.equal = allclose, isclose, equal
 
 
+def var_mean(input, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None) -> tuple:
+    return input._moments("var", dim, unbiased, keepdim, correction)
+
+
+def std_mean(input, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None) -> tuple:
+    return input._moments("std", dim, unbiased, keepdim, correction)
+
+
+def dist(input, other, p=2) -> Tensor:
+    check_tensor_other("dist", other, 2)
+    return input.dist(other, p)
+
+
 def softmax(input, dim: int, dtype=None) -> Tensor:
-    return input.softmax(dim)
+    return input.softmax(dim, dtype)
 
 
 def log_softmax(input, dim: int, dtype=None) -> Tensor:
-    return input.log_softmax(dim)
+    return input.log_softmax(dim, dtype)
 
 
 #: functions that are the Tensor method of the same name applied to their first argument, for the
@@ -303,7 +316,8 @@ METHOD_FUNCTIONS = (
     "transpose", "swapaxes", "t", "permute", "squeeze", "unsqueeze", "flatten", "ravel", "flip", "roll", "tril",
     "triu", "chunk", "split", "unbind", "clone", "detach", "masked_fill", "lerp", "inner", "trace", "inverse",
     "det", "diag", "moveaxis", "movedim", "ger", "sort", "cross", "median", "nanmedian", "kthvalue", "mode", "topk",
-    "cummax", "cummin", "msort", "argsort", "positive", "float_power",
+    "cummax", "cummin", "msort", "argsort", "positive", "float_power", "aminmax", "count_nonzero", "logcumsumexp", "renorm",
+    "diff",
 )
 
 
@@ -358,19 +372,9 @@ P.on_declare(_add_declared_functions)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
-    """torch.linalg.vector_norm: np.linalg.norm's vector norm over the axes `dim` (all for None) put
-    last and flattened into one (over two axes np.linalg.norm would take a matrix norm)."""
     if dtype is not None:
         raise TypeError(f"vector_norm(): wengert does not support the argument dtype={dtype!r}")
-    x = _tensor(x)
-    dims = tuple(range(x.ndim)) if dim is None else _dims(dim, x.ndim)
-    dims = tuple(d % max(x.ndim, 1) for d in (dims if isinstance(dims, tuple) else (dims,)))
-    if len(dims) == 1:
-        return record(P.norm, (x,), {"ord": ord, "axis": dims[0], "keepdims": keepdim})
-    others = tuple(d for d in range(x.ndim) if d not in dims)
-    flat = x.permute(*others, *dims).reshape(*[x.shape[d] for d in others], -1)
-    norm = record(P.norm, (flat,), {"ord": ord, "axis": -1})
-    return norm.reshape(*[1 if d in dims else x.shape[d] for d in range(x.ndim)]) if keepdim else norm
+    return _tensor(x)._vector_norm(ord, dim, keepdim)
 
 
 NAMESPACES.setdefault("linalg", {})["vector_norm"] = vector_norm
@@ -399,4 +403,5 @@ def gradient(input, *, spacing=1, dim=None, edge_order: int = 1) -> tuple:
     return tuple(out) if isinstance(out, list) else (out,)
 
 
-FUNCTIONS.update(broadcast_tensors=broadcast_tensors, meshgrid=meshgrid, gradient=gradient)
+FUNCTIONS.update(broadcast_tensors=broadcast_tensors, meshgrid=meshgrid, gradient=gradient, var_mean=var_mean,
+                 std_mean=std_mean, dist=dist)

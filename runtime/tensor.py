@@ -680,6 +680,8 @@ def torch_call(prim, name: str, method: bool, args: tuple, kwargs: dict):
     for key, parameter in function_spec.parameters.items():
         value, target = bound.arguments[key], rename.get(key, key)
         if target in prim.params:
+            if key == "dim" and value is not None and isinstance(bound.arguments[tensor], Tensor):
+                _dims(value, bound.arguments[tensor].ndim)   # PyTorch's IndexError, not NumPy's AxisError
             params[target] = _param_value(value)
         elif key == tensor or parameter.default is inspect.Parameter.empty:
             operands.append(value if type(value) is Tensor else _as_operand(value))
@@ -1362,20 +1364,82 @@ class Tensor:
     # -- reductions ----------------------------------------------------------------------------
 
     def sum(self, dim=None, keepdim: bool = False, *, dtype=None) -> "Tensor":
+        dim = None if dim in ((), []) else dim   # (as PyTorch: no dims is all dims)
         x = self.to(dtype) if dtype is not None else self
         if x._data.dtype.kind in "biu" and x._data.dtype != np.int64:
             x = x.to(D.int64)
         return record(P.PRIMITIVES["sum"], (x,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim})
 
     def mean(self, dim=None, keepdim: bool = False, *, dtype=None) -> "Tensor":
+        dim = None if dim in ((), []) else dim
         x = self.to(dtype) if dtype is not None else self
         if x._data.dtype.kind not in "fc":
             raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point "
                                f"or complex dtype. Got: {D.type_name(x._data.dtype)}")
-        return record(P.PRIMITIVES["mean"], (x,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim})
+        params = {"axis": _dims(dim, self.ndim), "keepdims": keepdim}
+        if x._data.size:
+            return record(P.PRIMITIVES["mean"], (x,), params)
+        with warnings.catch_warnings():   # the mean of nothing is nan, silently (as PyTorch)
+            warnings.simplefilter("ignore")
+            return record(P.PRIMITIVES["mean"], (x,), params)
 
-    def prod(self, dim=None, keepdim: bool = False) -> "Tensor":
-        return record(P.PRIMITIVES["prod"], (self,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim})
+    def prod(self, dim=None, keepdim: bool = False, *, dtype=None) -> "Tensor":
+        x = self.to(dtype) if dtype is not None else self
+        if x._data.dtype.kind in "biu" and x._data.dtype != np.int64:
+            x = x.to(D.int64)
+        return record(P.PRIMITIVES["prod"], (x,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim})
+
+    def _no_empty_reduction(self, name: str, error=RuntimeError) -> None:
+        if self._data.size == 0:
+            raise error(f"{name}(): Expected reduction dim to be specified for input.numel() == 0." +
+                        (" Specify the reduction dim with the 'dim' argument." if error is RuntimeError else ""))
+
+    def _no_empty_dims(self, name: str, axis) -> None:
+        for a in (axis if isinstance(axis, tuple) else () if axis is None else (axis,)):
+            if not self.shape[a]:
+                raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
+
+    def aminmax(self, *, dim=None, keepdim: bool = False):
+        if dim is None:
+            self._no_empty_reduction("aminmax")
+        axis = None if dim is None else _dim(dim, self.ndim)
+        low, high = (record(P.PRIMITIVES[k], (self,), {"axis": axis, "keepdims": keepdim}, "AminmaxBackward0")
+                     for k in ("min", "max"))
+        return return_type("aminmax", ("min", "max"))(low, high)
+
+    def count_nonzero(self, dim=None) -> "Tensor":
+        return Tensor._wrap(np.asarray(np.count_nonzero(self._data, axis=_dims(dim, self.ndim)), np.int64))
+
+    def logcumsumexp(self, dim: int) -> "Tensor":
+        """log(cumsum(exp(x))) along dim, computed from x less its (finite) max along dim."""
+        axis = _dim(dim, self.ndim)
+        finite = np.where(np.isnan(self._data), -np.inf, self._data)
+        top = np.max(finite, axis=axis, keepdims=True, initial=-np.inf) if self.ndim else finite
+        top = Tensor._wrap(np.where(np.isfinite(top), top, 0).astype(self._data.dtype))
+        summed = (self - top).exp().cumsum(axis).log()
+        return record(P.add, (summed, top), None, "LogcumsumexpBackward0")
+
+    def _moments(self, kind: str, dim, unbiased: bool, keepdim: bool, correction):
+        """(var or std, mean) over dim, both nodes named as PyTorch's (VarMeanBackward0 ...)."""
+        node = f"{kind.capitalize()}MeanBackward0"
+        spread = getattr(self, kind)(dim, unbiased, keepdim, correction=correction, _node=node)
+        return spread, record(P.PRIMITIVES["mean"], (self,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim},
+                              node)
+
+
+    def renorm(self, p, dim: int, maxnorm) -> "Tensor":
+        """Each slice along dim whose p-norm exceeds maxnorm scaled to norm maxnorm (PyTorch's 1e-7 guard)."""
+        axis = _dim(dim, self.ndim)
+        others = tuple(d for d in range(self.ndim) if d != axis)
+        norms = self._vector_norm(p, others, True)
+        scale = Tensor._wrap(np.where(norms._data > maxnorm, maxnorm / (norms._data + 1e-7), 1.0)
+                             .astype(self._data.dtype))
+        factor = record(P.where, (Tensor._wrap(norms._data > maxnorm), maxnorm / (norms + 1e-7), scale))
+        return record(P.mul, (self, factor), None, "RenormBackward0")
+
+    def dist(self, other, p=2) -> "Tensor":
+        check_tensor_other("dist", other, 1)
+        return (self - other)._vector_norm(p, None, False, "DistBackward0")
 
     def _extreme(self, which: str, dim, keepdim: bool):
         if isinstance(dim, Tensor):   # torch.max(a, b): elementwise
@@ -1388,6 +1452,8 @@ class Tensor:
                 return self._shared_by_nans(f"{which.capitalize()}Backward1")
             return record(P.PRIMITIVES[which], (self,))
         axis = _dim(dim, self.ndim)
+        if self.ndim and not self.shape[axis]:
+            raise IndexError(f"{which}(): Expected reduction dim {axis} to have non-zero size.")
         # the whole gradient goes to the index returned, not split among equal values (amax does that)
         picked = (np.argmax if which == "max" else np.argmin)(self._data, axis=axis) if self.ndim else np.int64(0)
         return self._picked(which, picked, axis, keepdim, f"{which.capitalize()}Backward0")
@@ -1466,6 +1532,9 @@ class Tensor:
         axis = _dim(dim, self.ndim)
         if not self.ndim:
             return self._picked(kind, np.int64(0), 0, False, f"{kind.capitalize()}Backward0")
+        if not self._data.size:
+            indices = np.zeros(self.shape, np.int64)
+            return return_type(kind, ("values", "indices"))(self.clone(), Tensor._wrap(indices))
         indices = S.cumulative_indices(self._data, axis, largest)
         values = record(P.take_along_axis, (self, indices), {"axis": axis}, f"{kind.capitalize()}Backward0")
         return return_type(kind, ("values", "indices"))(values, Tensor._wrap(indices))
@@ -1483,32 +1552,75 @@ class Tensor:
         return self._extreme("min", dim, keepdim)
 
     def amax(self, dim=(), keepdim: bool = False) -> "Tensor":
+        if dim in ((), []):
+            self._no_empty_reduction("amax")
         axis = _dims(dim, self.ndim) if dim != () else None
+        self._no_empty_dims("amax", axis)
         return record(P.PRIMITIVES["max"], (self,), {"axis": axis, "keepdims": keepdim}, "AmaxBackward0")
 
     def amin(self, dim=(), keepdim: bool = False) -> "Tensor":
+        if dim in ((), []):
+            self._no_empty_reduction("amin")
         axis = _dims(dim, self.ndim) if dim != () else None
+        self._no_empty_dims("amin", axis)
         return record(P.PRIMITIVES["min"], (self,), {"axis": axis, "keepdims": keepdim}, "AminBackward0")
 
     def argmax(self, dim=None, keepdim: bool = False) -> "Tensor":
+        if dim is None:
+            self._no_empty_reduction("argmax", IndexError)
         out = Tensor._wrap(np.asarray(np.argmax(self._data, axis=_dims(dim, self.ndim), keepdims=keepdim)))
         return out
 
     def argmin(self, dim=None, keepdim: bool = False) -> "Tensor":
+        if dim is None:
+            self._no_empty_reduction("argmin", IndexError)
         return Tensor._wrap(np.asarray(np.argmin(self._data, axis=_dims(dim, self.ndim), keepdims=keepdim)))
 
-    def var(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None) -> "Tensor":
-        ddof = correction if correction is not None else (1 if unbiased else 0)
-        return record(P.var, (self,), {"axis": _dims(dim, self.ndim), "ddof": ddof, "keepdims": keepdim})
+    def var(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None,
+            _node=None) -> "Tensor":
+        return self._spread(P.var, "var", dim, unbiased, keepdim, correction, _node)
 
-    def std(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None) -> "Tensor":
-        ddof = correction if correction is not None else (1 if unbiased else 0)
-        return record(P.std, (self,), {"axis": _dims(dim, self.ndim), "ddof": ddof, "keepdims": keepdim})
+    def std(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None,
+            _node=None) -> "Tensor":
+        return self._spread(P.std, "std", dim, unbiased, keepdim, correction, _node)
 
-    def norm(self, p=2, dim=None, keepdim: bool = False) -> "Tensor":
-        if p not in (2, "fro"):
-            return (self.abs() ** p).sum(dim, keepdim) ** (1.0 / p)
-        return record(P.norm, (self,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim})
+    def _spread(self, prim, name: str, dim, unbiased: bool, keepdim: bool, correction, node):
+        """var or std with PyTorch's warning where the correction leaves no degrees of freedom (and
+        its nan, without NumPy's warning)."""
+        if isinstance(dim, builtins.bool) or dim is not None and not isinstance(dim, (builtins.int, tuple, list)):
+            dim, unbiased = None, dim   # var(unbiased) positionally
+        if self._data.dtype.kind not in "fc":
+            raise RuntimeError("std and var only support floating point and complex dtypes")
+        ddof = correction if correction is not None else (1 if unbiased else 0)
+        axis = _dims(dim, self.ndim)
+        params = {"axis": axis, "ddof": ddof, "keepdims": keepdim}
+        kept = np.prod([self.shape[a] for a in (axis if isinstance(axis, tuple) else (axis,))]) \
+            if axis is not None else self._data.size
+        if kept - ddof > 0:
+            return record(prim, (self,), params, node)
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+                      "factor (input numel divided by output numel).", UserWarning, stacklevel=3)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return record(prim, (self,), params, node)
+
+    def norm(self, p="fro", dim=None, keepdim: bool = False) -> "Tensor":
+        return self._vector_norm(2 if p == "fro" else p, dim, keepdim)
+
+    def _vector_norm(self, ord, dim, keepdim: bool, name: str | None = None) -> "Tensor":
+        """torch.linalg.vector_norm: np.linalg.norm's vector norm over the axes `dim` (all for None) put
+        last and flattened into one (over two axes np.linalg.norm would take a matrix norm)."""
+        if self._data.dtype.kind not in "fc":
+            raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                               f"{D.type_name(self._data.dtype)}")
+        dims = tuple(range(self.ndim)) if dim is None else _dims(dim, self.ndim)
+        dims = tuple(d % builtins.max(self.ndim, 1) for d in (dims if isinstance(dims, tuple) else (dims,)))
+        if len(dims) == 1:
+            return record(P.norm, (self,), {"ord": ord, "axis": dims[0], "keepdims": keepdim}, name)
+        others = tuple(d for d in range(self.ndim) if d not in dims)
+        flat = self.permute(*others, *dims).reshape(*[self.shape[d] for d in others], -1)
+        norm = record(P.norm, (flat,), {"ord": ord, "axis": -1}, name)
+        return norm.reshape(*[1 if d in dims else self.shape[d] for d in range(self.ndim)]) if keepdim else norm
 
     def cumsum(self, dim: int, *, dtype=None) -> "Tensor":
         return record(P.cumsum, (self,), {"axis": _dim(dim, self.ndim), "dtype": _param_value(dtype)})
@@ -1519,14 +1631,29 @@ class Tensor:
     def any(self, dim=None, keepdim: bool = False) -> "Tensor":
         return Tensor._wrap(np.asarray(np.any(self._data, axis=_dims(dim, self.ndim), keepdims=keepdim)))
 
+    def diff(self, n: int = 1, dim: int = -1, prepend=None, append=None) -> "Tensor":
+        if n < 0:
+            raise RuntimeError(f"order must be non-negative but got {n}")
+        return record(P.diff, (self, prepend, append), {"n": n, "axis": _dim(dim, self.ndim)})
+
     def logsumexp(self, dim, keepdim: bool = False) -> "Tensor":
         return record(P.PRIMITIVES["logsumexp"], (self,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim})
 
-    def softmax(self, dim: int) -> "Tensor":
-        return record(P.PRIMITIVES["softmax"], (self,), {"axis": _dim(dim, self.ndim)})
+    def softmax(self, dim: int, dtype=None) -> "Tensor":
+        x = self if dtype is None else self.to(dtype)
+        x._no_softmax_kernel("softmax", dim)
+        return record(P.PRIMITIVES["softmax"], (x,), {"axis": _dim(dim, self.ndim)})
 
-    def log_softmax(self, dim: int) -> "Tensor":
-        return record(P.PRIMITIVES["log_softmax"], (self,), {"axis": _dim(dim, self.ndim)})
+    def log_softmax(self, dim: int, dtype=None) -> "Tensor":
+        x = self if dtype is None else self.to(dtype)
+        x._no_softmax_kernel("log_softmax", dim)
+        return record(P.PRIMITIVES["log_softmax"], (x,), {"axis": _dim(dim, self.ndim)})
+
+    def _no_softmax_kernel(self, name: str, dim) -> None:
+        if self._data.dtype.kind in "biu":
+            last = "lastdim_" if _dim(dim, self.ndim) == builtins.max(self.ndim - 1, 0) else ""
+            raise NotImplementedError(f'"{name}_{last}kernel_impl" not implemented for '
+                                      f"'{D.type_name(self._data.dtype)}'")
 
     # -- shapes ----------------------------------------------------------------------------------
 

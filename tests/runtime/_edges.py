@@ -131,6 +131,8 @@ CASES: list[Case] = [
     _binary("div", GENERIC, torch="torch.div(x, y)", expr="x / y"),
     _binary("mod", [0.0, 1.0, -1.0, 2.5, -2.5], interior=(2.3, 0.7), torch="torch.remainder(x, y)", expr="x % y",
             ys=[1.0, -1.0, 0.7, 2.0]),
+    _binary("fmod", [0.0, 1.0, -1.0, 2.5, -2.5], interior=(2.3, 0.7), torch="torch.fmod(x, y)",
+            expr="np.fmod(x, y)", ys=[1.0, -1.0, 0.7, 2.0]),
     _binary("pow", [0.0, 1.0, -1.0, 0.5, 2.0, NAN, INF], interior=(0.7, 1.3), torch="torch.pow(x, y)",
             expr="x ** y"),
     _binary("maximum", GENERIC, torch="torch.maximum(x, y)"),
@@ -309,6 +311,7 @@ CASES: list[Case] = [
     Case("relu", "relu", unary_points(GENERIC, 0.3), "torch.relu(x)"),
     Case("sigmoid", "sigmoid", unary_points(GENERIC + [-800.0], 0.3), "torch.sigmoid(x)"),
     Case("rsqrt", "rsqrt", unary_points(GENERIC, 0.6), "torch.rsqrt(x)"),
+    Case("frac", "frac", unary_points([0.5, -0.5, 1.25, -2.75, 0.0, NAN, INF], 0.3), "torch.frac(x)"),
     Case("softmax", "softmax", MATRIX_POINTS, "torch.softmax(x, 1)"),
     Case("log_softmax", "log_softmax", MATRIX_POINTS, "torch.log_softmax(x, 1)"),
     Case("logsumexp", "logsumexp", MATRIX_POINTS, "torch.logsumexp(x, 1)"),
@@ -348,7 +351,7 @@ NUMPY_VALUES_IN_EAGER = {"sign": "sign(nan) is nan as np.sign (PyTorch: 0); the 
 NOT_ON_TENSOR: dict = {}
 
 #: primitives a user never calls by NumPy: only the eager Tensor records them
-EAGER_ONLY = {"relu", "sigmoid", "rsqrt", "softmax", "log_softmax", "logsumexp"}
+EAGER_ONLY = {"relu", "sigmoid", "rsqrt", "softmax", "log_softmax", "logsumexp", "frac"}
 #: whether scipy.special's functions are primitives (tests/runtime/_edges_special.py)
 SCIPY = importlib.util.find_spec("scipy") is not None
 
