@@ -317,7 +317,7 @@ METHOD_FUNCTIONS = (
     "triu", "chunk", "split", "unbind", "clone", "detach", "masked_fill", "lerp", "inner", "trace", "inverse",
     "det", "diag", "moveaxis", "movedim", "ger", "sort", "cross", "median", "nanmedian", "kthvalue", "mode", "topk",
     "cummax", "cummin", "msort", "argsort", "positive", "float_power", "aminmax", "count_nonzero", "logcumsumexp", "renorm",
-    "diff",
+    "diff", "unflatten", "narrow", "select", "gather", "scatter", "scatter_add", "masked_select", "broadcast_to",
 )
 
 

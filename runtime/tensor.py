@@ -529,8 +529,12 @@ def _shape_args(args) -> tuple:
 
 def _infer_shape(shape: tuple, numel: int) -> tuple:
     """Resolve one -1 in a view/reshape shape, with PyTorch's message for a bad shape."""
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
     known = 1
-    for s in shape:
+    for i, s in enumerate(shape):
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {A._sizes(shape)}")
         if s != -1:
             known *= s
     if shape.count(-1) == 1 and known and numel % known == 0:
@@ -1297,6 +1301,10 @@ class Tensor:
         return record(P.diag, (self,), {"k": diagonal})
 
     def moveaxis(self, source, destination) -> "Tensor":
+        for name, dims in (("source", source), ("destination", destination)):
+            dims = _dims(dims, self.ndim)
+            if isinstance(dims, tuple) and len(set(dims)) != len(dims):
+                raise RuntimeError(f"movedim: repeated dim in `{name}` ({A._sizes(dims)})")
         return record(P.moveaxis, (self,), {"source": source, "destination": destination})
 
     movedim = moveaxis
@@ -1345,7 +1353,8 @@ class Tensor:
         return record(P.where, (_as_operand(condition), self, _as_operand(other)))
 
     def masked_fill(self, mask, value) -> "Tensor":
-        return record(P.where, (_as_operand(mask), _as_operand(value), self), None, "MaskedFillBackward0")
+        return record(P.where, (_as_operand(mask), _as_operand(value), self), None,
+                      "MaskedFillBackward1" if isinstance(value, Tensor) else "MaskedFillBackward0")
 
     def float_power(self, exponent) -> "Tensor":
         exponent = exponent.double() if isinstance(exponent, Tensor) else exponent
@@ -1680,10 +1689,125 @@ class Tensor:
         if self.ndim == 0:
             return self.reshape(1)
         s, e = _dim(start_dim, self.ndim), _dim(end_dim, self.ndim)
+        if s > e:
+            raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
         shape = self._data.shape
         if s == e:
             return self
         return self.reshape(shape[:s] + (int(np.prod(shape[s:e + 1])),) + shape[e + 1:])
+
+    def unflatten(self, dim: int, sizes) -> "Tensor":
+        axis, sizes = _dim(dim, self.ndim), tuple(sizes)
+        if -1 not in sizes and np.prod(sizes) != self.shape[axis]:
+            raise RuntimeError(f"unflatten: Provided sizes {A._sizes(sizes)} don't multiply up to the size of "
+                               f"dim {dim} ({self.shape[axis]}) in the input tensor")
+        return self.view(self.shape[:axis] + _infer_shape(sizes, self.shape[axis]) + self.shape[axis + 1:])
+
+    def narrow(self, dim: int, start, length: int) -> "Tensor":
+        axis = _dim(dim, self.ndim)
+        size = self.shape[axis]
+        start = builtins.int(start)
+        if not -size <= start <= size:
+            raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+        start %= builtins.max(size, 1) if start < 0 else size + 1
+        if start + length > size:
+            raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+        return record(P.getitem, (self,) + (slice(None),) * axis + (slice(start, start + length),), None,
+                      "SliceBackward0")
+
+    def select(self, dim: int, index: int) -> "Tensor":
+        axis = _dim(dim, self.ndim)
+        if not -self.shape[axis] <= index < self.shape[axis]:
+            raise IndexError(f"select(): index {index} out of range for tensor of size {A._sizes(self.shape)} at "
+                             f"dimension {dim}")
+        return record(P.getitem, (self,) + (slice(None),) * axis + (index,), None, "SelectBackward0")
+
+    def _along(self, name: str, dim: int, index) -> tuple:
+        """The index arrays reading, at each position of `index`, the entry `index` names along `dim`
+        (gather's and scatter's), with PyTorch's checks of the index."""
+        axis = _dim(dim, self.ndim)
+        index = index._data if isinstance(index, Tensor) else np.asarray(index)
+        if index.dtype.kind not in "iu":
+            raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+        if index.ndim != self.ndim:
+            raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+        bad = (index >= self.shape[axis]) | (index < -self.shape[axis])
+        if bad.any():
+            raise RuntimeError(f"index {index[bad].flat[0]} is out of bounds for dimension {axis} with size "
+                               f"{self.shape[axis]}")
+        grid = np.indices(index.shape, sparse=True)
+        return tuple(index if d == axis else grid[d] for d in range(self.ndim))
+
+    def gather(self, dim: int, index, *, sparse_grad: bool = False) -> "Tensor":
+        return record(P.getitem, (self,) + self._along("gather", dim, index), None, "GatherBackward0")
+
+    def _scattered(self, dim: int, index, src, name: str):
+        """(the index arrays, the values written) of scatter and scatter_add: src cut to index's shape."""
+        key = self._along(name, dim, index)
+        if isinstance(src, Tensor):
+            src = record(P.getitem, (src,) + tuple(slice(0, n) for n in np.broadcast_shapes(*[k.shape for k in key])))
+        return key, _as_operand(src)
+
+    def scatter(self, dim: int, index, src=None, *, value=None, reduce=None) -> "Tensor":
+        if reduce is not None:
+            raise TypeError(f"scatter(): wengert does not support the argument reduce={reduce!r}")
+        key, src = self._scattered(dim, index, value if src is None else src, "scatter")
+        return record(P.setitem, (self, src) + key, None, "ScatterBackward0" if isinstance(src, Tensor) else
+                      "ScatterBackward1")
+
+    def scatter_add(self, dim: int, index, src) -> "Tensor":
+        key, src = self._scattered(dim, index, src, "scatter_add")
+        spread = record(P.PRIMITIVES["add_at"], (Tensor._wrap(np.zeros_like(self._data)), src,
+                                                 Tensor._wrap(self._data)) + key)
+        return record(P.add, (self, spread), None, "ScatterAddBackward0")
+
+    def masked_select(self, mask) -> "Tensor":
+        mask = _as_operand(mask)
+        if mask._data.dtype != np.bool_:
+            raise RuntimeError("masked_select: expected BoolTensor for mask")
+        error = _broadcast_error([mask._data, self._data])
+        if error is not None:
+            raise error
+        shape = np.broadcast_shapes(self.shape, mask.shape)
+        x = self if shape == self.shape else self.expand(shape)
+        return record(P.getitem, (x, np.broadcast_to(mask._data, shape)), None, "MaskedSelectBackward0")
+
+    def repeat(self, *sizes) -> "Tensor":
+        sizes = _shape_args(sizes)
+        if len(sizes) < self.ndim:
+            raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                               "tensor")
+        shape = (1,) * (len(sizes) - self.ndim) + self.shape
+        target = tuple(n * s for n, s in zip(shape, sizes))
+        if builtins.min(target, default=0) < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {builtins.min(target)}: "
+                               f"{A._sizes(target)}")
+        return record(P.tile, (self,), {"reps": sizes})
+
+    def take(self, index) -> "Tensor":
+        index = _as_operand(index)
+        if index._data.dtype.kind not in "iu":
+            raise RuntimeError(f"take(): Expected a long tensor for index, but got {D.type_name(index._data.dtype)}")
+        n = self._data.size
+        bad = (index._data >= n) | (index._data < -n)
+        if bad.any():
+            raise IndexError(f"out of range: tried to access index {index._data[bad].flat[0]} on a tensor of {n} "
+                             "elements.")
+        return torch_call(P.PRIMITIVES["take"], "take", True, (self, index), {})
+
+    def index_select(self, dim: int, index) -> "Tensor":
+        index = _as_operand(index)
+        if index._data.dtype.kind not in "iu":
+            raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+        if index.ndim > 1:
+            raise IndexError("index_select(): Index is supposed to be a vector")
+        size = self.shape[_dim(dim, self.ndim)] if self.ndim else 1
+        if ((index._data >= size) | (index._data < -size)).any():
+            raise IndexError("index out of range in self")
+        return torch_call(P.PRIMITIVES["take"], "index_select", True, (self, dim, index), {})
+
+    def broadcast_to(self, size) -> "Tensor":
+        return self.expand(size)
 
     def ravel(self) -> "Tensor":
         return self.reshape(-1)
@@ -1694,6 +1818,10 @@ class Tensor:
     def squeeze(self, dim=None) -> "Tensor":
         if dim is None:
             return record(P.squeeze, (self,))
+        if isinstance(dim, (tuple, list)):   # PyTorch's node of squeeze over several dims
+            axes = tuple(d for d in _dims(dim, self.ndim) if self.shape[d] == 1) if self.ndim else ()
+            shape = tuple(n for d, n in enumerate(self.shape) if d not in axes)
+            return record(P.reshape, (self, shape), None, "SqueezeBackward2")
         axes = tuple(d for d in np.atleast_1d(_dims(dim, self.ndim)).tolist() if self._data.shape[d] == 1) \
             if self.ndim else ()
         if not axes:
@@ -1726,23 +1854,49 @@ class Tensor:
         return record(P.swapaxes, (self,), {"axis1": -2, "axis2": -1})
 
     def permute(self, *dims) -> "Tensor":
-        axes = tuple(_dim(d, self.ndim) for d in _shape_args(dims))
+        dims = _shape_args(dims)
+        if len(dims) != self.ndim:
+            raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                               "length of the desired ordering of dimensions i.e. input.dim() = "
+                               f"{self.ndim} is not equal to len(dims) = {len(dims)}")
+        axes = tuple(_dim(d, self.ndim) for d in dims)
+        if len(set(axes)) != len(axes):
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
         return record(P.transpose, (self,), {"axes": axes})
 
     def expand(self, *sizes) -> "Tensor":
         sizes = _shape_args(sizes)
         lead = len(sizes) - self.ndim
+        if lead < 0:
+            raise RuntimeError(f"expand({self.type()}{{{A._sizes(self.shape)}}}, size="
+                               f"{A._sizes(sizes)}): the number of sizes provided ({len(sizes)}) must be greater or "
+                               f"equal to the number of dimensions in the tensor ({self.ndim})")
+        for i in range(lead):
+            if sizes[i] == -1:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                                   f"dimension {i}")
         shape = tuple(self._data.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
         _check_expand(self._data.shape, shape)
+        if shape == self.shape:   # PyTorch records the expand all the same
+            return record(P.reshape, (self, shape), None, "ExpandBackward0")
         return record(P.broadcast_to, (self, shape))
 
     def expand_as(self, other: "Tensor") -> "Tensor":
         return self.expand(other.shape)
 
     def flip(self, dims) -> "Tensor":
-        return record(P.flip, (self,), {"axis": _dims(tuple(dims) if isinstance(dims, list) else dims, self.ndim)})
+        axes = _dims(tuple(dims) if isinstance(dims, list) else dims, self.ndim)
+        for d in set(axes) if isinstance(axes, tuple) else ():
+            if axes.count(d) > 1:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        return record(P.flip, (self,), {"axis": axes})
 
     def roll(self, shifts, dims=None) -> "Tensor":
+        if dims is not None:
+            _dims(dims, self.ndim)
+            if len(np.atleast_1d(shifts)) != len(np.atleast_1d(dims)):
+                raise RuntimeError(f"shifts and dimensions must align. shifts: {len(np.atleast_1d(shifts))}, "
+                                   f"dims:{len(np.atleast_1d(dims))}")
         return record(P.roll, (self,), {"shift": shifts, "axis": dims})
 
     def cross(self, other, dim=None) -> "Tensor":
@@ -1775,29 +1929,44 @@ class Tensor:
         return sorted_(values.flip([dim]), Tensor._wrap(np.ascontiguousarray(indices)))
 
     def tril(self, diagonal: int = 0) -> "Tensor":
+        if self.ndim < 2:
+            raise RuntimeError("tril: input tensor must have at least 2 dimensions")
         return record(P.tril, (self,), {"k": diagonal})
 
     def triu(self, diagonal: int = 0) -> "Tensor":
+        if self.ndim < 2:
+            raise RuntimeError("triu: input tensor must have at least 2 dimensions")
         return record(P.triu, (self,), {"k": diagonal})
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple:
+        if chunks <= 0:
+            raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
         size = -(-self._data.shape[_dim(dim, self.ndim)] // chunks)
         return self.split(size, dim)
 
     def split(self, split_size, dim: int = 0) -> tuple:
         dim = _dim(dim, self.ndim)
         n = self._data.shape[dim]
-        sizes = [split_size] * (n // split_size) + ([n % split_size] if n % split_size else []) \
-            if isinstance(split_size, builtins.int) else list(split_size)
+        if isinstance(split_size, builtins.int):
+            if split_size == 0 and n:
+                raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+            sizes = [split_size] * (n // split_size) + ([n % split_size] if n % split_size else []) if n else [0]
+            node = "SplitBackward0"
+        else:
+            sizes, node = list(split_size), "SplitWithSizesBackward0"
+            if builtins.sum(sizes) != n:
+                raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
+                                   f"at dimension {dim}), but got split_sizes={A._sizes(tuple(sizes))}")
         out, start = [], 0
         for s in sizes:
-            out.append(self[(slice(None),) * dim + (slice(start, start + s),)])
+            out.append(record(P.getitem, (self,) + (slice(None),) * dim + (slice(start, start + s),), None, node))
             start += s
         return tuple(out)
 
     def unbind(self, dim: int = 0) -> tuple:
         dim = _dim(dim, self.ndim)
-        return tuple(self[(slice(None),) * dim + (i,)] for i in range(self._data.shape[dim]))
+        return tuple(record(P.getitem, (self,) + (slice(None),) * dim + (i,), None, "UnbindBackward0")
+                     for i in range(self._data.shape[dim]))
 
     # -- indexing --------------------------------------------------------------------------------
 

@@ -40,7 +40,9 @@ _CALLS = {
     "count_nonzero": "r(x), r(x, 0), r(x, dim=(0, 1))",
     "all": "r(x), r(x, 0), r(x, -1, keepdim=True)",
     "any": "r(x), r(x, 0), r(x, -1, keepdim=True)",
-    "mode": "r(torch.tensor([[1.0, 2.0, 2.0], [3.0, 3.0, 1.0]])), r(torch.tensor([[1.0, 2.0, 2.0], [3.0, 3.0, 1.0]]), 0)",
+    # (which of several equal entries mode returns is unspecified: each mode here is unique)
+    "mode": "r(x * 0 + torch.tensor([[1.0, 2.0, 2.0, 5.0], [3.0, 3.0, 1.0, 3.0], [0.0, 4.0, 4.0, 4.0]])), "
+            "r(x * 0 + torch.tensor([[1.0, 2.0, 2.0, 5.0], [3.0, 3.0, 1.0, 3.0], [0.0, 4.0, 4.0, 4.0]]), 0)",
     "diff": "r(x), r(x, dim=0), r(x, n=2), r(x, append=x[:, :1]), r(x, prepend=x[:, :1])",
     "trace": "r(x[:, :3])",
     "logdet": "r(x[:, :3] @ x[:, :3].T + torch.eye(3))",
