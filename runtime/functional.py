@@ -14,7 +14,7 @@ import numpy as np
 
 from . import dtypes as D
 from . import primitives as P
-from .tensor import (TENSOR_OTHER, Tensor, _as_operand, check_tensor_other, leaf as _leaf, _dim, _dims, _shape_args, record, tensor_from, torch_call,
+from .tensor import (TENSOR_OTHER, Tensor, _as_operand, _broadcast_error, check_tensor_other, leaf as _leaf, _dim, _dims, _shape_args, record, tensor_from, torch_call,
                      torch_signatures)
 
 
@@ -62,7 +62,10 @@ def _factory(name: str, fill):
         if not size:
             raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
         D.check_device(device)
-        return _leaf(fill(_shape_args(size), _float_dtype(dtype)), requires_grad)
+        shape = _shape_args(size)
+        if builtins.min(shape, default=0) < 0:
+            raise RuntimeError(f"{name}: Dimension size must be non-negative.")
+        return _leaf(fill(shape, _float_dtype(dtype)), requires_grad)
     make.__name__ = name
     return make
 
@@ -179,6 +182,8 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None) -> Tensor:
     if size is None:
         low, high, size = 0, low, high
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     return _leaf(_gen(generator).integers(low, high, _shape_args((size,))).astype(
         D.as_dtype(dtype).np if dtype is not None else np.int64), False)
 
@@ -271,12 +276,18 @@ def pow(input, exponent) -> Tensor:
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
-    return builtins.bool(np.allclose(_tensor(input)._data, _tensor(other)._data, rtol, atol, equal_nan))
+    return builtins.bool(isclose(input, other, rtol, atol, equal_nan).all())
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
     check_tensor_other("isclose", other, 2)
-    return Tensor._wrap(np.isclose(_tensor(input)._data, _tensor(other)._data, rtol, atol, equal_nan))
+    a, b = _tensor(input)._data, other._data
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{D.type_name(a.dtype)} did not match {D.type_name(b.dtype)}")
+    error = _broadcast_error([a, b])
+    if error is not None:
+        raise error
+    return Tensor._wrap(np.isclose(a, b, rtol, atol, equal_nan))
 
 
 def equal(input, other) -> bool:
@@ -292,6 +303,38 @@ def var_mean(input, dim=None, unbiased: bool = True, keepdim: bool = False, *, c
 
 def std_mean(input, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None) -> tuple:
     return input._moments("std", dim, unbiased, keepdim, correction)
+
+
+def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    D.check_device(device)
+    return _leaf(np.logspace(start, end, steps, base=base).astype(_float_dtype(dtype)), requires_grad)
+
+
+def result_type(tensor, other) -> D.dtype:
+    """PyTorch's promotion of two operands (tensors of any rank, Python numbers)."""
+    tiers: tuple = ([], [], [])
+    for o in (tensor, other):
+        if isinstance(o, Tensor):
+            tiers[0 if o.ndim else 1].append(o._data.dtype)
+        else:
+            tiers[2].append(D.scalar_dtype(o))
+    return D.as_dtype(D.result_type(*tiers))
+
+
+def promote_types(type1, type2) -> D.dtype:
+    return D.as_dtype(D.promote_pair(D.as_dtype(type1).np, D.as_dtype(type2).np))
+
+
+def can_cast(from_, to) -> bool:
+    return D.can_cast(D.as_dtype(from_).np, D.as_dtype(to).np)
+
+
+def multi_dot(tensors) -> Tensor:
+    """torch.linalg.multi_dot: the product of the matrices, from the left."""
+    out = tensors[0]
+    for t in tensors[1:]:
+        out = out @ t
+    return out
 
 
 def dist(input, other, p=2) -> Tensor:
@@ -318,6 +361,8 @@ METHOD_FUNCTIONS = (
     "det", "diag", "moveaxis", "movedim", "ger", "sort", "cross", "median", "nanmedian", "kthvalue", "mode", "topk",
     "cummax", "cummin", "msort", "argsort", "positive", "float_power", "aminmax", "count_nonzero", "logcumsumexp", "renorm",
     "diff", "unflatten", "narrow", "select", "gather", "scatter", "scatter_add", "masked_select", "broadcast_to",
+    "bmm", "addmm", "addmv", "baddbmm", "addbmm", "addr", "slogdet", "logdet", "diagflat", "isposinf", "isneginf",
+    "isreal", "signbit", "isin",
 )
 
 
@@ -377,7 +422,7 @@ def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Ten
     return _tensor(x)._vector_norm(ord, dim, keepdim)
 
 
-NAMESPACES.setdefault("linalg", {})["vector_norm"] = vector_norm
+NAMESPACES.setdefault("linalg", {}).update(vector_norm=vector_norm, multi_dot=multi_dot)
 
 
 # -- PyTorch's functions of several results over NumPy's primitives (a tuple of Tensors) --------
@@ -404,4 +449,5 @@ def gradient(input, *, spacing=1, dim=None, edge_order: int = 1) -> tuple:
 
 
 FUNCTIONS.update(broadcast_tensors=broadcast_tensors, meshgrid=meshgrid, gradient=gradient, var_mean=var_mean,
-                 std_mean=std_mean, dist=dist)
+                 std_mean=std_mean, dist=dist, logspace=logspace,
+                 result_type=result_type, promote_types=promote_types, can_cast=can_cast)

@@ -51,7 +51,7 @@ def _promote(policy: str, arrays: list, start: int = 0) -> list:
         elif type(a) is builtins.complex:
             break
     else:   # the common case: arrays of one float dtype, with real Python numbers
-        if common is None or common.kind == "f":
+        if common is not None and common.kind == "f":
             return arrays
     dims, zero_dims, scalars = [], [], []
     for a in arrays[start:]:
@@ -59,8 +59,12 @@ def _promote(policy: str, arrays: list, start: int = 0) -> list:
             (dims if a.ndim else zero_dims).append(a.dtype)
         elif isinstance(a, _PY_NUMBERS):
             scalars.append(D.scalar_dtype(a))
-    if not dims and not zero_dims:
-        return arrays
+    if not dims and not zero_dims:   # numbers alone (torch.where(c, 1.0, 0.0)): the dtype they take alone
+        if not scalars:
+            return arrays
+        target = D.result_type([], [], scalars)
+        return [np.asarray(a, target) if isinstance(a, _PY_NUMBERS) and i >= start else a
+                for i, a in enumerate(arrays)]
     target = D.result_type(dims, zero_dims, scalars)
     if policy == "float" and target.kind in "biu":
         target = D.get_default_dtype().np
@@ -1098,7 +1102,10 @@ class Tensor:
         D.check_device(kwargs.pop("device", None))
         if dtype is None or D.as_dtype(dtype).np == self._data.dtype:
             return self
-        return record(P.astype, (self,), {"dtype": D.as_dtype(dtype).np})
+        target = D.as_dtype(dtype).np
+        if target.kind not in "fc":   # an integer or bool result carries no gradient (as PyTorch)
+            return Tensor._wrap(self._data.astype(target))
+        return record(P.astype, (self,), {"dtype": target})
 
     def float(self) -> "Tensor":
         return self.to(D.float32)
@@ -1149,17 +1156,19 @@ class Tensor:
     def new_tensor(self, data, dtype=None, requires_grad=False) -> "Tensor":
         return tensor_from(data, dtype or self.dtype, requires_grad)
 
-    def new_zeros(self, *size, dtype=None) -> "Tensor":
-        return Tensor._wrap(np.zeros(_shape_args(size), (D.as_dtype(dtype) if dtype else self.dtype).np))
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False) -> "Tensor":
+        return self.new_full(size, 0, dtype=dtype, device=device, requires_grad=requires_grad)
 
-    def new_ones(self, *size, dtype=None) -> "Tensor":
-        return Tensor._wrap(np.ones(_shape_args(size), (D.as_dtype(dtype) if dtype else self.dtype).np))
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False) -> "Tensor":
+        return self.new_full(size, 1, dtype=dtype, device=device, requires_grad=requires_grad)
 
-    def new_full(self, size, fill_value, dtype=None) -> "Tensor":
-        return Tensor._wrap(np.full(_shape_args((size,)), fill_value, (D.as_dtype(dtype) if dtype else self.dtype).np))
+    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False) -> "Tensor":
+        D.check_device(device)
+        return leaf(np.full(_shape_args((size,) if not isinstance(size, tuple) or len(size) != 1 else size),
+                            fill_value, (D.as_dtype(dtype) if dtype else self.dtype).np), requires_grad)
 
-    def new_empty(self, *size, dtype=None) -> "Tensor":
-        return self.new_zeros(*size, dtype=dtype)
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False) -> "Tensor":
+        return self.new_zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
     # -- printing ----------------------------------------------------------------------------
 
@@ -1281,7 +1290,67 @@ class Tensor:
         return self.matmul(other)
 
     def outer(self, other) -> "Tensor":
+        for name, t in (("self", self), ("vec2", other)):
+            if t.ndim != 1:
+                raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
         return record(P.outer, (self, other))
+
+    def bmm(self, mat2) -> "Tensor":
+        for name, t in (("batch1", self), ("batch2", mat2)):
+            if t.ndim != 3:
+                raise RuntimeError(f"{name} must be a 3D tensor")
+        if self.shape[0] != mat2.shape[0] or self.shape[2] != mat2.shape[1]:
+            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{self.shape[0]}, "
+                               f"{self.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
+        return record(P.matmul, (self, mat2), None, "BmmBackward0")
+
+    def _added_product(self, product: "Tensor", beta, alpha, node: str) -> "Tensor":
+        """beta * self + alpha * product, one node named as PyTorch's (AddmmBackward0 ...)."""
+        scaled = product if alpha == 1 else product * alpha
+        return record(P.add, (self if beta == 1 else self * beta, scaled), None, node)
+
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1) -> "Tensor":
+        return self._added_product(mat1.mm(mat2), beta, alpha, "AddmmBackward0")
+
+    def addmv(self, mat, vec, *, beta=1, alpha=1) -> "Tensor":
+        return self._added_product(mat.mv(vec), beta, alpha, "AddmvBackward0")
+
+    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1) -> "Tensor":
+        return self._added_product(batch1.bmm(batch2), beta, alpha, "BaddbmmBackward0")
+
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1) -> "Tensor":
+        return self._added_product(batch1.bmm(batch2).sum(0), beta, alpha, "AddbmmBackward0")
+
+    def addr(self, vec1, vec2, *, beta=1, alpha=1) -> "Tensor":
+        return self._added_product(vec1.outer(vec2), beta, alpha, "AddrBackward0")
+
+    def slogdet(self):
+        from .functional import NAMESPACES   # (functional imports this module)
+        sign, logabsdet = NAMESPACES["linalg"]["slogdet"](self)
+        return return_type("slogdet", ("sign", "logabsdet"))(sign, logabsdet)
+
+    def logdet(self) -> "Tensor":
+        """log det: nan where the determinant is negative (-inf where it is 0), as PyTorch."""
+        sign, logabsdet = self.slogdet()
+        return record(P.where, (Tensor._wrap(sign._data < 0), np.nan, logabsdet))
+
+    def diagflat(self, offset: int = 0) -> "Tensor":
+        return self.flatten().diag(offset)
+
+    def isposinf(self) -> "Tensor":
+        return Tensor._wrap(np.isposinf(self._data))
+
+    def isneginf(self) -> "Tensor":
+        return Tensor._wrap(np.isneginf(self._data))
+
+    def isreal(self) -> "Tensor":
+        return Tensor._wrap(np.isreal(self._data))
+
+    def signbit(self) -> "Tensor":
+        return Tensor._wrap(np.signbit(self._data))
+
+    def isin(self, test_elements, *, assume_unique: bool = False, invert: bool = False) -> "Tensor":
+        return Tensor._wrap(np.isin(self._data, _unwrap(_as_operand(test_elements)), invert=invert))
 
     ger = outer
 

@@ -33,7 +33,7 @@ PROGRAMS = {f"index_{name}": _READ.format(keys=keys) for name, keys in _KEYS.ite
 PROGRAMS["index_setitem"] = '''
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 for key, value in [(0, 5.0), (slice(0, 2), torch.tensor(7.0)), ((Ellipsis, 1), None), ((slice(None), [0, 2]), 0.5),
-                   ((slice(None), torch.tensor([True, False, True])), None), (torch.tensor([1, 1]), torch.tensor([3.0, 4.0]))]:
+                   ((slice(None), torch.tensor([True, False, True])), None), (torch.tensor([1, 1]), torch.tensor([[3.0], [4.0]]))]:
     y = torch.arange(6.0).reshape(2, 3).requires_grad_().clone()
     v = w.sum() * 2 if value is None else value
     y[key] = v
