@@ -14,8 +14,8 @@ import numpy as np
 
 from . import dtypes as D
 from . import primitives as P
-from .tensor import (TENSOR_OTHER, Tensor, _as_operand, _broadcast_error, check_tensor_other, leaf as _leaf, _dim, _dims, _shape_args, record, tensor_from, torch_call,
-                     torch_signatures)
+from .tensor import (TENSOR_OTHER, Tensor, _as_operand, _broadcast_error, check_tensor_other, leaf as _leaf, _dim,
+                     _shape_args, record, tensor_from, torch_call, torch_signatures)
 
 
 def _tensor(x) -> Tensor:
@@ -62,6 +62,10 @@ def _factory(name: str, fill):
         if not size:
             raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
         D.check_device(device)
+        for s in (size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size):
+            if not isinstance(s, (builtins.int, np.integer)):
+                raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+                                f"{type(s).__name__}")
         shape = _shape_args(size)
         if builtins.min(shape, default=0) < 0:
             raise RuntimeError(f"{name}: Dimension size must be non-negative.")
@@ -107,6 +111,10 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if dtype is None:
         floating = any(isinstance(v, float) for v in (start, end, step))
         dtype = D.get_default_dtype() if floating else D.int64
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     return _leaf(np.arange(start, end, step).astype(D.as_dtype(dtype).np), requires_grad)
 
 
@@ -114,6 +122,8 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     """PyTorch's kernel: the step is rounded to the output dtype, the first half counts up from
     start and the second down from end, each with one rounding (a fused multiply-add); so the
     middle of linspace(-1, 1, 11) is -1.49e-08 in float32, as in PyTorch."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
     d = _float_dtype(dtype)
     start, end = np.asarray(start, d), np.asarray(end, d)
     step = ((end - start) / np.asarray(builtins.max(steps - 1, 1), d)).astype(np.float64)
@@ -171,6 +181,8 @@ def _gen(generator) -> np.random.Generator:
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
     D.check_device(device)
+    if dtype is not None and not D.as_dtype(dtype).is_floating_point:
+        raise NotImplementedError(f'"check_uniform_bounds" not implemented for \'{D.type_name(D.as_dtype(dtype).np)}\'')
     return _leaf(_gen(generator).random(_shape_args(size)).astype(_float_dtype(dtype)), requires_grad)
 
 
@@ -310,6 +322,20 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=N
     return _leaf(np.logspace(start, end, steps, base=base).astype(_float_dtype(dtype)), requires_grad)
 
 
+def _tri_indices(select):
+    def indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None) -> Tensor:
+        D.check_device(device)
+        return _leaf(np.stack(select(row, offset, col)).astype(D.as_dtype(dtype).np if dtype else np.int64), False)
+    return indices
+
+
+tril_indices, triu_indices = _tri_indices(np.tril_indices), _tri_indices(np.triu_indices)
+
+
+def nonzero(input, *, as_tuple: bool = False):
+    return input.nonzero(as_tuple=as_tuple)
+
+
 def result_type(tensor, other) -> D.dtype:
     """PyTorch's promotion of two operands (tensors of any rank, Python numbers)."""
     tiers: tuple = ([], [], [])
@@ -359,10 +385,12 @@ METHOD_FUNCTIONS = (
     "transpose", "swapaxes", "t", "permute", "squeeze", "unsqueeze", "flatten", "ravel", "flip", "roll", "tril",
     "triu", "chunk", "split", "unbind", "clone", "detach", "masked_fill", "lerp", "inner", "trace", "inverse",
     "det", "diag", "moveaxis", "movedim", "ger", "sort", "cross", "median", "nanmedian", "kthvalue", "mode", "topk",
-    "cummax", "cummin", "msort", "argsort", "positive", "float_power", "aminmax", "count_nonzero", "logcumsumexp", "renorm",
+    "cummax", "cummin", "msort", "argsort", "positive", "float_power", "aminmax", "count_nonzero", "logcumsumexp",
+    "renorm",
     "diff", "unflatten", "narrow", "select", "gather", "scatter", "scatter_add", "masked_select", "broadcast_to",
     "bmm", "addmm", "addmv", "baddbmm", "addbmm", "addr", "slogdet", "logdet", "diagflat", "isposinf", "isneginf",
-    "isreal", "signbit", "isin",
+    "isreal", "signbit", "isin", "index_add", "index_copy", "index_fill", "index_put",
+    "masked_scatter",
 )
 
 
@@ -450,4 +478,5 @@ def gradient(input, *, spacing=1, dim=None, edge_order: int = 1) -> tuple:
 
 FUNCTIONS.update(broadcast_tensors=broadcast_tensors, meshgrid=meshgrid, gradient=gradient, var_mean=var_mean,
                  std_mean=std_mean, dist=dist, logspace=logspace,
-                 result_type=result_type, promote_types=promote_types, can_cast=can_cast)
+                 result_type=result_type, promote_types=promote_types, can_cast=can_cast,
+                 tril_indices=tril_indices, triu_indices=triu_indices, nonzero=nonzero)

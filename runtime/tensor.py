@@ -485,8 +485,14 @@ def _index_components(key) -> tuple[tuple, bool]:
             k = k._data if k._data.ndim or k._data.dtype == np.bool_ else builtins.int(k._data)
         elif isinstance(k, (list, np.ndarray)):
             k = np.asarray([e.item() if isinstance(e, Tensor) else e for e in k] if isinstance(k, list) else k)
+            k = k.astype(np.int64) if not k.size and k.dtype.kind == "f" else k   # x[[]]: an empty index
         elif isinstance(k, np.integer):
             k = builtins.int(k)
+        elif isinstance(k, str):
+            raise TypeError(f"new(): invalid data type '{type(k).__name__}'")
+        elif isinstance(k, builtins.float):
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                             "valid indices (got float)")
         elif isinstance(k, slice):
             k = slice(*(builtins.int(v) if isinstance(v, (Tensor, np.integer)) else v
                         for v in (k.start, k.stop, k.step)))
@@ -495,6 +501,29 @@ def _index_components(key) -> tuple[tuple, bool]:
     if basic and not any(k is Ellipsis for k in out):
         out.append(Ellipsis)   # x[0] then is a 0-d view sharing memory, as in PyTorch
     return tuple(out), basic
+
+
+def _index_error(e: IndexError, t, index: tuple) -> IndexError:
+    """PyTorch's message for NumPy's IndexError of t[index] (where they differ)."""
+    text = str(e)
+    if text.startswith("too many indices"):
+        return IndexError(f"too many indices for tensor of dimension {t.ndim}")
+    if text.startswith("boolean index did not match"):
+        at = 0
+        for k in index:
+            if isinstance(k, np.ndarray) and k.dtype == np.bool_:
+                shape = t.shape[at:at + k.ndim]
+                if k.shape != shape:
+                    return IndexError(f"The shape of the mask {A._sizes(k.shape)} at index {at} does not match the "
+                                      f"shape of the indexed tensor {A._sizes(t.shape)} at index {at}")
+            at += k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 0 if k is None else 1
+    if text.startswith("shape mismatch: indexing arrays"):
+        shapes = [A._sizes(k.shape) for k in index if isinstance(k, np.ndarray)]
+        return IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                          + ", ".join(shapes))
+    if text.startswith("arrays used as indices"):
+        return IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return e
 
 
 def _dim(d: int, ndim: int) -> int:
@@ -1107,6 +1136,21 @@ class Tensor:
             return Tensor._wrap(self._data.astype(target))
         return record(P.astype, (self,), {"dtype": target})
 
+    def byte(self) -> "Tensor":
+        return self.to(D.as_dtype("uint8"))
+
+    def char(self) -> "Tensor":
+        return self.to(D.as_dtype("int8"))
+
+    def short(self) -> "Tensor":
+        return self.to(D.as_dtype("int16"))
+
+    def nonzero(self, *, as_tuple: bool = False):
+        found = np.nonzero(self._data) if self.ndim else np.nonzero(self._data.reshape(1))
+        if as_tuple:
+            return tuple(Tensor._wrap(i.astype(np.int64)) for i in found)
+        return Tensor._wrap(np.stack(found, axis=1).astype(np.int64) if found else np.zeros((0, 0), np.int64))
+
     def float(self) -> "Tensor":
         return self.to(D.float32)
 
@@ -1237,10 +1281,19 @@ class Tensor:
     def __ipow__(self, other):
         return self.pow_(other)
 
+    def _check_alpha(self, other, alpha) -> None:
+        if isinstance(alpha, builtins.float) and self._data.dtype.kind in "biu" and \
+                (not isinstance(other, Tensor) or other._data.dtype.kind in "biu"):
+            raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+
     def add(self, other, *, alpha=1) -> "Tensor":
+        if alpha != 1:
+            self._check_alpha(other, alpha)
         return record(P.add, (self, _as_operand(other) if alpha == 1 else _as_operand(other) * alpha))
 
     def sub(self, other, *, alpha=1) -> "Tensor":
+        if alpha != 1:
+            self._check_alpha(other, alpha)
         return record(P.sub, (self, _as_operand(other) if alpha == 1 else _as_operand(other) * alpha))
 
     subtract = sub
@@ -1436,6 +1489,10 @@ class Tensor:
         return self.pow_(exponent.double() if isinstance(exponent, Tensor) else exponent)
 
     def lerp(self, end, weight) -> "Tensor":
+        for name, t in (("end", end), ("weight", weight)):
+            if isinstance(t, Tensor) and t._data.dtype != self._data.dtype:
+                raise RuntimeError(f"expected dtype {D.cpp_name(self._data.dtype)} for `{name}` but got dtype "
+                                   f"{D.cpp_name(t._data.dtype)}")
         step = (end - self) * weight
         return record(P.add, (self, step), None, "LerpBackward1" if isinstance(weight, Tensor) else "LerpBackward0")
 
@@ -1830,6 +1887,71 @@ class Tensor:
                                                  Tensor._wrap(self._data)) + key)
         return record(P.add, (self, spread), None, "ScatterAddBackward0")
 
+    def _index_key(self, name: str, dim: int, index) -> tuple:
+        """The index reading the entries `index` (a vector) names along dim (index_add's, index_copy's ...)."""
+        axis = _dim(dim, self.ndim)
+        index = _as_operand(index)._data
+        if index.dtype.kind not in "iu":
+            raise IndexError(f"{name}(): Expected dtype int32/int64 for index")
+        size = self.shape[axis] if self.ndim else 1
+        if ((index >= size) | (index < -size)).any():
+            raise IndexError("index out of range in self")
+        return (slice(None),) * axis + (index,)
+
+    def _index_added(self, dim: int, index, source, alpha, name: str) -> tuple:
+        key = self._index_key(name, dim, index)
+        if source.shape != self[key].shape:
+            raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. "
+                               f"Got self.shape = {A._sizes(self.shape)} source.shape = {A._sizes(source.shape)}")
+        source = source if alpha == 1 else source * alpha
+        return record(P.PRIMITIVES["add_at"], (Tensor._wrap(np.zeros_like(self._data)), source,
+                                               Tensor._wrap(self._data)) + key)
+
+    def index_add(self, dim: int, index, source, *, alpha=1) -> "Tensor":
+        return record(P.add, (self, self._index_added(dim, index, source, alpha, "index_add")), None,
+                      "IndexAddBackward0")
+
+    def index_add_(self, dim: int, index, source, *, alpha=1) -> "Tensor":
+        return inplace(self, P.add, (self, self._index_added(dim, index, source, alpha, "index_add_")), None,
+                       "IndexAddBackward0")
+
+    def index_copy(self, dim: int, index, source) -> "Tensor":
+        key = self._index_key("index_copy", dim, index)
+        return record(P.setitem, (self, _as_operand(source)) + key, None, "IndexCopyBackward0")
+
+    def index_copy_(self, dim: int, index, source) -> "Tensor":
+        key = self._index_key("index_copy_", dim, index)
+        return inplace(self, P.setitem, (self, _as_operand(source)) + key, None, "IndexCopyBackward0")
+
+    def index_fill(self, dim: int, index, value) -> "Tensor":
+        key = self._index_key("index_fill", dim, index)
+        return record(P.setitem, (self, _as_operand(value)) + key, None,
+                      "IndexFillBackward1" if isinstance(value, Tensor) else "IndexFillBackward0")
+
+    def index_fill_(self, dim: int, index, value) -> "Tensor":
+        key = self._index_key("index_fill_", dim, index)
+        return inplace(self, P.setitem, (self, _as_operand(value)) + key, None,
+                       "IndexFillBackward1" if isinstance(value, Tensor) else "IndexFillBackward0", cast=True)
+
+    def index_put(self, indices, values, accumulate: bool = False) -> "Tensor":
+        key, _ = _index_components(tuple(indices))
+        if accumulate:
+            spread = record(P.PRIMITIVES["add_at"], (Tensor._wrap(np.zeros_like(self._data)),
+                                                     _as_operand(values).expand(self[key].shape),
+                                                     Tensor._wrap(self._data)) + key)
+            return record(P.add, (self, spread), None, "IndexPutBackward0")
+        return record(P.setitem, (self, _as_operand(values)) + key, None, "IndexPutBackward0")
+
+    def index_put_(self, indices, values, accumulate: bool = False) -> "Tensor":
+        return self.copy_(self.index_put(indices, values, accumulate)) if accumulate else \
+            inplace(self, P.setitem, (self, _as_operand(values)) + _index_components(tuple(indices))[0], None,
+                    "IndexPutBackward0", cast=True)
+
+    def masked_scatter(self, mask, source) -> "Tensor":
+        mask = np.broadcast_to(_as_operand(mask)._data, self.shape)
+        taken = record(P.getitem, (source.reshape(-1), slice(0, builtins.int(mask.sum()))))
+        return record(P.setitem, (self, taken, mask), None, "MaskedScatterBackward0")
+
     def masked_select(self, mask) -> "Tensor":
         mask = _as_operand(mask)
         if mask._data.dtype != np.bool_:
@@ -2041,7 +2163,10 @@ class Tensor:
 
     def __getitem__(self, key) -> "Tensor":
         index, _ = _index_components(key)
-        return record(P.getitem, (self,) + index)
+        try:
+            return record(P.getitem, (self,) + index)
+        except IndexError as e:
+            raise _index_error(e, self, index) from None
 
     def __setitem__(self, key, value) -> None:
         index, basic = _index_components(key)

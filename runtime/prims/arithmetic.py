@@ -159,7 +159,7 @@ div = _binary("div", np.true_divide, [operator.truediv, np.divide], doc="x / y",
 floordiv = _binary("floordiv", np.floor_divide, [operator.floordiv], differentiable=False, doc="x // y",
                    scalar=scalar.floordiv,
                    spelling="{0} // {1}",
-                   eager=Eager(promote="promote", methods=("__floordiv__", "floor_divide"),
+                   eager=Eager(promote="promote", methods=("__floordiv__", "floor_divide"), inplace=("floor_divide_",),
                                reflected=("__rfloordiv__",), functions=("floor_divide",)))
 mod = _binary("mod", np.mod, [operator.mod, np.remainder], doc="x % y", spelling="{0} % {1}",
               scalar=scalar.mod,
@@ -406,7 +406,8 @@ cbrt = _unary("cbrt", np.cbrt, doc="cube root",
               eager=Eager(None, _READS_OUT, "float"))
 square = _unary("square", np.square, doc="x**2",
                 partials=(lambda g, out, x: ops.mul(g, ops.mul(2.0, x)),),
-                eager=Eager("PowBackward0", _READS_X, methods=("square",), inplace=("square_",), functions=("square",)))   # dtype kept
+                eager=Eager("PowBackward0", _READS_X, methods=("square",), inplace=("square_",),
+                            functions=("square",)))   # dtype kept
 reciprocal = _unary("reciprocal", np.reciprocal, doc="1 / x",
                     partials=(lambda g, out, x: ops.neg(ops.mul(g, ops.square(out))),),
                     eager=_float_function("ReciprocalBackward0", _READS_OUT, "reciprocal"))

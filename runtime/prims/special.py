@@ -45,8 +45,8 @@ def _i1_partial(g, out, x):
 
 # the modified Bessel functions of the first kind of order 0 and 1: i0' = i1
 i1 = _unary("i1", sp.i1, doc="the modified Bessel function of the first kind of order 1",
-            partials=(_i1_partial,), eager=Eager("SpecialI1Backward0", {0: (0, "out")}, "float", functions=("special.i1",),
-                                                    args="input"))
+            partials=(_i1_partial,),
+            eager=Eager("SpecialI1Backward0", {0: (0, "out")}, "float", functions=("special.i1",), args="input"))
 i0 = _unary("i0", sp.i0, [np.i0], doc="the modified Bessel function of the first kind of order 0",
             partials=(lambda g, out, x: ops.mul(g, ops.i1(x)),),
             eager=_float_function("I0Backward0", _READS_X, "i0"))

@@ -24,7 +24,8 @@ _KEYS = {
                 "(torch.tensor([], dtype=torch.int64),)]",
     "boolean": "[x > 12, x[0] > 6, torch.tensor([True, False]), (slice(None), torch.tensor([True, False, True])), "
                "x < 0, torch.tensor(True), (torch.tensor([False, True]), 1), [True, False]]",
-    "errors": "[2, (0, 3), (0, 0, 4), (0, 0, 0, 0), [2], torch.tensor([0.0]), (torch.tensor([0, 1]), torch.tensor([0, 1, 2])), "
+    "errors": "[2, (0, 3), (0, 0, 4), (0, 0, 0, 0), [2], torch.tensor([0.0]), (torch.tensor([0, 1]), "
+              "torch.tensor([0, 1, 2])), "
               "torch.tensor([True, False, True]), 'a', (slice(None, None, -1),), (slice(None, None, 0),), 1.5]",
 }
 
@@ -33,7 +34,8 @@ PROGRAMS = {f"index_{name}": _READ.format(keys=keys) for name, keys in _KEYS.ite
 PROGRAMS["index_setitem"] = '''
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 for key, value in [(0, 5.0), (slice(0, 2), torch.tensor(7.0)), ((Ellipsis, 1), None), ((slice(None), [0, 2]), 0.5),
-                   ((slice(None), torch.tensor([True, False, True])), None), (torch.tensor([1, 1]), torch.tensor([[3.0], [4.0]]))]:
+                   ((slice(None), torch.tensor([True, False, True])), None), (torch.tensor([1, 1]),
+                             torch.tensor([[3.0], [4.0]]))]:
     y = torch.arange(6.0).reshape(2, 3).requires_grad_().clone()
     v = w.sum() * 2 if value is None else value
     y[key] = v
@@ -61,7 +63,8 @@ idx = torch.tensor([2, 0])
 for f in [lambda y: y.index_add(0, idx, src), lambda y: y.index_add(0, idx, src, alpha=2),
           lambda y: torch.index_add(y, 1, torch.tensor([1, 1]), src[:, :2].T[:, :2].T.T),
           lambda y: y.index_copy(0, idx, src), lambda y: y.index_fill(1, torch.tensor([0, 3]), -1.0),
-          lambda y: y.index_put((torch.tensor([0, 0]), torch.tensor([1, 1])), torch.tensor([5.0, 6.0]), accumulate=True),
+          lambda y: y.index_put((torch.tensor([0, 0]), torch.tensor([1, 1])), torch.tensor([5.0, 6.0]),
+                    accumulate=True),
           lambda y: y.index_put((torch.tensor([0, 2]),), src),
           lambda y: y.masked_scatter(torch.tensor([[True, False, True, False]] * 3), src)]:
     out = attempt(lambda: f(x * 2))

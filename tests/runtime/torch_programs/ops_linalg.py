@@ -29,7 +29,8 @@ for f in [{errors}]:
 '''
 
 _FAMILIES = {
-    "matmul": ("a @ b, a.matmul(v), v @ a, v @ v, torch.matmul(a.expand(2, 3, 3), b), b.T @ a @ b, a @ a.expand(2, 3, 3)",
+    "matmul": ("a @ b, a.matmul(v), v @ a, v @ v, torch.matmul(a.expand(2, 3, 3), b), b.T @ a @ b, a @ a.expand(2, "
+               "3, 3)",
                "a @ b.T, b @ v, a @ torch.ones(3, dtype=torch.float32), torch.ones(()) @ a"),
     "mm": ("a.mm(b), torch.mm(b.T, a), a.mm(a)", "a.mm(v), a.mm(b.T), torch.mm(a, b.float())"),
     "bmm": ("torch.bmm(a.expand(2, 3, 3), b.expand(2, 3, 2)), a[None].bmm(a[None])",
@@ -40,8 +41,10 @@ _FAMILIES = {
     "inner_outer": ("torch.inner(a, b.T), torch.outer(v, b[0]), v.outer(v), torch.ger(v, v), torch.inner(a, v)",
                     "torch.outer(a, v)"),
     "einsum": ("torch.einsum('ij,jk->ik', a, b), torch.einsum('ii', a), torch.einsum('ii->i', a), "
-               "torch.einsum('i,i->', v, v), torch.einsum('ij->ji', b), torch.einsum('bij,bjk->bik', a[None], b[None]), "
-               "torch.einsum('...j,j', a, v), torch.einsum('ij,ij->', a, a), torch.einsum(a, [0, 1], b, [1, 2], [0, 2])",
+               "torch.einsum('i,i->', v, v), torch.einsum('ij->ji', b), torch.einsum('bij,bjk->bik', a[None], "
+               "b[None]), "
+               "torch.einsum('...j,j', a, v), torch.einsum('ij,ij->', a, a), torch.einsum(a, [0, 1], b, [1, 2], "
+               "[0, 2])",
                "torch.einsum('ij,jk->ik', a, v), torch.einsum('ij->k', a), torch.einsum('ij,jk', a)"),
     "tensordot_kron": ("torch.tensordot(a, b, dims=1), torch.tensordot(a, a, dims=([0, 1], [1, 0])), "
                        "torch.tensordot(a, b, ([0], [0])), torch.kron(a[:2, :2], b)", "torch.tensordot(a, b, dims=2)"),
@@ -50,7 +53,8 @@ _FAMILIES = {
                       "torch.addmm(a, a, b)"),
     "cross": ("torch.linalg.cross(a, a.flip(0)), torch.cross(v, a[0], dim=0), a.cross(b[:, :1].expand(3, 3), dim=0)",
               "torch.linalg.cross(b, b), torch.linalg.cross(a, a, dim=3)"),
-    "norms": ("torch.linalg.norm(a), torch.linalg.norm(v, 1), torch.linalg.norm(a, 'fro'), torch.linalg.norm(a, 'nuc'), "
+    "norms": ("torch.linalg.norm(a), torch.linalg.norm(v, 1), torch.linalg.norm(a, 'fro'), torch.linalg.norm(a, "
+              "'nuc'), "
               "torch.linalg.norm(a, 2), torch.linalg.norm(a, -2), torch.linalg.norm(a, float('inf')), "
               "torch.linalg.vector_norm(a, 3), torch.linalg.vector_norm(a, dim=0), torch.linalg.matrix_norm(a), "
               "torch.linalg.matrix_norm(a, 1), torch.linalg.vector_norm(b, float('-inf'), dim=1, keepdim=True), "

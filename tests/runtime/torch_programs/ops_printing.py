@@ -9,26 +9,39 @@ for t in [{tensors}]:
 '''
 
 _KINDS = {
-    "small_floats": "torch.tensor([1e-4, 2e-5]), torch.tensor([0.001, 0.5]), torch.tensor([1e-8, 1.0]), torch.tensor([5e-10])",
-    "large_floats": "torch.tensor([1e5, 1.0]), torch.tensor([1e6, 2.5]), torch.tensor([123456789.0]), torch.tensor([1e20, -1e20])",
+    "small_floats": "torch.tensor([1e-4, 2e-5]), torch.tensor([0.001, 0.5]), torch.tensor([1e-8, 1.0]), "
+                    "torch.tensor([5e-10])",
+    "large_floats": "torch.tensor([1e5, 1.0]), torch.tensor([1e6, 2.5]), torch.tensor([123456789.0]), "
+                    "torch.tensor([1e20, -1e20])",
     "mixed_magnitudes": "torch.tensor([0.01, 1000.0]), torch.tensor([1e-3, 1e3, 1.0]), torch.tensor([-1e-5, 1e5])",
-    "whole_floats": "torch.tensor([1.0, 2.0, -3.0]), torch.tensor([100.0, 2000.0]), torch.tensor([0.0, -0.0]), torch.tensor(1e10)",
-    "nan_inf": "torch.tensor([float('nan')]), torch.tensor([float('inf'), -float('inf')]), torch.tensor([float('nan'), 1.5, 1e-5]), "
+    "whole_floats": "torch.tensor([1.0, 2.0, -3.0]), torch.tensor([100.0, 2000.0]), torch.tensor([0.0, -0.0]), "
+                    "torch.tensor(1e10)",
+    "nan_inf": "torch.tensor([float('nan')]), torch.tensor([float('inf'), -float('inf')]), "
+               "torch.tensor([float('nan'), 1.5, 1e-5]), "
                "torch.tensor([float('inf'), 1e10]), torch.tensor([float('nan'), 2.0]), torch.tensor(float('-inf'))",
-    "integers": "torch.tensor([1, -2, 300]), torch.tensor([[1, 2], [30, 400]]), torch.tensor(5), torch.tensor([2 ** 40]), "
-                "torch.tensor([1, 2], dtype=torch.int32), torch.tensor([1], dtype=torch.int16), torch.tensor([7], dtype=torch.uint8)",
-    "bools": "torch.tensor([True, False]), torch.tensor(False), torch.tensor([[True], [True]]), torch.zeros(0, dtype=torch.bool)",
-    "zero_dim": "torch.tensor(3.25), torch.tensor(-0.5, dtype=torch.float64), torch.tensor(1e-7), torch.tensor(2.0, requires_grad=True), "
+    "integers": "torch.tensor([1, -2, 300]), torch.tensor([[1, 2], [30, 400]]), torch.tensor(5), "
+                "torch.tensor([2 ** 40]), "
+                "torch.tensor([1, 2], dtype=torch.int32), torch.tensor([1], dtype=torch.int16), torch.tensor([7], "
+                "dtype=torch.uint8)",
+    "bools": "torch.tensor([True, False]), torch.tensor(False), torch.tensor([[True], [True]]), torch.zeros(0, "
+             "dtype=torch.bool)",
+    "zero_dim": "torch.tensor(3.25), torch.tensor(-0.5, dtype=torch.float64), torch.tensor(1e-7), "
+                "torch.tensor(2.0, requires_grad=True), "
                 "torch.tensor(2.0, requires_grad=True) * 3",
     "empty": "torch.tensor([]), torch.zeros(0, 2), torch.zeros(2, 0, 3), torch.zeros(0, dtype=torch.int64), "
-             "torch.zeros(0, dtype=torch.float64), torch.zeros(0, requires_grad=True), torch.zeros(0, 3, requires_grad=True) * 2",
-    "summarised": "torch.arange(1001.0), torch.arange(2000).reshape(2, 1000), torch.arange(3000.0).reshape(10, 300) / 3, "
+             "torch.zeros(0, dtype=torch.float64), torch.zeros(0, requires_grad=True), torch.zeros(0, 3, "
+             "requires_grad=True) * 2",
+    "summarised": "torch.arange(1001.0), torch.arange(2000).reshape(2, 1000), torch.arange(3000.0).reshape(10, "
+                  "300) / 3, "
                   "torch.arange(1200.0).reshape(2, 6, 100), torch.ones(1001, dtype=torch.bool)",
-    "with_grad_fn": "torch.tensor([1.0, 2.0], requires_grad=True) * 2, torch.tensor([1.0, 2.0], requires_grad=True).exp(), "
+    "with_grad_fn": "torch.tensor([1.0, 2.0], requires_grad=True) * 2, torch.tensor([1.0, 2.0], "
+                    "requires_grad=True).exp(), "
                     "torch.ones(2, 2, requires_grad=True).sum(0), torch.ones(2, requires_grad=True)[0], "
-                    "torch.ones(2, dtype=torch.float64, requires_grad=True).sum(), torch.ones(2, requires_grad=True).view(1, 2), "
+                    "torch.ones(2, dtype=torch.float64, requires_grad=True).sum(), torch.ones(2, "
+                    "requires_grad=True).view(1, 2), "
                     "torch.ones(3, requires_grad=True).unbind()[1], torch.ones(3, requires_grad=True).detach()",
-    "float64_float16": "torch.tensor([1.123456789, 2.0], dtype=torch.float64), torch.tensor([1e-20], dtype=torch.float64), "
+    "float64_float16": "torch.tensor([1.123456789, 2.0], dtype=torch.float64), torch.tensor([1e-20], "
+                       "dtype=torch.float64), "
                        "torch.tensor([1.5, 2.25], dtype=torch.float16), torch.tensor([65504.0], dtype=torch.float16), "
                        "torch.tensor(1 / 3, dtype=torch.float64)",
     "matrices": "torch.arange(12.0).reshape(3, 4) / 7, torch.arange(24.0).reshape(2, 3, 4) - 10, torch.eye(3) * 1e-3, "

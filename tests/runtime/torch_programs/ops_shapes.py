@@ -37,7 +37,8 @@ _FAMILIES = {
                   "x.swapdims(1, 2), x.mT, x[0].t(), x[0].T, x[0, 0].t()", "x.transpose(0, 3), x.t()"),
     "squeeze": ("x[:, :1].squeeze(), x[:, :1].squeeze(1), x[:, :1].squeeze(-2), x.squeeze(0), "
                 "x[:1, :1].squeeze((0, 1)), torch.squeeze(x[:1])", "x.squeeze(3), x.squeeze(-4)"),
-    "unsqueeze": ("x.unsqueeze(0), x.unsqueeze(-1), x.unsqueeze(3), x[0, 0, 0].unsqueeze(0), x[None, :, None].squeeze(2)",
+    "unsqueeze": ("x.unsqueeze(0), x.unsqueeze(-1), x.unsqueeze(3), x[0, 0, 0].unsqueeze(0), x[None, :, "
+                  "None].squeeze(2)",
                   "x.unsqueeze(4), x.unsqueeze(-5)"),
     "flatten": ("x.flatten(), x.flatten(1), x.flatten(0, 1), x.flatten(-2, -1), torch.flatten(x, 1, 1), x.ravel(), "
                 "x[0, 0, 0].flatten()", "x.flatten(2, 1), x.flatten(0, 3)"),
@@ -54,7 +55,8 @@ _FAMILIES = {
                "x.gather(0, torch.tensor([[[2]]])), x.gather(0, torch.tensor([[0]])), "
                "x.gather(0, torch.tensor([[[0.0]]]))"),
     "scatter": ("x.scatter(2, torch.tensor([[[0], [1], [2]]] * 2), torch.zeros(2, 3, 1)), "
-                "x.scatter(0, torch.tensor([[[1, 0, 1, 0]]]), -1.0), torch.scatter(x, 2, torch.tensor([[[3]]]), x[:1, :1, :1] * 2)",
+                "x.scatter(0, torch.tensor([[[1, 0, 1, 0]]]), -1.0), torch.scatter(x, 2, torch.tensor([[[3]]]), "
+                "x[:1, :1, :1] * 2)",
                 "x.scatter(0, torch.tensor([[[2]]]), 0.0), x.scatter(0, torch.tensor([[[0.0]]]), 0.0)"),
     "scatter_add": ("x.scatter_add(2, torch.tensor([[[0, 0], [1, 1], [2, 0]]] * 2), x[:, :, :2]), "
                     "torch.scatter_add(x, 0, torch.tensor([[[1, 1, 0, 0]]]), x[:1, :1])",

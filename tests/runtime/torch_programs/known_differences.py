@@ -1,0 +1,260 @@
+"""Programs of this package that still print otherwise than PyTorch 2.13, with where each first
+differs. The pytest test expects each of these to differ (a strict xfail): a program that comes to
+match must leave this table. `python -m tests.runtime.torch_programs` counts them as differing."""
+
+KNOWN = {
+    'binary_sub':
+        'line 36: torch RuntimeError: Subtraction, the `-` operator, with two bool tensors is not s'
+        'upported. Use the `^` or `logical_x / wengert TypeError: numpy boolean subtract, the `-` o'
+        'perator, is not supported, use the bitwise_xor, the `^` operator, ',
+    'binary_pow':
+        'line 33: torch -> tensor([25, 49,  0]) / wengert ValueError: Integers to negative integer '
+        'powers are not allowed.',
+    'binary_atan2':
+        'line 12: torch tensor([ 0.7854, -2.3562,  0.0000], grad_fn=<Atan2Backward0>) tensor([0., 0'
+        '., 0.]) / wengert tensor([ 0.7854, -2.3562,  0.0000], grad_fn=<Atan2Backward0>) tensor([0.'
+        ', 0., nan])',
+    'binary_arctan2':
+        'line 12: torch tensor([ 0.7854, -2.3562,  0.0000], grad_fn=<Atan2Backward0>) tensor([0., 0'
+        '., 0.]) / wengert tensor([ 0.7854, -2.3562,  0.0000], grad_fn=<Atan2Backward0>) tensor([0.'
+        ', 0., nan])',
+    'binary_hypot':
+        'line 33: torch NotImplementedError: "hypot_cpu" not implemented for \'Long\' / wengert -> te'
+        'nsor([5.3852, 7.2801, 5.0000])',
+    'binary_fmod':
+        'line 36: torch NotImplementedError: "fmod_cpu" not implemented for \'Bool\' / wengert -> ten'
+        'sor([0, 0], dtype=torch.int8)',
+    'binary_remainder':
+        'line 14: torch tensor([[nan, nan, 0., 0., 0., nan], / wengert tensor([[nan, nan, 0., 0., -'
+        '0., nan],',
+    'binary_maximum':
+        'line 21: torch tensor([[0.5000, 0.5000, 0.0000, 0.0000, 1.0000, 1.0000], / wengert tensor('
+        '[[0.5000, 0.5000, 0.0000, 0.0000, 1.0000, 0.0000],',
+    'binary_minimum':
+        'line 21: torch tensor([[0.5000, 0.5000, 1.0000, 1.0000, 0.0000, 1.0000], / wengert tensor('
+        '[[0.5000, 0.5000, 1.0000, 1.0000, 0.0000, 0.0000],',
+    'binary_fmax':
+        'line 5: torch tensor([[1., 0., 9.]]) tensor([[2.], / wengert tensor([[1., 0., 6.]]) tensor'
+        '([[ 2.],',
+    'binary_fmin':
+        'line 5: torch tensor([[4., 7., 6.]]) tensor([[4.], / wengert tensor([[4., 7., 3.]]) tensor'
+        '([[4.],',
+    'binary_logaddexp':
+        'line 24: torch [1.0000, 1.0000, 1.0000,    nan, 1.0000,    nan], / wengert [   nan,    nan'
+        ',    nan,    nan,    nan,    nan],',
+    'binary_logaddexp2':
+        'line 12: torch tensor([ 3.0000e+00, -1.0602e-08,  1.0000e+00], grad_fn=<Logaddexp2Backward'
+        '0>) tensor([1., 1., 1.]) / wengert tensor([3., 0., 1.], grad_fn=<Logaddexp2Backward0>) ten'
+        'sor([1., 1., 1.])',
+    'binary_copysign':
+        'line 24: torch [nan, nan, nan, nan, nan, nan], / wengert [ 1., -1.,  1.,  1., -1.,  1.],',
+    'binary_xlogy':
+        'line 7: torch -> tensor([[1.0397, 0.0000, 2.0794]]) / wengert -> tensor([[1.0397, 0.0000, '
+        '2.0794]], dtype=torch.float64)',
+    'binary_floor_divide':
+        'line 2: torch [-2.,  1., -1.]], grad_fn=<NotImplemented>) / wengert [-2.,  1., -1.]])',
+    'binary_rsub':
+        "line 9: torch AttributeError: 'Tensor' object has no attribute 'rsub' / wengert -> tensor("
+        '[[-1.0000,  2.5000, -2.5000],',
+    'binary_subtract':
+        'line 36: torch RuntimeError: Subtraction, the `-` operator, with two bool tensors is not s'
+        'upported. Use the `^` or `logical_x / wengert TypeError: numpy boolean subtract, the `-` o'
+        'perator, is not supported, use the bitwise_xor, the `^` operator, ',
+    'binary_nextafter':
+        'line 1: torch tensor([[ 1.5000, -2.0000,  3.0000], / wengert <the program raised Attribute'
+        "Error: module 'wengert' has no attribute 'nextafter'>",
+    'binary_ldexp':
+        'line 1: torch tensor([[ 3., -4.,  6.], / wengert <the program raised AttributeError: modul'
+        "e 'wengert' has no attribute 'ldexp'>",
+    'binary_operators':
+        'line 21: torch RuntimeError: derivative for aten::floor_divide is not implemented / wenger'
+        't RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn',
+    'binary_add_sub_alpha':
+        'line 7: torch RuntimeError: Subtraction, the `-` operator, with two bool tensors is not su'
+        'pported. Use the `^` or `logical_x / wengert TypeError: numpy boolean subtract, the `-` op'
+        'erator, is not supported, use the bitwise_xor, the `^` operator, ',
+    'binary_div_rounding_modes':
+        'line 7: torch RuntimeError: ZeroDivisionError / wengert -> tensor([                   3, -'
+        '9223372036854775808])',
+    'binary_lerp':
+        'line 4: torch NotImplementedError: "lerp_kernel_scalar" not implemented for \'Long\' / wenge'
+        'rt -> tensor([2., 3.])',
+    'binary_clamp_with_tensors':
+        'line 9: torch tensor([-1.0000, -0.5000,  0.5000,  2.0000,  1.0000], / wengert tensor([-1.0'
+        '000, -0.5000,  0.5000,  2.0000,  1.0000], grad_fn=<ClampBackward0>) ClampBackward0 tensor('
+        '[0., 2.,',
+    'compare_maximum_values':
+        'line 17: torch -> tensor([0.]) / wengert -> tensor([-0.])',
+    'compare_tests_of_values':
+        'line 23: torch -> tensor([ 1.,  0.,  1., -1.,  0.,  0.], grad_fn=<SignBackward0>) / wenger'
+        't -> tensor([ 1., nan,  1., -1.,  0.,  0.], grad_fn=<SignBackward0>)',
+    'create_eye_diag_tri':
+        "line 24: torch -> tensor([[1., 1., 0., 0.], / wengert AttributeError: module 'wengert' has"
+        " no attribute 'block_diag'",
+    'create_tensor_from_data':
+        'line 23: torch -> tensor([4611686018427387904]) / wengert warning: RuntimeWarning overflow'
+        ' encountered in cast',
+    'dtype_conversions':
+        'torch printed 28 lines, wengert 29',
+    'dtype_integer_arithmetic':
+        'line 18: torch -> tensor([ 14, -14,   0,   6]) / wengert TypeError: unsupported operand ty'
+        "pe(s) for <<: 'Tensor' and 'int'",
+    'index_errors':
+        'line 10: torch warning: UserWarning Using a non-tuple sequence for multidimensional indexi'
+        'ng is deprecated and will be change / wengert -> tensor([[[13., 14., 15., 16.],',
+    'index_setitem':
+        'line 4: torch [7., 7., 7.]], grad_fn=<FillBackward3>) FillBackward3 None / wengert [7., 7.'
+        ', 7.]], grad_fn=<CopySlices>) CopySlices None',
+    'index_put_add_fill_copy':
+        'line 52: torch RuntimeError: index 3 is out of bounds for dimension 0 with size 3 / wenger'
+        't IndexError: index out of range in self',
+    'linalg_mv':
+        'line 15: torch RuntimeError: vector + matrix @ vector expected, got 1, 2, 2 / wengert -> t'
+        'ensor([[ 2.0000, -2.3750],',
+    'linalg_einsum':
+        'line 3: torch [-3.7500, -0.7500]], dtype=torch.float64, grad_fn=<ViewBackward0>) / wengert'
+        ' [-3.7500, -0.7500]], dtype=torch.float64, grad_fn=<EinsumBackward0>)',
+    'linalg_tensordot_kron':
+        'line 45: torch RuntimeError: contracted dimensions need to match, but first has size 3 in '
+        'dim -1 and second has size 2 in dim / wengert ValueError: shape-mismatch for sum',
+    'linalg_addmm_baddbmm':
+        'line 63: torch RuntimeError: The expanded size of the tensor (2) must match the existing s'
+        'ize (3) at non-singleton dimension  / wengert RuntimeError: The size of tensor a (3) must '
+        'match the size of tensor b (2) at non-singleton dimension 1',
+    'linalg_cross':
+        'line 31: torch RuntimeError: linalg.cross: inputs dimension -1 must have length 3. Got 2 a'
+        'nd 2 / wengert -> tensor([0., 0., 0.], dtype=torch.float64, grad_fn=<LinalgCrossBackward0>'
+        ')',
+    'linalg_norms':
+        'line 20: torch -> tensor(9.0000, dtype=torch.float64, grad_fn=<SumBackward1>) / wengert ->'
+        ' tensor(9., dtype=torch.float64, grad_fn=<LinalgVectorNormBackward0>)',
+    'linalg_det_slogdet':
+        'line 49: torch RuntimeError: linalg.det: A must be batches of square matrices, but they ar'
+        'e 3 by 2 matrices / wengert LinAlgError: Last 2 dimensions of the array must be square',
+    'linalg_inv_solve':
+        'line 81: torch [-15.5000,  -5.3750]], dtype=torch.float64, grad_fn=<ViewBackward0>) / weng'
+        'ert [-15.5000,  -5.3750]], dtype=torch.float64, grad_fn=<MmBackward0>)',
+    'linalg_decompositions':
+        'line 53: torch -> tensor([[ 1.4142,  0.7071,  0.3536], / wengert TypeError: linalg.cholesk'
+        'y(): wengert does not support the argument upper=True',
+    'linalg_triangular':
+        "line 1: torch -> tensor([[ 0.5000, -1.2708], / wengert AttributeError: module 'wengert.lin"
+        "alg' has no attribute 'solve_triangular'",
+    'print_options':
+        "line 4: torch {'sci_mode': True} tensor([1.1235e+00, 2.2500e+01, 1.0000e-03]) tensor([0.00"
+        "00e+00, 3.3333e-01, 6.6667e-01, 1. / wengert {'sci_mode': True} tensor([1.1235e+00, 2.2500"
+        'e+01, 1.0000e-03]) tensor([0.0000e+00, 3.3333e-01, 6.6667e-01, 1.',
+    'print_formatting':
+        'line 3: torch tensor([1.5000, 2.5000]) torch.Size([2, 3]) torch.Size([]) torch.Size([2, 3]'
+        ') 3 / wengert tensor([1.5000, 2.5000]) torch.Size([2, 3]) torch.Size([]) (2, 3) 3',
+    'reduce_nanmean':
+        'line 25: torch RuntimeError: nanmean(): expected input to have floating point or complex d'
+        'type but got Long / wengert warning: RuntimeWarning Mean of empty slice',
+    'reduce_logcumsumexp':
+        'line 25: torch NotImplementedError: "logcumsumexp_out_cpu" not implemented for \'Long\' / we'
+        'ngert -> tensor([[1.0000, 2.3133],',
+    'reduce_log_softmax':
+        'line 30: torch -> tensor([[-4.0493e-01, -4.0493e-01,  8.0986e-01], / wengert -> tensor([[-'
+        '0.4049, -0.4049,  0.8099],',
+    'reduce_median':
+        'line 31: torch -> tensor(2) / wengert -> tensor(2.)',
+    'reduce_nanmedian':
+        'line 31: torch -> tensor(2) / wengert -> tensor(2.)',
+    'reduce_quantile':
+        'line 17: torch [ 2.7000]]], grad_fn=<SqueezeBackward4>) / wengert [ 2.7000]]], dtype=torch'
+        '.float64, grad_fn=<SqueezeBackward4>)',
+    'reduce_nanquantile':
+        'line 1: torch tensor(-0.0625, grad_fn=<SqueezeBackward4>) / wengert <the program raised At'
+        "tributeError: module 'wengert' has no attribute 'nanquantile'>",
+    'reduce_aminmax':
+        'line 41: torch TypeError: aminmax() takes 1 positional argument but 2 were given / wengert'
+        ' TypeError: Tensor.aminmax() takes 1 positional argument but 2 were given',
+    'reduce_var_mean':
+        'line 45: torch RuntimeError: Trying to backward through the graph a second time (or direct'
+        'ly access saved tensors after they  / wengert -> tensor([[ 0.5000,  0.5000, -0.3000],',
+    'reduce_std_mean':
+        'line 45: torch RuntimeError: Trying to backward through the graph a second time (or direct'
+        'ly access saved tensors after they  / wengert -> tensor([[ 0.3881,  0.3881, -0.1433],',
+    'reduce_diff':
+        'line 44: torch -> tensor([[-1.,  0.,  1.], / wengert -> tensor([[-1., -0.,  1.],',
+    'reduce_trace':
+        'line 7: torch TypeError: trace() takes 1 positional argument but 2 were given / wengert Ty'
+        'peError: Tensor.trace() takes 1 positional argument but 2 were given',
+    'reduce_logdet':
+        'line 6: torch RuntimeError: logdet: A must be batches of square matrices, but they are 3 b'
+        'y 4 matrices / wengert LinAlgError: Last 2 dimensions of the array must be square',
+    'reduce_renorm':
+        'line 12: torch tensor([[-2.6122e+00,  9.8765e-09, -4.0000e-01,  7.1405e+00], / wengert ten'
+        'sor([[-2.6122,  0.0000, -0.4000,  7.1405],',
+    'reduce_dim_keywords_and_errors':
+        'line 3: torch torch.Size([]) MeanBackward1 tensor(1.) / wengert torch.Size([]) MeanBackwar'
+        'd0 tensor(1.)',
+    'reduce_empty_tensors':
+        'line 18: torch -> tensor(nan, grad_fn=<MedianBackward0>) / wengert -> tensor(nan)',
+    'reduce_ties_everywhere':
+        'line 40: torch [4., 5., 6.]]) / wengert [5., 5., 5.]])',
+    'shape_scatter_reduce':
+        "line 1: torch -> tensor([[[ 7.,  2.,  3.,  4.], / wengert AttributeError: 'Tensor' object "
+        "has no attribute 'scatter_reduce'",
+    'shape_masked_fill':
+        'line 31: torch RuntimeError: masked_fill_ only supports boolean masks, but got mask with d'
+        'type float / wengert -> tensor([[[0., 0., 0., 0.],',
+    'shape_take_along_dim':
+        'line 21: torch -> tensor([[[ 1.], / wengert IndexError: index 4 is out of bounds for dimen'
+        'sion 2 with size 4',
+    'shape_tile':
+        'line 32: torch RuntimeError: Trying to create tensor with negative dimension -4: [2, 3, -4'
+        '] / wengert ValueError: negative dimensions are not allowed',
+    'shape_repeat_interleave':
+        'line 60: torch RuntimeError: repeats must have the same size as input along dim, but got r'
+        'epeats.size(0) = 2 and input.size(1 / wengert RuntimeError: The size of tensor a (4) must '
+        'match the size of tensor b (2) at non-singleton dimension 2',
+    'shape_rot90':
+        'line 40: torch RuntimeError: expected rotation dims to be different, but got dim0 = 0 and '
+        'dim1 = 0 / wengert ValueError: Axes must be different.',
+    'shape_tensor_split':
+        'line 70: torch RuntimeError: number of sections must be larger than 0, got 0 / wengert Val'
+        'ueError: number sections must be larger than 0.',
+    'shape_hsplit_vsplit_dsplit':
+        'line 69: torch RuntimeError: torch.hsplit attempted to split along dimension 1, but the si'
+        'ze of the dimension 3 is not divisi / wengert ValueError: array split does not result in a'
+        'n equal division',
+    'shape_diagonal':
+        'line 48: torch RuntimeError: diagonal dimensions cannot be identical 1, 1 / wengert ValueE'
+        'rror: axis1 and axis2 cannot be the same',
+    'shape_diag_embed':
+        "line 1: torch -> tensor([[[[ 1.,  0.,  0.,  0.], / wengert AttributeError: 'Tensor' object"
+        " has no attribute 'diag_embed'",
+    'shape_atleast':
+        'line 32: torch [21., 22., 23., 24.]]], requires_grad=True) / wengert [21., 22., 23., 24.]]'
+        '], grad_fn=<UnsqueezeBackward0>)',
+    'unary_abs':
+        'line 7: torch tensor([0., 0., inf, inf, nan], dtype=torch.float64, grad_fn=<AbsBackward0>)'
+        ' tensor([ 0.,  0.,  1., -1.,  0.], / wengert tensor([0., 0., inf, inf, nan], dtype=torch.f'
+        'loat64, grad_fn=<AbsBackward0>) tensor([ 0.,  0.,  1., -1., nan],',
+    'unary_sign':
+        'line 7: torch tensor([ 0.,  0.,  1., -1.,  0.], dtype=torch.float64, grad_fn=<SignBackward'
+        '0>) tensor([0., 0., 0., 0., 0.], d / wengert tensor([ 0.,  0.,  1., -1., nan], dtype=torch'
+        '.float64, grad_fn=<SignBackward0>) tensor([0., 0., 0., 0., 0.], d',
+    'unary_square':
+        'line 9: torch -> tensor([1, 0]) / wengert -> tensor([1, 0], dtype=torch.int8)',
+    'unary_erfinv':
+        'line 7: torch tensor([0., -0., nan, nan, nan], dtype=torch.float64, / wengert tensor([0., '
+        '0., nan, nan, nan], dtype=torch.float64, grad_fn=<ErfinvBackward0>) tensor([0.8862, 0.8862'
+        ',    nan',
+    'unary_lgamma':
+        'line 7: torch tensor([inf, inf, inf, inf, nan], dtype=torch.float64, / wengert tensor([inf'
+        ', inf, inf, -inf, nan], dtype=torch.float64,',
+    'unary_digamma':
+        'line 8: torch grad_fn=<DigammaBackward0>) tensor([inf, inf, 0., nan, nan], dtype=torch.flo'
+        'at64) / wengert grad_fn=<DigammaBackward0>) tensor([inf, inf, 0., inf, nan], dtype=torch.f'
+        'loat64)',
+    'unary_logit':
+        'line 8: torch grad_fn=<LogitBackward0>) tensor([inf, inf, nan, nan, nan], dtype=torch.floa'
+        't64) / wengert grad_fn=<LogitBackward0>) tensor([inf, -inf, nan, nan, nan], dtype=torch.fl'
+        'oat64)',
+    'unary_absolute':
+        'line 7: torch tensor([0., 0., inf, inf, nan], dtype=torch.float64, grad_fn=<AbsBackward0>)'
+        ' tensor([ 0.,  0.,  1., -1.,  0.], / wengert tensor([0., 0., inf, inf, nan], dtype=torch.f'
+        'loat64, grad_fn=<AbsBackward0>) tensor([ 0.,  0.,  1., -1., nan],',
+}
