@@ -165,6 +165,9 @@ class Size(tuple):
 
     __str__ = __repr__
 
+    def __add__(self, other) -> "Size":
+        return Size(tuple(self) + tuple(other))
+
     def numel(self) -> int:
         n = 1
         for d in self:

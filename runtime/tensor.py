@@ -496,6 +496,8 @@ def _index_components(key) -> tuple[tuple, bool]:
         elif isinstance(k, slice):
             k = slice(*(builtins.int(v) if isinstance(v, (Tensor, np.integer)) else v
                         for v in (k.start, k.stop, k.step)))
+            if k.step is not None and k.step < 0:
+                raise ValueError("step must be greater than zero")
         out.append(k)
     basic = all(isinstance(k, _BASIC) and not isinstance(k, builtins.bool) for k in out)
     if basic and not any(k is Ellipsis for k in out):
@@ -1133,7 +1135,8 @@ class Tensor:
             return self
         target = D.as_dtype(dtype).np
         if target.kind not in "fc":   # an integer or bool result carries no gradient (as PyTorch)
-            return Tensor._wrap(self._data.astype(target))
+            with np.errstate(invalid="ignore", over="ignore"):   # nan, inf: unspecified integers, silently
+                return Tensor._wrap(self._data.astype(target))
         return record(P.astype, (self,), {"dtype": target})
 
     def byte(self) -> "Tensor":
@@ -1475,6 +1478,13 @@ class Tensor:
         return record(P.where, (_as_operand(condition), self, _as_operand(other)))
 
     def masked_fill(self, mask, value) -> "Tensor":
+        mask = _as_operand(mask)
+        if mask._data.dtype != np.bool_:
+            raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                               f"{D.cpp_name(mask._data.dtype)}")
+        if isinstance(value, Tensor) and value.ndim:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value.ndim} dimension(s).")
         return record(P.where, (_as_operand(mask), _as_operand(value), self), None,
                       "MaskedFillBackward1" if isinstance(value, Tensor) else "MaskedFillBackward0")
 
@@ -1622,14 +1632,16 @@ class Tensor:
         name = kind.capitalize()
         if dim is None:
             flat = self._data.reshape(-1)
-            if not flat.size:
-                return Tensor._wrap(np.array(np.nan, self._data.dtype))
+            if not flat.size:   # nan, recorded (the gradient of nothing is empty)
+                return record(P.mul, (self.sum(), np.nan), None, f"{name}Backward0")
             value = flat[indices_of(flat, 0)]
             if value != value:
                 return self._shared_by_nans(f"{name}Backward0")
             # the max over the entries equal to the median: its rule shares the gradient among them
             others = Tensor._wrap(self._data != value)
-            return record(P.PRIMITIVES["max"], (self.masked_fill(others, -np.inf),), None, f"{name}Backward0")
+            lowest = -np.inf if self._data.dtype.kind in "fc" else np.iinfo(self._data.dtype).min \
+                if self._data.dtype.kind in "iu" else False
+            return record(P.PRIMITIVES["max"], (self.masked_fill(others, lowest),), None, f"{name}Backward0")
         axis = _dim(dim, self.ndim)
         picked = indices_of(self._data, axis) if self.ndim else np.int64(0)
         return self._picked(kind, picked, axis, keepdim, f"{name}Backward1")
@@ -1894,8 +1906,9 @@ class Tensor:
         if index.dtype.kind not in "iu":
             raise IndexError(f"{name}(): Expected dtype int32/int64 for index")
         size = self.shape[axis] if self.ndim else 1
-        if ((index >= size) | (index < -size)).any():
-            raise IndexError("index out of range in self")
+        bad = (index >= size) | (index < -size)
+        if bad.any():
+            raise RuntimeError(f"index {index[bad].flat[0]} is out of bounds for dimension {axis} with size {size}")
         return (slice(None),) * axis + (index,)
 
     def _index_added(self, dim: int, index, source, alpha, name: str) -> tuple:
@@ -1996,6 +2009,10 @@ class Tensor:
         if ((index._data >= size) | (index._data < -size)).any():
             raise IndexError("index out of range in self")
         return torch_call(P.PRIMITIVES["take"], "index_select", True, (self, dim, index), {})
+
+    def tile(self, dims) -> "Tensor":
+        dims = _shape_args((dims,))
+        return self.repeat(*((1,) * (self.ndim - len(dims)) + dims))
 
     def broadcast_to(self, size) -> "Tensor":
         return self.expand(size)
@@ -2230,6 +2247,10 @@ def _install_declared_methods(prim) -> None:
 
 
 P.on_declare(_install_declared_methods)
+
+for _f in vars(Tensor).values():   # Python's TypeErrors (wrong arguments) name a method as PyTorch's do: bare
+    if inspect.isfunction(_f):
+        _f.__qualname__ = _f.__name__
 
 
 _WARNED: set = set()
