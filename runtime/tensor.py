@@ -742,9 +742,37 @@ _REFUSED = {
     "frac": ("biu", NotImplementedError, '"frac_cpu" not implemented for \'{dtype}\''),
     "abs": ("b", NotImplementedError, '"abs_cpu" not implemented for \'{dtype}\''),
     "relu": ("b", RuntimeError, "Boolean inputs not supported for relu"),
+    "logaddexp": ("biu", NotImplementedError, '"logaddexp_cpu" not implemented for \'{dtype}\''),
+    "logaddexp2": ("biu", NotImplementedError, '"logaddexp2_cpu" not implemented for \'{dtype}\''),
+    "hypot": ("biu", NotImplementedError, '"hypot_cpu" not implemented for \'{dtype}\''),
+    "fmod": ("b", NotImplementedError, '"fmod_cpu" not implemented for \'{dtype}\''),
+    "mod": ("b", NotImplementedError, '"remainder_cpu" not implemented for \'{dtype}\''),
+    "pow": ("b", NotImplementedError, '"pow" not implemented for \'{dtype}\''),
+    "sub": ("b", RuntimeError, "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                               "`logical_xor()` operator instead."),
     "neg": ("b", RuntimeError, "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
                                "to invert a mask, use the `~` or `logical_not()` operator instead."),
 }
+
+
+def _check_integer_division(x, y) -> None:
+    """PyTorch's error for an integer division (//, %, rounding div) by zero."""
+    divisor = y._data if isinstance(y, Tensor) else y
+    if x._data.dtype.kind in "iub" and np.asarray(divisor).dtype.kind in "iub" and not np.all(divisor):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _dividing(prim, method):
+    """`method` of an integer division primitive (floordiv, mod): PyTorch's error for a zero divisor."""
+    if prim.name not in ("floordiv", "mod"):
+        return method
+
+    @functools.wraps(method)
+    def checked(self, *others):
+        if len(others) == 1 and type(others[0]) is not float:
+            _check_integer_division(self, others[0])
+        return method(self, *others)
+    return checked
 
 
 def _refusing(prim, method):
@@ -757,7 +785,10 @@ def _refusing(prim, method):
 
     @functools.wraps(method)
     def checked(self, *args, **kwargs):
-        if self._data.dtype.kind in kinds:
+        other = args[0] if args else None   # (a binary function: the operands promoted are refused)
+        kind = np.result_type(self._data, other._data).kind if isinstance(other, Tensor) else \
+            "f" if isinstance(other, builtins.float) else self._data.dtype.kind
+        if kind in kinds:
             raise error(message.format(dtype=D.type_name(self._data.dtype)))
         return method(self, *args, **kwargs)
     return checked
@@ -1295,6 +1326,8 @@ class Tensor:
         return record(P.add, (self, _as_operand(other) if alpha == 1 else _as_operand(other) * alpha))
 
     def sub(self, other, *, alpha=1) -> "Tensor":
+        if self._data.dtype == np.bool_ and isinstance(other, Tensor) and other._data.dtype == np.bool_:
+            raise RuntimeError(_REFUSED["sub"][2])
         if alpha != 1:
             self._check_alpha(other, alpha)
         return record(P.sub, (self, _as_operand(other) if alpha == 1 else _as_operand(other) * alpha))
@@ -1305,12 +1338,13 @@ class Tensor:
         if rounding_mode is _UNSET:
             return record(P.div, (self, _as_operand(other)))
         if rounding_mode not in (None, "trunc", "floor"):
-            raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+            raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                              f"'{rounding_mode}'")
         # PyTorch's node of a division with a rounding mode: DivBackward2, a zero gradient when it rounds
         if rounding_mode is None:
             return record(P.div, (self, _as_operand(other)), None, "DivBackward2")
         if self._data.dtype.kind in "iub" and (not isinstance(other, Tensor) or other._data.dtype.kind in "iub"):
+            _check_integer_division(self, other)
             rounded = record(P.floordiv if rounding_mode == "floor" else P.div, (self, _as_operand(other)))
             return rounded if rounding_mode == "floor" else rounded.trunc().to(rounded.dtype if isinstance(
                 other, float) else self.dtype)
@@ -1463,16 +1497,19 @@ class Tensor:
     def clamp(self, min=None, max=None) -> "Tensor":
         if min is None and max is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        return self._clamp(min, max, None)
+
+    def _clamp(self, min, max, node):
         return record(P.clip, (self, -np.inf if min is None else _as_operand(min),
-                               np.inf if max is None else _as_operand(max)))
+                               np.inf if max is None else _as_operand(max)), None, node)
 
     clip = clamp
 
     def clamp_min(self, min) -> "Tensor":
-        return self.clamp(min=min)
+        return self._clamp(min, None, "ClampMinBackward1" if isinstance(min, Tensor) else "ClampMinBackward0")
 
     def clamp_max(self, max) -> "Tensor":
-        return self.clamp(max=max)
+        return self._clamp(None, max, "ClampMaxBackward1" if isinstance(max, Tensor) else "ClampMaxBackward0")
 
     def where(self, condition, other) -> "Tensor":
         return record(P.where, (_as_operand(condition), self, _as_operand(other)))
@@ -1499,6 +1536,9 @@ class Tensor:
         return self.pow_(exponent.double() if isinstance(exponent, Tensor) else exponent)
 
     def lerp(self, end, weight) -> "Tensor":
+        if self._data.dtype.kind not in "fc":
+            kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{D.type_name(self._data.dtype)}\'')
         for name, t in (("end", end), ("weight", weight)):
             if isinstance(t, Tensor) and t._data.dtype != self._data.dtype:
                 raise RuntimeError(f"expected dtype {D.cpp_name(self._data.dtype)} for `{name}` but got dtype "
@@ -2241,7 +2281,7 @@ def _install_declared_methods(prim) -> None:
         for name in names:
             if name in Tensor.__dict__ and not getattr(Tensor.__dict__[name], "declared", False):
                 continue   # (while declarations take over) a method written out in the class
-            method = _tensor_other(prim, name, _refusing(prim, make(prim, name)))
+            method = _tensor_other(prim, name, _refusing(prim, _dividing(prim, make(prim, name))))
             method.declared = True
             setattr(Tensor, name, method)
 

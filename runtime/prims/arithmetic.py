@@ -326,16 +326,18 @@ arctan2 = _binary("arctan2", np.arctan2, [math.atan2], doc="elementwise arctan(x
                   partials=(lambda g, out, y, x: ops.mul(g, ops.div(x, _arctan2_denominator(y, x))),
                             lambda g, out, y, x: ops.neg(ops.mul(g, ops.div(y, _arctan2_denominator(y, x))))),
                   eager=Eager("Atan2Backward0", {0: (0, 1), 1: (0, 1)}, "float", methods=("atan2", "arctan2"),
+                              inplace=("atan2_", "arctan2_"),
                               functions=("atan2", "arctan2")))
 hypot = _binary("hypot", np.hypot, [math.hypot], doc="elementwise sqrt(x**2 + y**2)",
                 partials=(lambda g, out, x, y: ops.mul(g, ops.div(x, out)),
                           lambda g, out, x, y: ops.mul(g, ops.div(y, out))),
                 eager=Eager("HypotBackward0", {0: (0, "out"), 1: (1, "out")}, "float", methods=("hypot",),
-                            functions=("hypot",)))
+                            inplace=("hypot_",), functions=("hypot",)))
 logaddexp = _binary("logaddexp", np.logaddexp, doc="elementwise log(exp(x) + exp(y))",
-                    partials=(lambda g, out, x, y: ops.mul(g, ops.exp(ops.sub(x, out))),
-                              lambda g, out, x, y: ops.mul(g, ops.exp(ops.sub(y, out)))),
-                    eager=Eager("LogaddexpBackward0", {0: (0, "out"), 1: (1, "out")}, "float",
+                    # PyTorch's formula: the limits 0 and 1 where one operand is infinite
+                    partials=(lambda g, out, x, y: ops.div(g, ops.add(1.0, ops.exp(ops.sub(y, x)))),
+                              lambda g, out, x, y: ops.div(g, ops.add(1.0, ops.exp(ops.sub(x, y))))),
+                    eager=Eager("LogaddexpBackward0", {0: (0, 1), 1: (0, 1)}, "float",
                                 methods=("logaddexp",), functions=("logaddexp",)))
 logaddexp2 = _binary("logaddexp2", np.logaddexp2, doc="elementwise log2(2**x + 2**y)",
                      partials=(lambda g, out, x, y: ops.div(g, ops.add(1.0, ops.exp2(ops.sub(y, x)))),

@@ -470,7 +470,8 @@ CHOICES = {
     "div": ("autograd", "the tangent at y = 0 is u/0 - u * inf / 0: nan (PyTorch: -inf)"),
     "prod": ("torch", "at a zero the derivative is the product of the other entries (autograd: out / x = nan)"),
     "arctan2": ("autograd", "at (0, 0) the gradient is undefined: nan (PyTorch: 0)"),
-    "logaddexp": ("autograd", "at x = out = +-inf, exp(x - out) is nan (PyTorch: the limit 1)"),
+    "logaddexp": ("torch", "PyTorch's formula 1 / (1 + exp(y - x)) gives the limits 0 and 1 where one operand is "
+                           "infinite (autograd: exp(x - out) = nan at x = out = inf)"),
     "logaddexp2": ("torch", "PyTorch's formula 1 / (1 + 2**(y - x)) gives the limits 0 and 1 where one operand is "
                             "infinite (autograd: 2**(x - out) = nan at x = out = inf)"),
     "sqrt": ("torch", "d sqrt(x)/dx at -inf is nan: outside the domain (autograd: 0.5 * x**-0.5 = 0)"),

@@ -3,10 +3,6 @@ differs. The pytest test expects each of these to differ (a strict xfail): a pro
 match must leave this table. `python -m tests.runtime.torch_programs` counts them as differing."""
 
 KNOWN = {
-    'binary_sub':
-        'line 36: torch RuntimeError: Subtraction, the `-` operator, with two bool tensors is not s'
-        'upported. Use the `^` or `logical_x / wengert TypeError: numpy boolean subtract, the `-` o'
-        'perator, is not supported, use the bitwise_xor, the `^` operator, ',
     'binary_pow':
         'line 33: torch -> tensor([25, 49,  0]) / wengert ValueError: Integers to negative integer '
         'powers are not allowed.',
@@ -18,12 +14,6 @@ KNOWN = {
         'line 12: torch tensor([ 0.7854, -2.3562,  0.0000], grad_fn=<Atan2Backward0>) tensor([0., 0'
         '., 0.]) / wengert tensor([ 0.7854, -2.3562,  0.0000], grad_fn=<Atan2Backward0>) tensor([0.'
         ', 0., nan])',
-    'binary_hypot':
-        'line 33: torch NotImplementedError: "hypot_cpu" not implemented for \'Long\' / wengert -> te'
-        'nsor([5.3852, 7.2801, 5.0000])',
-    'binary_fmod':
-        'line 36: torch NotImplementedError: "fmod_cpu" not implemented for \'Bool\' / wengert -> ten'
-        'sor([0, 0], dtype=torch.int8)',
     'binary_remainder':
         'line 14: torch tensor([[nan, nan, 0., 0., 0., nan], / wengert tensor([[nan, nan, 0., 0., -'
         '0., nan],',
@@ -39,9 +29,6 @@ KNOWN = {
     'binary_fmin':
         'line 5: torch tensor([[4., 7., 6.]]) tensor([[4.], / wengert tensor([[4., 7., 3.]]) tensor'
         '([[4.],',
-    'binary_logaddexp':
-        'line 24: torch [1.0000, 1.0000, 1.0000,    nan, 1.0000,    nan], / wengert [   nan,    nan'
-        ',    nan,    nan,    nan,    nan],',
     'binary_logaddexp2':
         'line 12: torch tensor([ 3.0000e+00, -1.0602e-08,  1.0000e+00], grad_fn=<Logaddexp2Backward'
         '0>) tensor([1., 1., 1.]) / wengert tensor([3., 0., 1.], grad_fn=<Logaddexp2Backward0>) ten'
@@ -56,10 +43,6 @@ KNOWN = {
     'binary_rsub':
         "line 9: torch AttributeError: 'Tensor' object has no attribute 'rsub' / wengert -> tensor("
         '[[-1.0000,  2.5000, -2.5000],',
-    'binary_subtract':
-        'line 36: torch RuntimeError: Subtraction, the `-` operator, with two bool tensors is not s'
-        'upported. Use the `^` or `logical_x / wengert TypeError: numpy boolean subtract, the `-` o'
-        'perator, is not supported, use the bitwise_xor, the `^` operator, ',
     'binary_nextafter':
         'line 1: torch tensor([[ 1.5000, -2.0000,  3.0000], / wengert <the program raised Attribute'
         "Error: module 'wengert' has no attribute 'nextafter'>",
@@ -69,20 +52,6 @@ KNOWN = {
     'binary_operators':
         'line 21: torch RuntimeError: derivative for aten::floor_divide is not implemented / wenger'
         't RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn',
-    'binary_add_sub_alpha':
-        'line 7: torch RuntimeError: Subtraction, the `-` operator, with two bool tensors is not su'
-        'pported. Use the `^` or `logical_x / wengert TypeError: numpy boolean subtract, the `-` op'
-        'erator, is not supported, use the bitwise_xor, the `^` operator, ',
-    'binary_div_rounding_modes':
-        'line 7: torch RuntimeError: ZeroDivisionError / wengert -> tensor([                   3, -'
-        '9223372036854775808])',
-    'binary_lerp':
-        'line 4: torch NotImplementedError: "lerp_kernel_scalar" not implemented for \'Long\' / wenge'
-        'rt -> tensor([2., 3.])',
-    'binary_clamp_with_tensors':
-        'line 9: torch tensor([-1.0000, -0.5000,  0.5000,  2.0000,  1.0000], / wengert tensor([-1.0'
-        '000, -0.5000,  0.5000,  2.0000,  1.0000], grad_fn=<ClampBackward0>) ClampBackward0 tensor('
-        '[0., 2.,',
     'compare_maximum_values':
         'line 17: torch -> tensor([0.]) / wengert -> tensor([-0.])',
     'compare_tests_of_values':
