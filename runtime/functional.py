@@ -363,6 +363,10 @@ def multi_dot(tensors) -> Tensor:
     return out
 
 
+def rsub(input, other, *, alpha=1) -> Tensor:
+    return _tensor(input)._rsub(other, alpha=alpha)
+
+
 def dist(input, other, p=2) -> Tensor:
     check_tensor_other("dist", other, 2)
     return input.dist(other, p)
@@ -379,7 +383,7 @@ def log_softmax(input, dim: int, dtype=None) -> Tensor:
 #: functions that are the Tensor method of the same name applied to their first argument, for the
 #: methods written out in the Tensor class (a primitive's declaration names its own: `Eager.functions`)
 METHOD_FUNCTIONS = (
-    "add", "sub", "subtract", "div", "divide", "true_divide", "rsub", "matmul", "mm", "mv", "dot", "outer", "rsqrt",
+    "add", "sub", "subtract", "div", "divide", "true_divide", "matmul", "mm", "mv", "dot", "outer", "rsqrt",
     "sigmoid", "relu", "round", "clamp", "clip", "clamp_min", "clamp_max", "sum", "mean", "prod", "max", "min",
     "amax", "amin", "argmax", "argmin", "std", "var", "norm", "cumsum", "all", "any", "logsumexp", "reshape",
     "transpose", "swapaxes", "t", "permute", "squeeze", "unsqueeze", "flatten", "ravel", "flip", "roll", "tril",
@@ -477,6 +481,6 @@ def gradient(input, *, spacing=1, dim=None, edge_order: int = 1) -> tuple:
 
 
 FUNCTIONS.update(broadcast_tensors=broadcast_tensors, meshgrid=meshgrid, gradient=gradient, var_mean=var_mean,
-                 std_mean=std_mean, dist=dist, logspace=logspace,
+                 std_mean=std_mean, dist=dist, logspace=logspace, rsub=rsub,
                  result_type=result_type, promote_types=promote_types, can_cast=can_cast,
                  tril_indices=tril_indices, triu_indices=triu_indices, nonzero=nonzero)

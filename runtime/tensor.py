@@ -708,6 +708,28 @@ def _param_value(v):
     return tuple(_param_value(e) for e in v) if isinstance(v, (list, tuple)) else v
 
 
+def _square_matrices(name: str):
+    def check(a) -> None:
+        if a.ndim < 2:
+            raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+        if a.shape[-1] != a.shape[-2]:
+            raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {a.shape[-2]} by "
+                               f"{a.shape[-1]} matrices")
+    return check
+
+
+def _check_cross(a, b, dim=-1) -> None:
+    if a.shape[dim] != 3 or b.shape[dim] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[dim]} and "
+                           f"{b.shape[dim]}")
+
+
+#: PyTorch's checks of a function's operands before it computes (name -> check(*operands, **params))
+_CHECKS = {**{n: _square_matrices(n) for n in ("linalg.det", "linalg.inv", "linalg.slogdet", "linalg.eigh",
+                                                "linalg.eigvalsh", "linalg.cholesky", "linalg.matrix_power")},
+           "linalg.cross": lambda a, b, axis=-1: _check_cross(a, b, axis)}
+
+
 def torch_call(prim, name: str, method: bool, args: tuple, kwargs: dict):
     """Apply `prim` to a call of its PyTorch spelling `name` (see `Eager.args`), a method or a function."""
     function_spec, method_spec, tensor, fixed = torch_signatures(prim, name)
@@ -726,6 +748,9 @@ def torch_call(prim, name: str, method: bool, args: tuple, kwargs: dict):
             operands.append(value if type(value) is Tensor else _as_operand(value))
         elif value is not parameter.default and value != parameter.default:
             raise TypeError(f"{name}(): wengert does not support the argument {key}={value!r}")
+    check = _CHECKS.get(name)
+    if check is not None:
+        check(*operands, **{k: v for k, v in params.items() if k == "axis"})
     out = record(prim, tuple(operands), params)
     if prim.eager.fields:
         return return_type(name.replace(".", "_"), prim.eager.fields)(*out)
@@ -1359,7 +1384,10 @@ class Tensor:
 
     divide_ = true_divide_ = div_
 
-    def rsub(self, other, *, alpha=1) -> "Tensor":
+    def _rsub(self, other, *, alpha=1) -> "Tensor":
+        """torch.rsub (PyTorch has no Tensor.rsub): other - alpha * self."""
+        if self._data.dtype == np.bool_ and isinstance(other, Tensor) and other._data.dtype == np.bool_:
+            raise RuntimeError(_REFUSED["sub"][2])
         other = _as_operand(other)
         return record(P.sub, (other, self if alpha == 1 else self * alpha), None,
                       "RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1")
@@ -1372,6 +1400,8 @@ class Tensor:
         return self.matmul(other)
 
     def mv(self, vec) -> "Tensor":
+        if self.ndim != 2 or vec.ndim != 1:
+            raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self.ndim}, {vec.ndim}")
         return self.matmul(vec)
 
     def dot(self, other) -> "Tensor":
@@ -1396,6 +1426,7 @@ class Tensor:
 
     def _added_product(self, product: "Tensor", beta, alpha, node: str) -> "Tensor":
         """beta * self + alpha * product, one node named as PyTorch's (AddmmBackward0 ...)."""
+        _check_expand(self.shape, product.shape)
         scaled = product if alpha == 1 else product * alpha
         return record(P.add, (self if beta == 1 else self * beta, scaled), None, node)
 
@@ -1585,8 +1616,9 @@ class Tensor:
                 raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
 
     def aminmax(self, *, dim=None, keepdim: bool = False):
-        if dim is None:
-            self._no_empty_reduction("aminmax")
+        if dim is None and not self._data.size:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                               "identity.")
         axis = None if dim is None else _dim(dim, self.ndim)
         low, high = (record(P.PRIMITIVES[k], (self,), {"axis": axis, "keepdims": keepdim}, "AminmaxBackward0")
                      for k in ("min", "max"))
@@ -2161,14 +2193,15 @@ class Tensor:
                 raise RuntimeError("no dimension of size 3 in input")
         return record(P.cross, (self, other), {"axis": dim})
 
-    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False):
+    def sort(self, dim: int = -1, descending: bool = False, stable=_UNSET):
         """(values, indices) along `dim`, nan last (first when descending): the values are the sort
         primitive's (SortBackward0; flipped when descending), the indices NumPy's stable argsort."""
         dim, sorted_ = _dim(dim, self.ndim), return_type("sort", ("values", "indices"))
         if not self.ndim:   # one entry: (NumPy sorts along an axis)
             return sorted_(record(P.sort, (self.reshape(1),), {"axis": 0}).reshape(()),
                            Tensor._wrap(np.zeros((), np.int64)))
-        values = record(P.sort, (self,), {"axis": dim})
+        # PyTorch's node of sort(stable=...): SortBackward1
+        values = record(P.sort, (self,), {"axis": dim}, None if stable is _UNSET else "SortBackward1")
         if not descending:
             return sorted_(values, Tensor._wrap(np.argsort(self._data, axis=dim, kind="stable")))
         # equal entries keep their order: the stable order of the reversed entries, reversed

@@ -327,9 +327,22 @@ def _singular_factor(x, ord="nuc", axes=(0, 1)):
     return ops.moveaxis(ops.matmul(u, vh), source=(-2, -1), destination=axes)
 
 
+def _norm_node(operands, params) -> str:
+    """PyTorch's node of a matrix norm it computes as another reduction: the max or min (of the row or
+    column sums, of the singular values), the sum of the singular values; of a vector norm, its own."""
+    ord, axis = params.get("ord"), params.get("axis")
+    matrix = isinstance(axis, tuple) and len(axis) == 2 or axis is None and ord is not None and \
+        np.ndim(operands[0]) == 2
+    if not matrix or not isinstance(ord, (int, float, str)):
+        return "LinalgVectorNormBackward0"
+    nodes = {"nuc": "SumBackward1", 2: "AmaxBackward0", -2: "AminBackward0", 1: "AmaxBackward0",
+             -1: "AminBackward0", np.inf: "AmaxBackward0", -np.inf: "AminBackward0"}
+    return nodes.get(ord, "LinalgVectorNormBackward0")
+
+
 norm = primitive("norm", _norm, params={"ord": None, "axis": None, "keepdims": False}, batch=B.norm,
                  shape_rule=S.evaluating(_norm), doc="np.linalg.norm", vjp=(_norm_grad,), jvp=(_norm_jvp,),
-                 eager=Eager(node="LinalgVectorNormBackward0", saves={0: (0, "out")}, promote="float",
+                 eager=Eager(node=_norm_node, saves={0: (0, "out")}, promote="float",
                              functions=("linalg.norm", "linalg.matrix_norm"), rename=_DIM_KEEPDIM,
                              args={"linalg.norm": "A, ord=None, dim=None, keepdim=False, *, dtype=None",
                                    "linalg.matrix_norm": "A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None"}))
