@@ -363,6 +363,18 @@ def multi_dot(tensors) -> Tensor:
     return out
 
 
+def _atleast(n: int):
+    """torch.atleast_<n>d: each tensor with fewer than n dims viewed with more, the others as they are."""
+    name = f"atleast_{n}d"
+
+    def function(*tensors):
+        parts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
+        out = tuple(t if t.ndim >= n else torch_call(P.PRIMITIVES[name], name, False, (t,), {}) for t in parts)
+        return out[0] if len(tensors) == 1 and not isinstance(tensors[0], (list, tuple)) else out
+    function.__name__ = function.__qualname__ = name
+    return function
+
+
 def rsub(input, other, *, alpha=1) -> Tensor:
     return _tensor(input)._rsub(other, alpha=alpha)
 
@@ -482,5 +494,6 @@ def gradient(input, *, spacing=1, dim=None, edge_order: int = 1) -> tuple:
 
 FUNCTIONS.update(broadcast_tensors=broadcast_tensors, meshgrid=meshgrid, gradient=gradient, var_mean=var_mean,
                  std_mean=std_mean, dist=dist, logspace=logspace, rsub=rsub,
+                 **{f"atleast_{n}d": _atleast(n) for n in (1, 2, 3)},
                  result_type=result_type, promote_types=promote_types, can_cast=can_cast,
                  tril_indices=tril_indices, triu_indices=triu_indices, nonzero=nonzero)

@@ -552,7 +552,11 @@ def _dims(dim, ndim: int):
     if dim is None:
         return None
     if isinstance(dim, (list, tuple)):
-        return tuple(_dim(d, ndim) for d in dim)
+        dims = tuple(_dim(d, ndim) for d in dim)
+        for d in dims:
+            if dims.count(d) > 1:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        return dims
     return _dim(dim, ndim)
 
 
@@ -709,7 +713,7 @@ def _param_value(v):
 
 
 def _square_matrices(name: str):
-    def check(a) -> None:
+    def check(a, *rest, **params) -> None:
         if a.ndim < 2:
             raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
         if a.shape[-1] != a.shape[-2]:
@@ -724,10 +728,59 @@ def _check_cross(a, b, dim=-1) -> None:
                            f"{b.shape[dim]}")
 
 
+def _check_float(name: str):
+    def check(a, *rest, **params) -> None:
+        if a._data.dtype.kind not in "fc":
+            raise RuntimeError(f"{name}(): expected input to have floating point or complex dtype but got "
+                               f"{D.type_name(a._data.dtype)}")
+    return check
+
+
+def _check_diagonal(a, offset=0, axis1=0, axis2=1) -> None:
+    if _dim(axis1, a.ndim) == _dim(axis2, a.ndim):
+        raise RuntimeError(f"diagonal dimensions cannot be identical {axis1}, {axis2}")
+
+
+def _check_rot90(a, k=1, axes=(0, 1)) -> None:
+    if len(axes) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(axes)}")
+    d0, d1 = (_dim(d, a.ndim) for d in axes)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {axes[0]} and dim1 = {axes[1]}")
+
+
+def _check_sections(a, sections, axis=0, mode="array_split") -> None:
+    """tensor_split's and hsplit/vsplit/dsplit's checks of the sections (an int)."""
+    if not isinstance(sections, builtins.int):
+        return
+    if mode == "array_split":
+        if sections <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+        return
+    name = f"torch.{mode}"
+    dim = {"hsplit": 0 if a.ndim == 1 else 1, "vsplit": 0, "dsplit": 2}[mode]
+    if sections <= 0 or a.shape[dim] % sections:
+        raise RuntimeError(f"{name} attempted to split along dimension {dim}, but the size of the dimension "
+                           f"{a.shape[dim]} is not divisible by the split_size {sections}!")
+
+
+def _check_repeats(a, repeats, axis=None) -> None:
+    if isinstance(repeats, Tensor) and repeats.ndim:
+        size = a._data.size if axis is None else a.shape[axis]
+        if repeats.shape[0] != size:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                               f"{repeats.shape[0]} and input.size({axis if axis is not None else 0}) = {size}")
+    if (np.asarray(repeats._data if isinstance(repeats, Tensor) else repeats) < 0).any():
+        raise RuntimeError("repeats can not be negative" if isinstance(repeats, Tensor) else
+                           "Repeats must be non-negative")
+
+
 #: PyTorch's checks of a function's operands before it computes (name -> check(*operands, **params))
 _CHECKS = {**{n: _square_matrices(n) for n in ("linalg.det", "linalg.inv", "linalg.slogdet", "linalg.eigh",
                                                 "linalg.eigvalsh", "linalg.cholesky", "linalg.matrix_power")},
-           "linalg.cross": lambda a, b, axis=-1: _check_cross(a, b, axis)}
+           "linalg.cross": lambda a, b, axis=-1: _check_cross(a, b, axis), "nanmean": _check_float("nanmean"),
+           "diagonal": _check_diagonal, "rot90": _check_rot90, "repeat_interleave": _check_repeats,
+           **{n: _check_sections for n in ("tensor_split", "hsplit", "vsplit", "dsplit")}}
 
 
 def torch_call(prim, name: str, method: bool, args: tuple, kwargs: dict):
@@ -750,7 +803,7 @@ def torch_call(prim, name: str, method: bool, args: tuple, kwargs: dict):
             raise TypeError(f"{name}(): wengert does not support the argument {key}={value!r}")
     check = _CHECKS.get(name)
     if check is not None:
-        check(*operands, **{k: v for k, v in params.items() if k == "axis"})
+        check(*operands, **params)
     out = record(prim, tuple(operands), params)
     if prim.eager.fields:
         return return_type(name.replace(".", "_"), prim.eager.fields)(*out)
@@ -1452,6 +1505,7 @@ class Tensor:
 
     def logdet(self) -> "Tensor":
         """log det: nan where the determinant is negative (-inf where it is 0), as PyTorch."""
+        _square_matrices("logdet")(self)
         sign, logabsdet = self.slogdet()
         return record(P.where, (Tensor._wrap(sign._data < 0), np.nan, logabsdet))
 
@@ -1488,11 +1542,13 @@ class Tensor:
         return record(P.det, (self,))
 
     def diag(self, diagonal: int = 0) -> "Tensor":
+        if self.ndim not in (1, 2):
+            raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {self.ndim}D")
         return record(P.diag, (self,), {"k": diagonal})
 
     def moveaxis(self, source, destination) -> "Tensor":
         for name, dims in (("source", source), ("destination", destination)):
-            dims = _dims(dims, self.ndim)
+            dims = tuple(_dim(d, self.ndim) for d in dims) if isinstance(dims, (tuple, list)) else _dim(dims, self.ndim)
             if isinstance(dims, tuple) and len(set(dims)) != len(dims):
                 raise RuntimeError(f"movedim: repeated dim in `{name}` ({A._sizes(dims)})")
         return record(P.moveaxis, (self,), {"source": source, "destination": destination})
@@ -1579,25 +1635,34 @@ class Tensor:
 
     # -- reductions ----------------------------------------------------------------------------
 
+    def _reduced(self, dim, keepdim: bool) -> tuple:
+        """(params, node) of a sum or mean over dim: no dims is all dims, and a 0-d tensor's dim 0 or -1
+        is all of it (as PyTorch); the node of a reduction given dims is PyTorch's <Sum/Mean>Backward1."""
+        all_dims = dim is None or dim in ((), [])
+        axis = None if all_dims or not self.ndim else _dims(dim, self.ndim)
+        if not all_dims and not self.ndim:
+            _dims(dim, 0)
+        return {"axis": axis, "keepdims": keepdim}, dim is not None and not all_dims or dim in ((), [])
+
     def sum(self, dim=None, keepdim: bool = False, *, dtype=None) -> "Tensor":
-        dim = None if dim in ((), []) else dim   # (as PyTorch: no dims is all dims)
+        params, by_dims = self._reduced(dim, keepdim)
         x = self.to(dtype) if dtype is not None else self
         if x._data.dtype.kind in "biu" and x._data.dtype != np.int64:
             x = x.to(D.int64)
-        return record(P.PRIMITIVES["sum"], (x,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim})
+        return record(P.PRIMITIVES["sum"], (x,), params, "SumBackward1" if by_dims else None)
 
     def mean(self, dim=None, keepdim: bool = False, *, dtype=None) -> "Tensor":
-        dim = None if dim in ((), []) else dim
+        params, by_dims = self._reduced(dim, keepdim)
         x = self.to(dtype) if dtype is not None else self
         if x._data.dtype.kind not in "fc":
             raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point "
                                f"or complex dtype. Got: {D.type_name(x._data.dtype)}")
-        params = {"axis": _dims(dim, self.ndim), "keepdims": keepdim}
+        node = "MeanBackward1" if by_dims else None
         if x._data.size:
-            return record(P.PRIMITIVES["mean"], (x,), params)
+            return record(P.PRIMITIVES["mean"], (x,), params, node)
         with warnings.catch_warnings():   # the mean of nothing is nan, silently (as PyTorch)
             warnings.simplefilter("ignore")
-            return record(P.PRIMITIVES["mean"], (x,), params)
+            return record(P.PRIMITIVES["mean"], (x,), params, node)
 
     def prod(self, dim=None, keepdim: bool = False, *, dtype=None) -> "Tensor":
         x = self.to(dtype) if dtype is not None else self
@@ -1629,6 +1694,8 @@ class Tensor:
 
     def logcumsumexp(self, dim: int) -> "Tensor":
         """log(cumsum(exp(x))) along dim, computed from x less its (finite) max along dim."""
+        if self._data.dtype.kind not in "fc":
+            raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for \'{D.type_name(self._data.dtype)}\'')
         axis = _dim(dim, self.ndim)
         finite = np.where(np.isnan(self._data), -np.inf, self._data)
         top = np.max(finite, axis=axis, keepdims=True, initial=-np.inf) if self.ndim else finite
@@ -2165,11 +2232,7 @@ class Tensor:
         return self.expand(other.shape)
 
     def flip(self, dims) -> "Tensor":
-        axes = _dims(tuple(dims) if isinstance(dims, list) else dims, self.ndim)
-        for d in set(axes) if isinstance(axes, tuple) else ():
-            if axes.count(d) > 1:
-                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-        return record(P.flip, (self,), {"axis": axes})
+        return record(P.flip, (self,), {"axis": _dims(tuple(dims) if isinstance(dims, list) else dims, self.ndim)})
 
     def roll(self, shifts, dims=None) -> "Tensor":
         if dims is not None:
