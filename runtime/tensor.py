@@ -601,12 +601,14 @@ def tensor_from(data, dtype=None, requires_grad: bool = False, copy: bool = True
         _check_rectangular(data)
     elif isinstance(data, np.generic):
         data = np.asarray(data)   # a NumPy scalar keeps its dtype, like an array
+    _check_data(data)
     if dtype is not None:
         arr = np.array(data, dtype=D.as_dtype(dtype).np, copy=copy or None)
     else:
         arr = np.array(data, copy=copy or None)
         if arr.dtype.kind == "f" and not isinstance(data, np.ndarray):
-            arr = arr.astype(D.get_default_dtype().np)
+            with np.errstate(over="ignore"):   # a float beyond float32 is inf, silently (as PyTorch)
+                arr = arr.astype(D.get_default_dtype().np)
         elif arr.dtype.kind == "c" and not isinstance(data, np.ndarray):
             arr = arr.astype(np.complex64 if D.get_default_dtype() is D.float32 else np.complex128)
         elif arr.dtype.kind in "iu" and not isinstance(data, np.ndarray):
@@ -648,6 +650,21 @@ def _check_rectangular(data) -> None:
         for item in seq:
             walk(item, dim + 1)
     walk(data, 0)
+
+
+def _check_data(data) -> None:
+    """PyTorch's errors for data that is no number: strings, None, dicts, integers beyond int64."""
+    items = [data]
+    while items:
+        d = items.pop()
+        if isinstance(d, (list, tuple, range)):
+            items.extend(d)
+        elif isinstance(d, str):
+            raise TypeError("new(): invalid data type 'str'")
+        elif isinstance(d, builtins.int) and not isinstance(d, builtins.bool) and not -2 ** 63 <= d < 2 ** 63:
+            raise ValueError("Overflow when unpacking long long")
+        elif not isinstance(d, (numbers.Number, np.ndarray, np.generic)):
+            raise RuntimeError(f"Could not infer dtype of {type(d).__name__}")
 
 
 def _nested(data):
