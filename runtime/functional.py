@@ -375,6 +375,10 @@ def _atleast(n: int):
     return function
 
 
+def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    return _tensor(elements)._isin(test_elements, invert)
+
+
 def rsub(input, other, *, alpha=1) -> Tensor:
     return _tensor(input)._rsub(other, alpha=alpha)
 
@@ -405,7 +409,7 @@ METHOD_FUNCTIONS = (
     "renorm",
     "diff", "unflatten", "narrow", "select", "gather", "scatter", "scatter_add", "masked_select", "broadcast_to",
     "bmm", "addmm", "addmv", "baddbmm", "addbmm", "addr", "slogdet", "logdet", "diagflat", "isposinf", "isneginf",
-    "isreal", "signbit", "isin", "index_add", "index_copy", "index_fill", "index_put",
+    "isreal", "signbit", "index_add", "index_copy", "index_fill", "index_put",
     "masked_scatter",
 )
 
@@ -493,7 +497,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order: int = 1) -> tuple:
 
 
 FUNCTIONS.update(broadcast_tensors=broadcast_tensors, meshgrid=meshgrid, gradient=gradient, var_mean=var_mean,
-                 std_mean=std_mean, dist=dist, logspace=logspace, rsub=rsub,
+                 std_mean=std_mean, dist=dist, logspace=logspace, rsub=rsub, isin=isin,
                  **{f"atleast_{n}d": _atleast(n) for n in (1, 2, 3)},
                  result_type=result_type, promote_types=promote_types, can_cast=can_cast,
                  tril_indices=tril_indices, triu_indices=triu_indices, nonzero=nonzero)

@@ -837,6 +837,9 @@ _REFUSED = {
     "frac": ("biu", NotImplementedError, '"frac_cpu" not implemented for \'{dtype}\''),
     "abs": ("b", NotImplementedError, '"abs_cpu" not implemented for \'{dtype}\''),
     "relu": ("b", RuntimeError, "Boolean inputs not supported for relu"),
+    **{name: ("fc", NotImplementedError, f'"{kernel}_cpu" not implemented for \'{{dtype}}\'')
+       for name, kernel in (("bitand", "bitwise_and"), ("bitor", "bitwise_or"), ("bitxor", "bitwise_xor"))},
+    "invert": ("fc", TypeError, "~ (operator.invert) is only implemented on integer and Boolean-type tensors"),
     "logaddexp": ("biu", NotImplementedError, '"logaddexp_cpu" not implemented for \'{dtype}\''),
     "logaddexp2": ("biu", NotImplementedError, '"logaddexp2_cpu" not implemented for \'{dtype}\''),
     "hypot": ("biu", NotImplementedError, '"hypot_cpu" not implemented for \'{dtype}\''),
@@ -1541,7 +1544,8 @@ class Tensor:
     def signbit(self) -> "Tensor":
         return Tensor._wrap(np.signbit(self._data))
 
-    def isin(self, test_elements, *, assume_unique: bool = False, invert: bool = False) -> "Tensor":
+    def _isin(self, test_elements, invert: bool) -> "Tensor":
+        """torch.isin (PyTorch has no Tensor.isin)."""
         return Tensor._wrap(np.isin(self._data, _unwrap(_as_operand(test_elements)), invert=invert))
 
     ger = outer
@@ -1581,6 +1585,13 @@ class Tensor:
         return inplace(self, P.round_, (self,), {"decimals": decimals})
 
     round, round_ = (_refusing(P.round_, m) for m in (round, round_))
+
+    # sign as PyTorch's: 0 at nan (np.sign's nan is the traced code's)
+    def sign(self) -> "Tensor":
+        return record(P.PRIMITIVES["sgn"], (self,), None, "SignBackward0")
+
+    def sign_(self) -> "Tensor":
+        return inplace(self, P.PRIMITIVES["sgn"], (self,), None, "SignBackward0")
 
     def positive(self) -> "Tensor":
         if self._data.dtype == np.bool_:

@@ -345,7 +345,7 @@ BODIES = {
 }
 
 #: where the Tensor's value is NumPy's rather than PyTorch's, and why
-NUMPY_VALUES_IN_EAGER = {"sign": "sign(nan) is nan as np.sign (PyTorch: 0); the Tensor computes with NumPy"}
+NUMPY_VALUES_IN_EAGER: dict = {}
 
 #: primitives with a PyTorch spelling (a reference) that the eager Tensor lacks, and why
 NOT_ON_TENSOR: dict = {}
