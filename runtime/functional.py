@@ -355,12 +355,64 @@ def can_cast(from_, to) -> bool:
     return D.can_cast(D.as_dtype(from_).np, D.as_dtype(to).np)
 
 
+class _LinAlgError(RuntimeError):
+    """torch.linalg.LinAlgError: a factorization or inversion that the input does not allow."""
+
+
+def cholesky(A, *, upper: bool = False, out=None) -> Tensor:
+    """torch.linalg.cholesky: L (or its transpose, upper), and PyTorch's error where A is not positive-definite."""
+    if out is not None:
+        raise TypeError("linalg.cholesky(): wengert does not support the argument out=")
+    A = _tensor(A)
+    try:
+        low = torch_call(P.PRIMITIVES["cholesky"], "linalg.cholesky", False, (A,), {})
+    except np.linalg.LinAlgError:
+        order = next(k for k in range(1, A.shape[-1] + 1) if not _positive_definite(A._data[..., :k, :k]))
+        raise _LinAlgError(f"linalg.cholesky: The factorization could not be completed because the input is not "
+                           f"positive-definite (the leading minor of order {order} is not positive-definite).") \
+            from None
+    return record(P.swapaxes, (low,), {"axis1": -2, "axis2": -1}, "LinalgCholeskyExBackward0") if upper else low
+
+
+def inv(A, *, out=None) -> Tensor:
+    """torch.linalg.inv, with PyTorch's error for a singular matrix (the first zero pivot of its LU)."""
+    if out is not None:
+        raise TypeError("linalg.inv(): wengert does not support the argument out=")
+    try:
+        return torch_call(P.PRIMITIVES["inv"], "linalg.inv", False, (_tensor(A),), {})
+    except np.linalg.LinAlgError:
+        raise _LinAlgError(f"linalg.inv: The diagonal element {_zero_pivot(_tensor(A)._data)} is zero, the inversion "
+                           "could not be completed because the input matrix is singular.") from None
+
+
+def _zero_pivot(a: np.ndarray) -> int:
+    """The (1-based) position of the first zero pivot of the LU factorization with partial pivoting of
+    the first singular matrix of `a`."""
+    for m in a.reshape(-1, *a.shape[-2:]):
+        u = m.astype(np.float64)
+        for k in range(u.shape[0]):
+            p = k + int(np.argmax(np.abs(u[k:, k])))
+            u[[k, p]] = u[[p, k]]
+            if u[k, k] == 0:
+                return k + 1
+            u[k + 1:] -= np.outer(u[k + 1:, k] / u[k, k], u[k])
+    return 0
+
+
+def _positive_definite(a: np.ndarray) -> bool:
+    try:
+        np.linalg.cholesky(a)
+    except np.linalg.LinAlgError:
+        return False
+    return True
+
+
 def multi_dot(tensors) -> Tensor:
     """torch.linalg.multi_dot: the product of the matrices, from the left."""
     out = tensors[0]
     for t in tensors[1:]:
         out = out @ t
-    return out
+    return record(P.reshape, (out, out.shape), None, "ViewBackward0")   # PyTorch's last node: a view
 
 
 def _atleast(n: int):
@@ -470,7 +522,8 @@ def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Ten
     return _tensor(x)._vector_norm(ord, dim, keepdim)
 
 
-NAMESPACES.setdefault("linalg", {}).update(vector_norm=vector_norm, multi_dot=multi_dot)
+NAMESPACES.setdefault("linalg", {}).update(vector_norm=vector_norm, multi_dot=multi_dot, cholesky=cholesky, inv=inv,
+                                           LinAlgError=_LinAlgError)
 
 
 # -- PyTorch's functions of several results over NumPy's primitives (a tuple of Tensors) --------

@@ -739,6 +739,14 @@ def _square_matrices(name: str):
     return check
 
 
+def _check_solve(a, b, left=True) -> None:
+    rows = b.shape[-2] if b.ndim > 1 else b.shape[0]
+    if a.shape[-1] != rows:
+        shape_b = "x".join(str(n) for n in b.shape[-2:])
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                           f"({a.shape[-2]}x{a.shape[-1]} and {shape_b})")
+
+
 def _check_cross(a, b, dim=-1) -> None:
     if a.shape[dim] != 3 or b.shape[dim] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[dim]} and "
@@ -795,7 +803,8 @@ def _check_repeats(a, repeats, axis=None) -> None:
 #: PyTorch's checks of a function's operands before it computes (name -> check(*operands, **params))
 _CHECKS = {**{n: _square_matrices(n) for n in ("linalg.det", "linalg.inv", "linalg.slogdet", "linalg.eigh",
                                                 "linalg.eigvalsh", "linalg.cholesky", "linalg.matrix_power")},
-           "linalg.cross": lambda a, b, axis=-1: _check_cross(a, b, axis), "nanmean": _check_float("nanmean"),
+           "linalg.cross": lambda a, b, axis=-1: _check_cross(a, b, axis), "linalg.solve": _check_solve,
+           "nanmean": _check_float("nanmean"),
            "diagonal": _check_diagonal, "rot90": _check_rot90, "repeat_interleave": _check_repeats,
            **{n: _check_sections for n in ("tensor_split", "hsplit", "vsplit", "dsplit")}}
 
@@ -1557,7 +1566,8 @@ class Tensor:
         return record(P.trace, (self,))
 
     def inverse(self) -> "Tensor":
-        return record(P.inv, (self,))
+        from .functional import NAMESPACES   # (functional imports this module)
+        return NAMESPACES["linalg"]["inv"](self)
 
     def det(self) -> "Tensor":
         return record(P.det, (self,))

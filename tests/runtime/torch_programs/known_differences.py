@@ -72,12 +72,6 @@ KNOWN = {
     'linalg_norms':
         'line 20: torch -> tensor(9.0000, dtype=torch.float64, grad_fn=<SumBackward1>) / wengert ->'
         ' tensor(9., dtype=torch.float64, grad_fn=<SumBackward1>)',
-    'linalg_inv_solve':
-        'line 81: torch [-15.5000,  -5.3750]], dtype=torch.float64, grad_fn=<ViewBackward0>) / weng'
-        'ert [-15.5000,  -5.3750]], dtype=torch.float64, grad_fn=<MmBackward0>)',
-    'linalg_decompositions':
-        'line 53: torch -> tensor([[ 1.4142,  0.7071,  0.3536], / wengert TypeError: linalg.cholesk'
-        'y(): wengert does not support the argument upper=True',
     'linalg_triangular':
         "line 1: torch -> tensor([[ 0.5000, -1.2708], / wengert AttributeError: module 'wengert.lin"
         "alg' has no attribute 'solve_triangular'",
