@@ -15,7 +15,7 @@ import numpy as np
 from . import dtypes as D
 from . import primitives as P
 from .tensor import (TENSOR_OTHER, Tensor, _as_operand, _broadcast_error, check_tensor_other, leaf as _leaf, _dim,
-                     _shape_args, record, tensor_from, torch_call, torch_signatures)
+                     _shape_args, record, return_type, tensor_from, torch_call, torch_signatures)
 
 
 def _tensor(x) -> Tensor:
@@ -399,6 +399,41 @@ def _zero_pivot(a: np.ndarray) -> int:
     return 0
 
 
+def solve_triangular(A, B, *, upper: bool, left: bool = True, unitriangular: bool = False, out=None) -> Tensor:
+    """torch.linalg.solve_triangular: a solve with A's triangle (so A's gradient stays in it)."""
+    if not left or unitriangular or out is not None:
+        raise TypeError("linalg.solve_triangular(): wengert supports only left=True, unitriangular=False")
+    A, B = _tensor(A), _tensor(B)
+    if B.ndim < 2:
+        raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 dimensions.")
+    triangle = A.triu() if upper else A.tril()
+    return record(P.PRIMITIVES["solve"], (triangle, B), None, "LinalgSolveTriangularBackward0")
+
+
+def cholesky_solve(B, L, upper: bool = False) -> Tensor:
+    """torch.cholesky_solve: X with (L L^T) X = B, L lower (upper: U^T U)."""
+    L = _tensor(L)
+    factor = L.mT @ L if upper else L @ L.mT
+    return record(P.PRIMITIVES["solve"], (factor, _tensor(B)), None, "CholeskySolveBackward0")
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
+    if atol is not None or rtol is not None:
+        raise TypeError("linalg.matrix_rank(): wengert does not support atol or rtol")
+    return Tensor._wrap(np.asarray(np.linalg.matrix_rank(_tensor(A)._data, hermitian=hermitian), np.int64))
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """torch.linalg.lstsq with PyTorch's CPU driver's results: the solution (its residuals and singular
+    values empty, as gelsy gives them) and the rank."""
+    A, B = _tensor(A), _tensor(B)
+    solution, _, rank, _ = record(P.PRIMITIVES["lstsq"], (A, B), {"rcond": rcond}, "LinalgLstsqBackward0")
+    residuals = record(P.getitem, (solution.reshape(-1), slice(0, 0)), None, "LinalgLstsqBackward0")
+    fields = ("solution", "residuals", "rank", "singular_values")
+    return return_type("linalg_lstsq", fields)(solution, residuals, Tensor._wrap(np.asarray(rank._data, np.int64)),
+                                               Tensor._wrap(np.zeros(0, A._data.dtype)))
+
+
 def _positive_definite(a: np.ndarray) -> bool:
     try:
         np.linalg.cholesky(a)
@@ -523,6 +558,7 @@ def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Ten
 
 
 NAMESPACES.setdefault("linalg", {}).update(vector_norm=vector_norm, multi_dot=multi_dot, cholesky=cholesky, inv=inv,
+                                           solve_triangular=solve_triangular, matrix_rank=matrix_rank, lstsq=lstsq,
                                            LinAlgError=_LinAlgError)
 
 
@@ -551,6 +587,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order: int = 1) -> tuple:
 
 FUNCTIONS.update(broadcast_tensors=broadcast_tensors, meshgrid=meshgrid, gradient=gradient, var_mean=var_mean,
                  std_mean=std_mean, dist=dist, logspace=logspace, rsub=rsub, isin=isin,
+                 cholesky_solve=cholesky_solve,
                  **{f"atleast_{n}d": _atleast(n) for n in (1, 2, 3)},
                  result_type=result_type, promote_types=promote_types, can_cast=can_cast,
                  tril_indices=tril_indices, triu_indices=triu_indices, nonzero=nonzero)

@@ -72,9 +72,6 @@ KNOWN = {
     'linalg_norms':
         'line 20: torch -> tensor(9.0000, dtype=torch.float64, grad_fn=<SumBackward1>) / wengert ->'
         ' tensor(9., dtype=torch.float64, grad_fn=<SumBackward1>)',
-    'linalg_triangular':
-        "line 1: torch -> tensor([[ 0.5000, -1.2708], / wengert AttributeError: module 'wengert.lin"
-        "alg' has no attribute 'solve_triangular'",
     'reduce_nanmean':
         'line 25: torch RuntimeError: nanmean(): expected input to have floating point or complex d'
         'type but got Long / wengert warning: RuntimeWarning Mean of empty slice',
