@@ -134,6 +134,9 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    D.check_device(device)
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     return _leaf(np.eye(n, m).astype(_float_dtype(dtype)), requires_grad)
 
 
@@ -462,6 +465,20 @@ def _atleast(n: int):
     return function
 
 
+def block_diag(*tensors) -> Tensor:
+    """torch.block_diag: the matrices (a 0-d or 1-d tensor as one row) along the diagonal, zeros elsewhere."""
+    mats = [t.reshape(1, -1) if t.ndim < 2 else t for t in map(_tensor, tensors)]
+    dtype = D.result_type([m._data.dtype for m in mats], [], [])
+    out = Tensor._wrap(np.zeros((builtins.sum(m.shape[0] for m in mats), builtins.sum(m.shape[1] for m in mats)),
+                                dtype))
+    row = col = 0
+    for m in mats:
+        h, w = m.shape
+        out = record(P.setitem, (out, m, slice(row, row + h), slice(col, col + w)), None, "BlockDiagBackward0")
+        row, col = row + h, col + w
+    return out
+
+
 def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
     return _tensor(elements)._isin(test_elements, invert)
 
@@ -586,7 +603,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order: int = 1) -> tuple:
 
 
 FUNCTIONS.update(broadcast_tensors=broadcast_tensors, meshgrid=meshgrid, gradient=gradient, var_mean=var_mean,
-                 std_mean=std_mean, dist=dist, logspace=logspace, rsub=rsub, isin=isin,
+                 std_mean=std_mean, dist=dist, logspace=logspace, rsub=rsub, isin=isin, block_diag=block_diag,
                  cholesky_solve=cholesky_solve,
                  **{f"atleast_{n}d": _atleast(n) for n in (1, 2, 3)},
                  result_type=result_type, promote_types=promote_types, can_cast=can_cast,

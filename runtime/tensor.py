@@ -1286,6 +1286,12 @@ class Tensor:
     def short(self) -> "Tensor":
         return self.to(D.as_dtype("int16"))
 
+    def __lshift__(self, other) -> "Tensor":   # (integers: no gradient)
+        return Tensor._wrap(np.left_shift(self._data, _unwrap(_as_operand(other))))
+
+    def __rshift__(self, other) -> "Tensor":
+        return Tensor._wrap(np.right_shift(self._data, _unwrap(_as_operand(other))))
+
     def nonzero(self, *, as_tuple: bool = False):
         found = np.nonzero(self._data) if self.ndim else np.nonzero(self._data.reshape(1))
         if as_tuple:

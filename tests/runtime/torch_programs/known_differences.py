@@ -51,12 +51,6 @@ KNOWN = {
         't RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn',
     'compare_maximum_values':
         'line 17: torch -> tensor([0.]) / wengert -> tensor([-0.])',
-    'create_eye_diag_tri':
-        "line 24: torch -> tensor([[1., 1., 0., 0.], / wengert AttributeError: module 'wengert' has"
-        " no attribute 'block_diag'",
-    'dtype_integer_arithmetic':
-        'line 18: torch -> tensor([ 14, -14,   0,   6]) / wengert TypeError: unsupported operand ty'
-        "pe(s) for <<: 'Tensor' and 'int'",
     'index_errors':
         'line 10: torch warning: UserWarning Using a non-tuple sequence for multidimensional indexi'
         'ng is deprecated and will be change / wengert ValueError: step must be greater than zero',
