@@ -747,7 +747,24 @@ def _check_solve(a, b, left=True) -> None:
                            f"({a.shape[-2]}x{a.shape[-1]} and {shape_b})")
 
 
+_MATRIX_ORDERS = ("fro", "nuc", np.inf, -np.inf, 1, -1, 2, -2)
+
+
+def _check_matrix_norm(name: str):
+    def check(a, ord=None, axis=None, keepdims=False) -> None:
+        matrix = name == "linalg.matrix_norm" or (axis is None and ord is not None and a.ndim == 2) or \
+            isinstance(axis, tuple) and len(axis) == 2
+        if not matrix:
+            return
+        if a.ndim < 2:
+            raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+        if ord is not None and ord not in _MATRIX_ORDERS:
+            raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    return check
+
+
 def _check_cross(a, b, dim=-1) -> None:
+    _dim(dim, a.ndim)
     if a.shape[dim] != 3 or b.shape[dim] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[dim]} and "
                            f"{b.shape[dim]}")
@@ -804,7 +821,8 @@ def _check_repeats(a, repeats, axis=None) -> None:
 _CHECKS = {**{n: _square_matrices(n) for n in ("linalg.det", "linalg.inv", "linalg.slogdet", "linalg.eigh",
                                                 "linalg.eigvalsh", "linalg.cholesky", "linalg.matrix_power")},
            "linalg.cross": lambda a, b, axis=-1: _check_cross(a, b, axis), "linalg.solve": _check_solve,
-           "nanmean": _check_float("nanmean"),
+           "nanmean": _check_float("nanmean"), "linalg.norm": _check_matrix_norm("linalg.norm"),
+           "linalg.matrix_norm": _check_matrix_norm("linalg.matrix_norm"),
            "diagonal": _check_diagonal, "rot90": _check_rot90, "repeat_interleave": _check_repeats,
            **{n: _check_sections for n in ("tensor_split", "hsplit", "vsplit", "dsplit")}}
 
@@ -820,8 +838,6 @@ def torch_call(prim, name: str, method: bool, args: tuple, kwargs: dict):
     for key, parameter in function_spec.parameters.items():
         value, target = bound.arguments[key], rename.get(key, key)
         if target in prim.params:
-            if key == "dim" and value is not None and isinstance(bound.arguments[tensor], Tensor):
-                _dims(value, bound.arguments[tensor].ndim)   # PyTorch's IndexError, not NumPy's AxisError
             params[target] = _param_value(value)
         elif key == tensor or parameter.default is inspect.Parameter.empty:
             operands.append(value if type(value) is Tensor else _as_operand(value))
@@ -830,6 +846,9 @@ def torch_call(prim, name: str, method: bool, args: tuple, kwargs: dict):
     check = _CHECKS.get(name)
     if check is not None:
         check(*operands, **params)
+    dim = bound.arguments.get("dim")
+    if dim is not None and isinstance(bound.arguments[tensor], Tensor) and rename.get("dim", "dim") in prim.params:
+        _dims(dim, bound.arguments[tensor].ndim)   # PyTorch's IndexError, not NumPy's AxisError
     out = record(prim, tuple(operands), params)
     if prim.eager.fields:
         return return_type(name.replace(".", "_"), prim.eager.fields)(*out)
@@ -1541,6 +1560,9 @@ class Tensor:
     def logdet(self) -> "Tensor":
         """log det: nan where the determinant is negative (-inf where it is 0), as PyTorch."""
         _square_matrices("logdet")(self)
+        if self._data.dtype.kind not in "fc":
+            raise RuntimeError(f"logdet: Expected a floating point or complex tensor as input. Got "
+                               f"{D.type_name(self._data.dtype)}")
         sign, logabsdet = self.slogdet()
         return record(P.where, (Tensor._wrap(sign._data < 0), np.nan, logabsdet))
 

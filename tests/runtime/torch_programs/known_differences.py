@@ -89,9 +89,6 @@ KNOWN = {
         'ly access saved tensors after they  / wengert -> tensor([[ 0.3881,  0.3881, -0.1433],',
     'reduce_diff':
         'line 44: torch -> tensor([[-1.,  0.,  1.], / wengert -> tensor([[-1., -0.,  1.],',
-    'reduce_logdet':
-        'line 12: torch RuntimeError: logdet: Expected a floating point or complex tensor as input.'
-        ' Got Long / wengert -> tensor(nan, dtype=torch.float64)',
     'reduce_renorm':
         'line 12: torch tensor([[-2.6122e+00,  9.8765e-09, -4.0000e-01,  7.1405e+00], / wengert ten'
         'sor([[-2.6122,  0.0000, -0.4000,  7.1405],',
