@@ -479,6 +479,11 @@ def block_diag(*tensors) -> Tensor:
     return out
 
 
+def ldexp(input, other) -> Tensor:
+    check_tensor_other("ldexp", other, 2)
+    return _tensor(input).ldexp(other)
+
+
 def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
     return _tensor(elements)._isin(test_elements, invert)
 
@@ -513,7 +518,7 @@ METHOD_FUNCTIONS = (
     "renorm",
     "diff", "unflatten", "narrow", "select", "gather", "scatter", "scatter_add", "masked_select", "broadcast_to",
     "bmm", "addmm", "addmv", "baddbmm", "addbmm", "addr", "slogdet", "logdet", "diagflat", "isposinf", "isneginf",
-    "isreal", "signbit", "index_add", "index_copy", "index_fill", "index_put",
+    "isreal", "signbit", "ldexp", "diag_embed", "index_add", "index_copy", "index_fill", "index_put",
     "masked_scatter",
 )
 
@@ -604,6 +609,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order: int = 1) -> tuple:
 
 FUNCTIONS.update(broadcast_tensors=broadcast_tensors, meshgrid=meshgrid, gradient=gradient, var_mean=var_mean,
                  std_mean=std_mean, dist=dist, logspace=logspace, rsub=rsub, isin=isin, block_diag=block_diag,
+                 ldexp=ldexp,
                  cholesky_solve=cholesky_solve,
                  **{f"atleast_{n}d": _atleast(n) for n in (1, 2, 3)},
                  result_type=result_type, promote_types=promote_types, can_cast=can_cast,

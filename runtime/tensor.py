@@ -871,6 +871,7 @@ _REFUSED = {
     "logaddexp": ("biu", NotImplementedError, '"logaddexp_cpu" not implemented for \'{dtype}\''),
     "logaddexp2": ("biu", NotImplementedError, '"logaddexp2_cpu" not implemented for \'{dtype}\''),
     "hypot": ("biu", NotImplementedError, '"hypot_cpu" not implemented for \'{dtype}\''),
+    "nextafter": ("biu", NotImplementedError, '"nextafter_cpu" not implemented for \'{dtype}\''),
     "fmod": ("b", NotImplementedError, '"fmod_cpu" not implemented for \'{dtype}\''),
     "mod": ("b", NotImplementedError, '"remainder_cpu" not implemented for \'{dtype}\''),
     "pow": ("b", NotImplementedError, '"pow" not implemented for \'{dtype}\''),
@@ -2218,6 +2219,25 @@ class Tensor:
     def tile(self, dims) -> "Tensor":
         dims = _shape_args((dims,))
         return self.repeat(*((1,) * (self.ndim - len(dims)) + dims))
+
+    def ldexp(self, other) -> "Tensor":
+        check_tensor_other("ldexp", other, 1)
+        x = self if self._data.dtype.kind in "fc" else self.to(D.get_default_dtype())
+        return record(P.mul, (x, record(P.pow, (2.0, other))), None, "LdexpBackward0")
+
+    def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> "Tensor":
+        """The last dim's entries on the diagonal `offset` of new matrices along dim1, dim2 (zeros elsewhere)."""
+        ndim = self.ndim + 1
+        d1, d2 = _dim(dim1, ndim), _dim(dim2, ndim)
+        if d1 == d2:
+            raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+        n = self.shape[-1] if self.ndim else 1
+        size = n + builtins.abs(offset)
+        zeros = Tensor._wrap(np.zeros(self.shape[:-1] + (size, size), self._data.dtype))
+        steps = np.arange(n)
+        rows, cols = steps + builtins.max(-offset, 0), steps + builtins.max(offset, 0)
+        out = record(P.setitem, (zeros, self, Ellipsis, rows, cols), None, "DiagEmbedBackward0")
+        return out if (d1, d2) == (ndim - 2, ndim - 1) else out.movedim((-2, -1), (d1, d2))
 
     def broadcast_to(self, size) -> "Tensor":
         return self.expand(size)

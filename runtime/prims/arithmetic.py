@@ -167,6 +167,13 @@ mod = _binary("mod", np.mod, [operator.mod, np.remainder], doc="x % y", spelling
               eager=Eager(lambda operands, params: _of_tensor_or_number("Remainder", operands),
                           {0: (), 1: (0, 1)}, "promote", methods=("__mod__", "remainder"), inplace=("remainder_",),
                           reflected=("__rmod__",), functions=("remainder",)))
+# the next float after x towards y: x moved by one ulp, whose derivative PyTorch takes as 1 (0 where x == y,
+# where nothing moves), y's as 0
+nextafter = _binary("nextafter", np.nextafter, doc="the next float after x towards y",
+                    partials=(lambda g, out, x, y: ops.where(ops.eq(x, y), 0.0, g),
+                              lambda g, out, x, y: ops.zeros_like(y)),
+                    eager=Eager("NextafterBackward0", {0: (0, 1), 1: ()}, "promote", methods=("nextafter",),
+                                inplace=("nextafter_",), functions=("nextafter",)))
 # the remainder with the sign of x (C's fmod): x - trunc(x / y) * y
 fmod = _binary("fmod", np.fmod, doc="x - trunc(x / y) * y, with the sign of x",
                partials=(lambda g, out, x, y: g, lambda g, out, x, y: ops.neg(ops.mul(g, ops.trunc(ops.div(x, y))))),

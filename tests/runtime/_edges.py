@@ -131,6 +131,9 @@ CASES: list[Case] = [
     _binary("div", GENERIC, torch="torch.div(x, y)", expr="x / y"),
     _binary("mod", [0.0, 1.0, -1.0, 2.5, -2.5], interior=(2.3, 0.7), torch="torch.remainder(x, y)", expr="x % y",
             ys=[1.0, -1.0, 0.7, 2.0]),
+    # (x moves by one ulp: its derivative 1, as PyTorch's; y only chooses the direction)
+    _binary("nextafter", [0.0, 1.0, -1.0, 0.5, -2.0], interior=(0.7, 1.3), torch="torch.nextafter(x, y)",
+            expr="np.nextafter(x, y)"),
     _binary("fmod", [0.0, 1.0, -1.0, 2.5, -2.5], interior=(2.3, 0.7), torch="torch.fmod(x, y)",
             expr="np.fmod(x, y)", ys=[1.0, -1.0, 0.7, 2.0]),
     _binary("pow", [0.0, 1.0, -1.0, 0.5, 2.0, NAN, INF], interior=(0.7, 1.3), torch="torch.pow(x, y)",
