@@ -755,7 +755,7 @@ def _quantile_weights(x, q=0.5, axis=None, method="linear"):
 
 quantile_weights = primitive("quantile_weights", _quantile_weights, params={"q": 0.5, "axis": None, "method": "linear"},
                              differentiable=False, shape_rule=S.evaluating(_quantile_weights),
-                             doc="the weight of each entry of x in its linearly interpolated quantile `q`")
+                             doc="the weight of each entry of x in its quantile `q`, interpolated by `method`")
 
 
 def _constant(a: np.ndarray):
