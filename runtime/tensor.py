@@ -601,11 +601,16 @@ def tensor_from(data, dtype=None, requires_grad: bool = False, copy: bool = True
         _check_rectangular(data)
     elif isinstance(data, np.generic):
         data = np.asarray(data)   # a NumPy scalar keeps its dtype, like an array
-    _check_data(data)
     if dtype is not None:
-        arr = np.array(data, dtype=D.as_dtype(dtype).np, copy=copy or None)
+        try:
+            arr = np.array(data, dtype=D.as_dtype(dtype).np, copy=copy or None)
+        except (TypeError, ValueError, OverflowError):
+            _check_data(data)
+            raise
     else:
         arr = np.array(data, copy=copy or None)
+        if arr.dtype.kind in "OUSu" and not isinstance(data, np.ndarray):   # (walked only where NumPy found no
+            _check_data(data)                                                # number, or an int beyond int64)
         if arr.dtype.kind == "f" and not isinstance(data, np.ndarray):
             with np.errstate(over="ignore"):   # a float beyond float32 is inf, silently (as PyTorch)
                 arr = arr.astype(D.get_default_dtype().np)
