@@ -68,7 +68,7 @@ def get_default_dtype() -> dtype:
 def set_default_dtype(d) -> None:
     d = as_dtype(d)
     if not d.is_floating_point:
-        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+        raise TypeError("only floating-point types are supported as the default type")
     _defaults.dtype = d
 
 
@@ -110,6 +110,16 @@ def scalar_dtype(value) -> np.dtype:
     return get_default_dtype().np
 
 
+def promote_pair(a: np.dtype, b: np.dtype) -> np.dtype:
+    """PyTorch's promote_types: a float with an integer or bool is that float (int64 and float32 give
+    float32, where NumPy's promote_types widens to float64); otherwise NumPy's."""
+    if a.kind == "f" and b.kind in "biu":
+        return a
+    if b.kind == "f" and a.kind in "biu":
+        return b
+    return np.promote_types(a, b)
+
+
 def result_type(dims: list, zero_dims: list, scalars: list) -> np.dtype:
     """PyTorch's promotion over three tiers of NumPy dtypes: those of dimensioned tensors, of
     0-dim tensors, and of Python numbers (already mapped by `scalar_dtype`)."""
@@ -119,7 +129,7 @@ def result_type(dims: list, zero_dims: list, scalars: list) -> np.dtype:
             continue
         d = tier[0]
         for other in tier[1:]:
-            d = np.promote_types(d, other)
+            d = promote_pair(d, other)
         if result is None:
             result = d
         elif category(d) > category(result):
@@ -154,6 +164,9 @@ class Size(tuple):
         return f"torch.Size([{', '.join(str(d) for d in self)}])"
 
     __str__ = __repr__
+
+    def __add__(self, other) -> "Size":
+        return Size(tuple(self) + tuple(other))
 
     def numel(self) -> int:
         n = 1

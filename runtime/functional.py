@@ -14,8 +14,8 @@ import numpy as np
 
 from . import dtypes as D
 from . import primitives as P
-from .tensor import (Tensor, _as_operand, leaf as _leaf, _dim, _dims, _shape_args, record, tensor_from, torch_call,
-                     torch_signatures)
+from .tensor import (TENSOR_OTHER, Tensor, _as_operand, _broadcast_error, check_tensor_other, leaf as _leaf, _dim,
+                     _shape_args, record, return_type, tensor_from, torch_call, torch_signatures)
 
 
 def _tensor(x) -> Tensor:
@@ -62,7 +62,14 @@ def _factory(name: str, fill):
         if not size:
             raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
         D.check_device(device)
-        return _leaf(fill(_shape_args(size), _float_dtype(dtype)), requires_grad)
+        for s in (size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size):
+            if not isinstance(s, (builtins.int, np.integer)):
+                raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+                                f"{type(s).__name__}")
+        shape = _shape_args(size)
+        if builtins.min(shape, default=0) < 0:
+            raise RuntimeError(f"{name}: Dimension size must be non-negative.")
+        return _leaf(fill(shape, _float_dtype(dtype)), requires_grad)
     make.__name__ = name
     return make
 
@@ -104,6 +111,10 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if dtype is None:
         floating = any(isinstance(v, float) for v in (start, end, step))
         dtype = D.get_default_dtype() if floating else D.int64
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     return _leaf(np.arange(start, end, step).astype(D.as_dtype(dtype).np), requires_grad)
 
 
@@ -111,6 +122,8 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     """PyTorch's kernel: the step is rounded to the output dtype, the first half counts up from
     start and the second down from end, each with one rounding (a fused multiply-add); so the
     middle of linspace(-1, 1, 11) is -1.49e-08 in float32, as in PyTorch."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
     d = _float_dtype(dtype)
     start, end = np.asarray(start, d), np.asarray(end, d)
     step = ((end - start) / np.asarray(builtins.max(steps - 1, 1), d)).astype(np.float64)
@@ -121,6 +134,9 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    D.check_device(device)
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     return _leaf(np.eye(n, m).astype(_float_dtype(dtype)), requires_grad)
 
 
@@ -168,6 +184,8 @@ def _gen(generator) -> np.random.Generator:
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
     D.check_device(device)
+    if dtype is not None and not D.as_dtype(dtype).is_floating_point:
+        raise NotImplementedError(f'"check_uniform_bounds" not implemented for \'{D.type_name(D.as_dtype(dtype).np)}\'')
     return _leaf(_gen(generator).random(_shape_args(size)).astype(_float_dtype(dtype)), requires_grad)
 
 
@@ -182,6 +200,8 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
         low, high, size = 0, low, high
     if high is None or size is None:
         raise TypeError("randint() missing required arguments: 'high' and 'size'")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     return _leaf(_gen(generator).integers(low, high, _shape_args((size,))).astype(
         D.as_dtype(dtype).np if dtype is not None else np.int64), False)
 
@@ -274,35 +294,235 @@ def pow(input, exponent) -> Tensor:
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
-    return builtins.bool(np.allclose(_tensor(input)._data, _tensor(other)._data, rtol, atol, equal_nan))
+    return builtins.bool(isclose(input, other, rtol, atol, equal_nan).all())
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
-    return Tensor._wrap(np.isclose(_tensor(input)._data, _tensor(other)._data, rtol, atol, equal_nan))
+    check_tensor_other("isclose", other, 2)
+    a, b = _tensor(input)._data, other._data
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{D.type_name(a.dtype)} did not match {D.type_name(b.dtype)}")
+    error = _broadcast_error([a, b])
+    if error is not None:
+        raise error
+    return Tensor._wrap(np.isclose(a, b, rtol, atol, equal_nan))
 
 
 def equal(input, other) -> bool:
     return input.shape == other.shape and builtins.bool(np.array_equal(input._data, other._data))
 
 
+Tensor.allclose, Tensor.isclose, Tensor.equal = allclose, isclose, equal
+
+
+def var_mean(input, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None) -> tuple:
+    return input._moments("var", dim, unbiased, keepdim, correction)
+
+
+def std_mean(input, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None) -> tuple:
+    return input._moments("std", dim, unbiased, keepdim, correction)
+
+
+def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    D.check_device(device)
+    return _leaf(np.logspace(start, end, steps, base=base).astype(_float_dtype(dtype)), requires_grad)
+
+
+def _tri_indices(select):
+    def indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None) -> Tensor:
+        D.check_device(device)
+        return _leaf(np.stack(select(row, offset, col)).astype(D.as_dtype(dtype).np if dtype else np.int64), False)
+    return indices
+
+
+tril_indices, triu_indices = _tri_indices(np.tril_indices), _tri_indices(np.triu_indices)
+
+
+def nonzero(input, *, as_tuple: bool = False):
+    return input.nonzero(as_tuple=as_tuple)
+
+
+def result_type(tensor, other) -> D.dtype:
+    """PyTorch's promotion of two operands (tensors of any rank, Python numbers)."""
+    tiers: tuple = ([], [], [])
+    for o in (tensor, other):
+        if isinstance(o, Tensor):
+            tiers[0 if o.ndim else 1].append(o._data.dtype)
+        else:
+            tiers[2].append(D.scalar_dtype(o))
+    return D.as_dtype(D.result_type(*tiers))
+
+
+def promote_types(type1, type2) -> D.dtype:
+    return D.as_dtype(D.promote_pair(D.as_dtype(type1).np, D.as_dtype(type2).np))
+
+
+def can_cast(from_, to) -> bool:
+    return D.can_cast(D.as_dtype(from_).np, D.as_dtype(to).np)
+
+
+class _LinAlgError(RuntimeError):
+    """torch.linalg.LinAlgError: a factorization or inversion that the input does not allow."""
+
+
+def cholesky(A, *, upper: bool = False, out=None) -> Tensor:
+    """torch.linalg.cholesky: L (or its transpose, upper), and PyTorch's error where A is not positive-definite."""
+    if out is not None:
+        raise TypeError("linalg.cholesky(): wengert does not support the argument out=")
+    A = _tensor(A)
+    try:
+        low = torch_call(P.PRIMITIVES["cholesky"], "linalg.cholesky", False, (A,), {})
+    except np.linalg.LinAlgError:
+        order = next(k for k in range(1, A.shape[-1] + 1) if not _positive_definite(A._data[..., :k, :k]))
+        raise _LinAlgError(f"linalg.cholesky: The factorization could not be completed because the input is not "
+                           f"positive-definite (the leading minor of order {order} is not positive-definite).") \
+            from None
+    return record(P.swapaxes, (low,), {"axis1": -2, "axis2": -1}, "LinalgCholeskyExBackward0") if upper else low
+
+
+def inv(A, *, out=None) -> Tensor:
+    """torch.linalg.inv, with PyTorch's error for a singular matrix (the first zero pivot of its LU)."""
+    if out is not None:
+        raise TypeError("linalg.inv(): wengert does not support the argument out=")
+    try:
+        return torch_call(P.PRIMITIVES["inv"], "linalg.inv", False, (_tensor(A),), {})
+    except np.linalg.LinAlgError:
+        raise _LinAlgError(f"linalg.inv: The diagonal element {_zero_pivot(_tensor(A)._data)} is zero, the inversion "
+                           "could not be completed because the input matrix is singular.") from None
+
+
+def _zero_pivot(a: np.ndarray) -> int:
+    """The (1-based) position of the first zero pivot of the LU factorization with partial pivoting of
+    the first singular matrix of `a`."""
+    for m in a.reshape(-1, *a.shape[-2:]):
+        u = m.astype(np.float64)
+        for k in range(u.shape[0]):
+            p = k + int(np.argmax(np.abs(u[k:, k])))
+            u[[k, p]] = u[[p, k]]
+            if u[k, k] == 0:
+                return k + 1
+            u[k + 1:] -= np.outer(u[k + 1:, k] / u[k, k], u[k])
+    return 0
+
+
+def solve_triangular(A, B, *, upper: bool, left: bool = True, unitriangular: bool = False, out=None) -> Tensor:
+    """torch.linalg.solve_triangular: a solve with A's triangle (so A's gradient stays in it)."""
+    if not left or unitriangular or out is not None:
+        raise TypeError("linalg.solve_triangular(): wengert supports only left=True, unitriangular=False")
+    A, B = _tensor(A), _tensor(B)
+    if B.ndim < 2:
+        raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 dimensions.")
+    triangle = A.triu() if upper else A.tril()
+    return record(P.PRIMITIVES["solve"], (triangle, B), None, "LinalgSolveTriangularBackward0")
+
+
+def cholesky_solve(B, L, upper: bool = False) -> Tensor:
+    """torch.cholesky_solve: X with (L L^T) X = B, L lower (upper: U^T U)."""
+    L = _tensor(L)
+    factor = L.mT @ L if upper else L @ L.mT
+    return record(P.PRIMITIVES["solve"], (factor, _tensor(B)), None, "CholeskySolveBackward0")
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
+    if atol is not None or rtol is not None:
+        raise TypeError("linalg.matrix_rank(): wengert does not support atol or rtol")
+    return Tensor._wrap(np.asarray(np.linalg.matrix_rank(_tensor(A)._data, hermitian=hermitian), np.int64))
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """torch.linalg.lstsq with PyTorch's CPU driver's results: the solution (its residuals and singular
+    values empty, as gelsy gives them) and the rank."""
+    A, B = _tensor(A), _tensor(B)
+    solution, _, rank, _ = record(P.PRIMITIVES["lstsq"], (A, B), {"rcond": rcond}, "LinalgLstsqBackward0")
+    residuals = record(P.getitem, (solution.reshape(-1), slice(0, 0)), None, "LinalgLstsqBackward0")
+    fields = ("solution", "residuals", "rank", "singular_values")
+    return return_type("linalg_lstsq", fields)(solution, residuals, Tensor._wrap(np.asarray(rank._data, np.int64)),
+                                               Tensor._wrap(np.zeros(0, A._data.dtype)))
+
+
+def _positive_definite(a: np.ndarray) -> bool:
+    try:
+        np.linalg.cholesky(a)
+    except np.linalg.LinAlgError:
+        return False
+    return True
+
+
+def multi_dot(tensors) -> Tensor:
+    """torch.linalg.multi_dot: the product of the matrices, from the left."""
+    out = tensors[0]
+    for t in tensors[1:]:
+        out = out @ t
+    return record(P.reshape, (out, out.shape), None, "ViewBackward0")   # PyTorch's last node: a view
+
+
+def _atleast(n: int):
+    """torch.atleast_<n>d: each tensor with fewer than n dims viewed with more, the others as they are."""
+    name = f"atleast_{n}d"
+
+    def function(*tensors):
+        parts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
+        out = tuple(t if t.ndim >= n else torch_call(P.PRIMITIVES[name], name, False, (t,), {}) for t in parts)
+        return out[0] if len(tensors) == 1 and not isinstance(tensors[0], (list, tuple)) else out
+    function.__name__ = function.__qualname__ = name
+    return function
+
+
+def block_diag(*tensors) -> Tensor:
+    """torch.block_diag: the matrices (a 0-d or 1-d tensor as one row) along the diagonal, zeros elsewhere."""
+    mats = [t.reshape(1, -1) if t.ndim < 2 else t for t in map(_tensor, tensors)]
+    dtype = D.result_type([m._data.dtype for m in mats], [], [])
+    out = Tensor._wrap(np.zeros((builtins.sum(m.shape[0] for m in mats), builtins.sum(m.shape[1] for m in mats)),
+                                dtype))
+    row = col = 0
+    for m in mats:
+        h, w = m.shape
+        out = record(P.setitem, (out, m, slice(row, row + h), slice(col, col + w)), None, "BlockDiagBackward0")
+        row, col = row + h, col + w
+    return out
+
+
+def ldexp(input, other) -> Tensor:
+    check_tensor_other("ldexp", other, 2)
+    return _tensor(input).ldexp(other)
+
+
+def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    return _tensor(elements)._isin(test_elements, invert)
+
+
+def rsub(input, other, *, alpha=1) -> Tensor:
+    return _tensor(input)._rsub(other, alpha=alpha)
+
+
+def dist(input, other, p=2) -> Tensor:
+    check_tensor_other("dist", other, 2)
+    return input.dist(other, p)
+
+
 def softmax(input, dim: int, dtype=None) -> Tensor:
-    return input.softmax(dim)
+    return input.softmax(dim, dtype)
 
 
 def log_softmax(input, dim: int, dtype=None) -> Tensor:
-    return input.log_softmax(dim)
+    return input.log_softmax(dim, dtype)
 
 
 #: functions that are the Tensor method of the same name applied to their first argument, for the
 #: methods written out in the Tensor class (a primitive's declaration names its own: `Eager.functions`)
 METHOD_FUNCTIONS = (
-    "add", "sub", "subtract", "div", "divide", "true_divide", "rsub", "matmul", "mm", "mv", "dot", "outer", "rsqrt",
+    "add", "sub", "subtract", "div", "divide", "true_divide", "matmul", "mm", "mv", "dot", "outer", "rsqrt",
     "sigmoid", "relu", "round", "clamp", "clip", "clamp_min", "clamp_max", "sum", "mean", "prod", "max", "min",
     "amax", "amin", "argmax", "argmin", "std", "var", "norm", "cumsum", "all", "any", "logsumexp", "reshape",
     "transpose", "swapaxes", "t", "permute", "squeeze", "unsqueeze", "flatten", "ravel", "flip", "roll", "tril",
     "triu", "chunk", "split", "unbind", "clone", "detach", "masked_fill", "lerp", "inner", "trace", "inverse",
     "det", "diag", "moveaxis", "movedim", "ger", "sort", "cross", "median", "nanmedian", "kthvalue", "mode", "topk",
-    "cummax", "cummin", "msort", "argsort",
+    "cummax", "cummin", "msort", "argsort", "positive", "float_power", "aminmax", "count_nonzero", "logcumsumexp",
+    "renorm",
+    "diff", "unflatten", "narrow", "select", "gather", "scatter", "scatter_add", "masked_select", "broadcast_to",
+    "bmm", "addmm", "addmv", "baddbmm", "addbmm", "addr", "slogdet", "logdet", "diagflat", "isposinf", "isneginf",
+    "isreal", "signbit", "ldexp", "diag_embed", "index_add", "index_copy", "index_fill", "index_put",
+    "masked_scatter",
 )
 
 
@@ -317,6 +537,17 @@ def _function(name: str):
 #: torch.add, torch.exp ... (kept in a dict: several shadow builtins such as sum, max, abs): those of
 #: the Tensor's own methods above, and those the primitives' declarations name (`Eager.functions`)
 FUNCTIONS = {name: _function(name) for name in METHOD_FUNCTIONS}
+
+
+def _checked_function(prim, name: str):
+    """torch.<name>, the method, where PyTorch takes only a Tensor as the other operand."""
+    method = _function(name)
+
+    def function(input, other, *args, **kwargs):
+        check_tensor_other(name, other, 2)
+        return method(input, other, *args, **kwargs)
+    function.__name__ = function.__qualname__ = name
+    return function
 
 
 def _declared_function(prim, name: str):
@@ -338,29 +569,22 @@ def _add_declared_functions(prim) -> None:
         if space:
             NAMESPACES.setdefault(space, {}).setdefault(short, _declared_function(prim, name))
         elif name not in globals():   # a function written out above (torch.allclose ...) is PyTorch's own
-            FUNCTIONS.setdefault(name, _function(name) if prim.eager.args is None else _declared_function(prim, name))
+            FUNCTIONS.setdefault(name, _checked_function(prim, name) if prim.name in TENSOR_OTHER else
+                                 _function(name) if prim.eager.args is None else _declared_function(prim, name))
 
 
 P.on_declare(_add_declared_functions)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
-    """torch.linalg.vector_norm: np.linalg.norm's vector norm over the axes `dim` (all for None) put
-    last and flattened into one (over two axes np.linalg.norm would take a matrix norm)."""
     if dtype is not None:
         raise TypeError(f"vector_norm(): wengert does not support the argument dtype={dtype!r}")
-    x = _tensor(x)
-    dims = tuple(range(x.ndim)) if dim is None else _dims(dim, x.ndim)
-    dims = tuple(d % max(x.ndim, 1) for d in (dims if isinstance(dims, tuple) else (dims,)))
-    if len(dims) == 1:
-        return record(P.norm, (x,), {"ord": ord, "axis": dims[0], "keepdims": keepdim})
-    others = tuple(d for d in range(x.ndim) if d not in dims)
-    flat = x.permute(*others, *dims).reshape(*[x.shape[d] for d in others], -1)
-    norm = record(P.norm, (flat,), {"ord": ord, "axis": -1})
-    return norm.reshape(*[1 if d in dims else x.shape[d] for d in range(x.ndim)]) if keepdim else norm
+    return _tensor(x)._vector_norm(ord, dim, keepdim)
 
 
-NAMESPACES.setdefault("linalg", {})["vector_norm"] = vector_norm
+NAMESPACES.setdefault("linalg", {}).update(vector_norm=vector_norm, multi_dot=multi_dot, cholesky=cholesky, inv=inv,
+                                           solve_triangular=solve_triangular, matrix_rank=matrix_rank, lstsq=lstsq,
+                                           LinAlgError=_LinAlgError)
 
 
 # -- PyTorch's functions of several results over NumPy's primitives (a tuple of Tensors) --------
@@ -386,4 +610,10 @@ def gradient(input, *, spacing=1, dim=None, edge_order: int = 1) -> tuple:
     return tuple(out) if isinstance(out, list) else (out,)
 
 
-FUNCTIONS.update(broadcast_tensors=broadcast_tensors, meshgrid=meshgrid, gradient=gradient)
+FUNCTIONS.update(broadcast_tensors=broadcast_tensors, meshgrid=meshgrid, gradient=gradient, var_mean=var_mean,
+                 std_mean=std_mean, dist=dist, logspace=logspace, rsub=rsub, isin=isin, block_diag=block_diag,
+                 ldexp=ldexp,
+                 cholesky_solve=cholesky_solve,
+                 **{f"atleast_{n}d": _atleast(n) for n in (1, 2, 3)},
+                 result_type=result_type, promote_types=promote_types, can_cast=can_cast,
+                 tril_indices=tril_indices, triu_indices=triu_indices, nonzero=nonzero)

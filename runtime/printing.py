@@ -65,20 +65,16 @@ class _Formatter:
                 lo, hi = absolute.min(), absolute.max()
                 doubles = finite.tolist()
                 self.int_mode = bool(np.all(finite == np.ceil(finite)))
-                if self.int_mode:
-                    if hi / lo > 1000.0 or hi > 1.0e8:
-                        self.sci_mode = True
-                        widths = [len(f"{v:.{p}e}") for v in doubles]
-                    else:
-                        widths = [len(f"{v:.0f}") + 1 for v in doubles]
-                elif hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
-                    self.sci_mode = True
+                # the option, when set, decides before the widths are measured (as PyTorch)
+                self.sci_mode = (hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4) if OPTIONS.sci_mode is None \
+                    else OPTIONS.sci_mode
+                if self.sci_mode:
                     widths = [len(f"{v:.{p}e}") for v in doubles]
+                elif self.int_mode:
+                    widths = [len(f"{v:.0f}") + 1 for v in doubles]
                 else:
                     widths = [len(f"{v:.{p}f}") for v in doubles]
                 self.max_width = max(self.max_width, max(widths))
-        if OPTIONS.sci_mode is not None:
-            self.sci_mode = OPTIONS.sci_mode
 
     def format(self, value) -> str:
         p = OPTIONS.precision

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import builtins
 import collections
+import functools
 import inspect
 import numbers
 import warnings
@@ -34,6 +35,7 @@ from .rules import vjp_rule
 # Type promotion
 # ---------------------------------------------------------------------------------------------
 
+_UNSET = object()   # an argument not given (where PyTorch tells None from absent)
 _PY_NUMBERS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 
 
@@ -49,7 +51,7 @@ def _promote(policy: str, arrays: list, start: int = 0) -> list:
         elif type(a) is builtins.complex:
             break
     else:   # the common case: arrays of one float dtype, with real Python numbers
-        if common is None or common.kind == "f":
+        if common is not None and common.kind == "f":
             return arrays
     dims, zero_dims, scalars = [], [], []
     for a in arrays[start:]:
@@ -57,8 +59,12 @@ def _promote(policy: str, arrays: list, start: int = 0) -> list:
             (dims if a.ndim else zero_dims).append(a.dtype)
         elif isinstance(a, _PY_NUMBERS):
             scalars.append(D.scalar_dtype(a))
-    if not dims and not zero_dims:
-        return arrays
+    if not dims and not zero_dims:   # numbers alone (torch.where(c, 1.0, 0.0)): the dtype they take alone
+        if not scalars:
+            return arrays
+        target = D.result_type([], [], scalars)
+        return [np.asarray(a, target) if isinstance(a, _PY_NUMBERS) and i >= start else a
+                for i, a in enumerate(arrays)]
     target = D.result_type(dims, zero_dims, scalars)
     if policy == "float" and target.kind in "biu":
         target = D.get_default_dtype().np
@@ -485,16 +491,47 @@ def _index_components(key) -> tuple[tuple, bool]:
             k = k._data if k._data.ndim or k._data.dtype == np.bool_ else builtins.int(k._data)
         elif isinstance(k, (list, np.ndarray)):
             k = np.asarray([e.item() if isinstance(e, Tensor) else e for e in k] if isinstance(k, list) else k)
+            k = k.astype(np.int64) if not k.size and k.dtype.kind == "f" else k   # x[[]]: an empty index
         elif isinstance(k, np.integer):
             k = builtins.int(k)
+        elif isinstance(k, str):
+            raise TypeError(f"new(): invalid data type '{type(k).__name__}'")
+        elif isinstance(k, builtins.float):
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                             "valid indices (got float)")
         elif isinstance(k, slice):
             k = slice(*(builtins.int(v) if isinstance(v, (Tensor, np.integer)) else v
                         for v in (k.start, k.stop, k.step)))
+            if k.step is not None and k.step < 0:
+                raise ValueError("step must be greater than zero")
         out.append(k)
     basic = all(isinstance(k, _BASIC) and not isinstance(k, builtins.bool) for k in out)
     if basic and not any(k is Ellipsis for k in out):
         out.append(Ellipsis)   # x[0] then is a 0-d view sharing memory, as in PyTorch
     return tuple(out), basic
+
+
+def _index_error(e: IndexError, t, index: tuple) -> IndexError:
+    """PyTorch's message for NumPy's IndexError of t[index] (where they differ)."""
+    text = str(e)
+    if text.startswith("too many indices"):
+        return IndexError(f"too many indices for tensor of dimension {t.ndim}")
+    if text.startswith("boolean index did not match"):
+        at = 0
+        for k in index:
+            if isinstance(k, np.ndarray) and k.dtype == np.bool_:
+                shape = t.shape[at:at + k.ndim]
+                if k.shape != shape:
+                    return IndexError(f"The shape of the mask {A._sizes(k.shape)} at index {at} does not match the "
+                                      f"shape of the indexed tensor {A._sizes(t.shape)} at index {at}")
+            at += k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 0 if k is None else 1
+    if text.startswith("shape mismatch: indexing arrays"):
+        shapes = [A._sizes(k.shape) for k in index if isinstance(k, np.ndarray)]
+        return IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                          + ", ".join(shapes))
+    if text.startswith("arrays used as indices"):
+        return IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return e
 
 
 def _dim(d: int, ndim: int) -> int:
@@ -521,7 +558,11 @@ def _dims(dim, ndim: int):
     if dim is None:
         return None
     if isinstance(dim, (list, tuple)):
-        return tuple(_dim(d, ndim) for d in dim)
+        dims = tuple(_dim(d, ndim) for d in dim)
+        for d in dims:
+            if dims.count(d) > 1:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        return dims
     return _dim(dim, ndim)
 
 
@@ -533,8 +574,12 @@ def _shape_args(args) -> tuple:
 
 def _infer_shape(shape: tuple, numel: int) -> tuple:
     """Resolve one -1 in a view/reshape shape, with PyTorch's message for a bad shape."""
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
     known = 1
-    for s in shape:
+    for i, s in enumerate(shape):
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {A._sizes(shape)}")
         if s != -1:
             known *= s
     if shape.count(-1) == 1 and known and numel % known == 0:
@@ -563,11 +608,18 @@ def tensor_from(data, dtype=None, requires_grad: bool = False, copy: bool = True
     elif isinstance(data, np.generic):
         data = np.asarray(data)   # a NumPy scalar keeps its dtype, like an array
     if dtype is not None:
-        arr = np.array(data, dtype=D.as_dtype(dtype).np, copy=copy or None)
+        try:
+            arr = np.array(data, dtype=D.as_dtype(dtype).np, copy=copy or None)
+        except (TypeError, ValueError, OverflowError):
+            _check_data(data)
+            raise
     else:
         arr = np.array(data, copy=copy or None)
+        if arr.dtype.kind in "OUSu" and not isinstance(data, np.ndarray):   # (walked only where NumPy found no
+            _check_data(data)                                                # number, or an int beyond int64)
         if arr.dtype.kind == "f" and not isinstance(data, np.ndarray):
-            arr = arr.astype(D.get_default_dtype().np)
+            with np.errstate(over="ignore"):   # a float beyond float32 is inf, silently (as PyTorch)
+                arr = arr.astype(D.get_default_dtype().np)
         elif arr.dtype.kind == "c" and not isinstance(data, np.ndarray):
             arr = arr.astype(np.complex64 if D.get_default_dtype() is D.float32 else np.complex128)
         elif arr.dtype.kind in "iu" and not isinstance(data, np.ndarray):
@@ -609,6 +661,21 @@ def _check_rectangular(data) -> None:
         for item in seq:
             walk(item, dim + 1)
     walk(data, 0)
+
+
+def _check_data(data) -> None:
+    """PyTorch's errors for data that is no number: strings, None, dicts, integers beyond int64."""
+    items = [data]
+    while items:
+        d = items.pop()
+        if isinstance(d, (list, tuple, range)):
+            items.extend(d)
+        elif isinstance(d, str):
+            raise TypeError("new(): invalid data type 'str'")
+        elif isinstance(d, builtins.int) and not isinstance(d, builtins.bool) and not -2 ** 63 <= d < 2 ** 63:
+            raise ValueError("Overflow when unpacking long long")
+        elif not isinstance(d, (numbers.Number, np.ndarray, np.generic)):
+            raise RuntimeError(f"Could not infer dtype of {type(d).__name__}")
 
 
 def _nested(data):
@@ -673,6 +740,104 @@ def _param_value(v):
     return tuple(_param_value(e) for e in v) if isinstance(v, (list, tuple)) else v
 
 
+def _square_matrices(name: str):
+    def check(a, *rest, **params) -> None:
+        if a.ndim < 2:
+            raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+        if a.shape[-1] != a.shape[-2]:
+            raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {a.shape[-2]} by "
+                               f"{a.shape[-1]} matrices")
+    return check
+
+
+def _check_solve(a, b, left=True) -> None:
+    rows = b.shape[-2] if b.ndim > 1 else b.shape[0]
+    if a.shape[-1] != rows:
+        shape_b = "x".join(str(n) for n in b.shape[-2:])
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                           f"({a.shape[-2]}x{a.shape[-1]} and {shape_b})")
+
+
+_MATRIX_ORDERS = ("fro", "nuc", np.inf, -np.inf, 1, -1, 2, -2)
+
+
+def _check_matrix_norm(name: str):
+    def check(a, ord=None, axis=None, keepdims=False) -> None:
+        matrix = name == "linalg.matrix_norm" or (axis is None and ord is not None and a.ndim == 2) or \
+            isinstance(axis, tuple) and len(axis) == 2
+        if not matrix:
+            return
+        if a.ndim < 2:
+            raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+        if ord is not None and ord not in _MATRIX_ORDERS:
+            raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    return check
+
+
+def _check_cross(a, b, dim=-1) -> None:
+    _dim(dim, a.ndim)
+    if a.shape[dim] != 3 or b.shape[dim] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[dim]} and "
+                           f"{b.shape[dim]}")
+
+
+def _check_float(name: str):
+    def check(a, *rest, **params) -> None:
+        if a._data.dtype.kind not in "fc":
+            raise RuntimeError(f"{name}(): expected input to have floating point or complex dtype but got "
+                               f"{D.type_name(a._data.dtype)}")
+    return check
+
+
+def _check_diagonal(a, offset=0, axis1=0, axis2=1) -> None:
+    if _dim(axis1, a.ndim) == _dim(axis2, a.ndim):
+        raise RuntimeError(f"diagonal dimensions cannot be identical {axis1}, {axis2}")
+
+
+def _check_rot90(a, k=1, axes=(0, 1)) -> None:
+    if len(axes) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(axes)}")
+    d0, d1 = (_dim(d, a.ndim) for d in axes)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {axes[0]} and dim1 = {axes[1]}")
+
+
+def _check_sections(a, sections, axis=0, mode="array_split") -> None:
+    """tensor_split's and hsplit/vsplit/dsplit's checks of the sections (an int)."""
+    if not isinstance(sections, builtins.int):
+        return
+    if mode == "array_split":
+        if sections <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+        return
+    name = f"torch.{mode}"
+    dim = {"hsplit": 0 if a.ndim == 1 else 1, "vsplit": 0, "dsplit": 2}[mode]
+    if sections <= 0 or a.shape[dim] % sections:
+        raise RuntimeError(f"{name} attempted to split along dimension {dim}, but the size of the dimension "
+                           f"{a.shape[dim]} is not divisible by the split_size {sections}!")
+
+
+def _check_repeats(a, repeats, axis=None) -> None:
+    if isinstance(repeats, Tensor) and repeats.ndim:
+        size = a._data.size if axis is None else a.shape[axis]
+        if repeats.shape[0] != size:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                               f"{repeats.shape[0]} and input.size({axis if axis is not None else 0}) = {size}")
+    if (np.asarray(repeats._data if isinstance(repeats, Tensor) else repeats) < 0).any():
+        raise RuntimeError("repeats can not be negative" if isinstance(repeats, Tensor) else
+                           "Repeats must be non-negative")
+
+
+#: PyTorch's checks of a function's operands before it computes (name -> check(*operands, **params))
+_CHECKS = {**{n: _square_matrices(n) for n in ("linalg.det", "linalg.inv", "linalg.slogdet", "linalg.eigh",
+                                                "linalg.eigvalsh", "linalg.cholesky", "linalg.matrix_power")},
+           "linalg.cross": lambda a, b, axis=-1: _check_cross(a, b, axis), "linalg.solve": _check_solve,
+           "nanmean": _check_float("nanmean"), "linalg.norm": _check_matrix_norm("linalg.norm"),
+           "linalg.matrix_norm": _check_matrix_norm("linalg.matrix_norm"),
+           "diagonal": _check_diagonal, "rot90": _check_rot90, "repeat_interleave": _check_repeats,
+           **{n: _check_sections for n in ("tensor_split", "hsplit", "vsplit", "dsplit")}}
+
+
 def torch_call(prim, name: str, method: bool, args: tuple, kwargs: dict):
     """Apply `prim` to a call of its PyTorch spelling `name` (see `Eager.args`), a method or a function."""
     function_spec, method_spec, tensor, fixed = torch_signatures(prim, name)
@@ -689,10 +854,105 @@ def torch_call(prim, name: str, method: bool, args: tuple, kwargs: dict):
             operands.append(value if type(value) is Tensor else _as_operand(value))
         elif value is not parameter.default and value != parameter.default:
             raise TypeError(f"{name}(): wengert does not support the argument {key}={value!r}")
+    check = _CHECKS.get(name)
+    if check is not None:
+        check(*operands, **params)
+    dim = bound.arguments.get("dim")
+    if dim is not None and isinstance(bound.arguments[tensor], Tensor) and rename.get("dim", "dim") in prim.params:
+        _dims(dim, bound.arguments[tensor].ndim)   # PyTorch's IndexError, not NumPy's AxisError
     out = record(prim, tuple(operands), params)
     if prim.eager.fields:
         return return_type(name.replace(".", "_"), prim.eager.fields)(*out)
     return tuple(out) if isinstance(out, TensorList) else out   # pieces (torch.tensor_split): a tuple
+
+
+#: primitives PyTorch has no kernel for on some dtypes: name -> (dtype kinds refused, the exception, its
+#: message with `{dtype}`, PyTorch's short name of the operand's dtype)
+_REFUSED = {
+    "floor": ("b", NotImplementedError, '"floor_vml_cpu" not implemented for \'{dtype}\''),
+    "ceil": ("b", NotImplementedError, '"ceil_vml_cpu" not implemented for \'{dtype}\''),
+    "trunc": ("b", NotImplementedError, '"trunc_vml_cpu" not implemented for \'{dtype}\''),
+    "round": ("b", NotImplementedError, '"round_vml_cpu" not implemented for \'{dtype}\''),
+    "frac": ("biu", NotImplementedError, '"frac_cpu" not implemented for \'{dtype}\''),
+    "abs": ("b", NotImplementedError, '"abs_cpu" not implemented for \'{dtype}\''),
+    "relu": ("b", RuntimeError, "Boolean inputs not supported for relu"),
+    **{name: ("fc", NotImplementedError, f'"{kernel}_cpu" not implemented for \'{{dtype}}\'')
+       for name, kernel in (("bitand", "bitwise_and"), ("bitor", "bitwise_or"), ("bitxor", "bitwise_xor"))},
+    "invert": ("fc", TypeError, "~ (operator.invert) is only implemented on integer and Boolean-type tensors"),
+    "logaddexp": ("biu", NotImplementedError, '"logaddexp_cpu" not implemented for \'{dtype}\''),
+    "logaddexp2": ("biu", NotImplementedError, '"logaddexp2_cpu" not implemented for \'{dtype}\''),
+    "hypot": ("biu", NotImplementedError, '"hypot_cpu" not implemented for \'{dtype}\''),
+    "nextafter": ("biu", NotImplementedError, '"nextafter_cpu" not implemented for \'{dtype}\''),
+    "fmod": ("b", NotImplementedError, '"fmod_cpu" not implemented for \'{dtype}\''),
+    "mod": ("b", NotImplementedError, '"remainder_cpu" not implemented for \'{dtype}\''),
+    "pow": ("b", NotImplementedError, '"pow" not implemented for \'{dtype}\''),
+    "sub": ("b", RuntimeError, "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                               "`logical_xor()` operator instead."),
+    "neg": ("b", RuntimeError, "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                               "to invert a mask, use the `~` or `logical_not()` operator instead."),
+}
+
+
+def _check_integer_division(x, y) -> None:
+    """PyTorch's error for an integer division (//, %, rounding div) by zero."""
+    divisor = y._data if isinstance(y, Tensor) else y
+    if x._data.dtype.kind in "iub" and np.asarray(divisor).dtype.kind in "iub" and not np.all(divisor):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _dividing(prim, method):
+    """`method` of an integer division primitive (floordiv, mod): PyTorch's error for a zero divisor."""
+    if prim.name not in ("floordiv", "mod"):
+        return method
+
+    @functools.wraps(method)
+    def checked(self, *others):
+        if len(others) == 1 and type(others[0]) is not float:
+            _check_integer_division(self, others[0])
+        return method(self, *others)
+    return checked
+
+
+def _refusing(prim, method):
+    """`method`, raising PyTorch's error first where PyTorch has no kernel for the tensor's dtype
+    (only the primitives of _REFUSED are wrapped: the others pay nothing)."""
+    refused = _REFUSED.get(prim.name)
+    if refused is None:
+        return method
+    kinds, error, message = refused
+
+    @functools.wraps(method)
+    def checked(self, *args, **kwargs):
+        other = args[0] if args else None   # (a binary function: the operands promoted are refused)
+        kind = np.result_type(self._data, other._data).kind if isinstance(other, Tensor) else \
+            "f" if isinstance(other, builtins.float) else self._data.dtype.kind
+        if kind in kinds:
+            raise error(message.format(dtype=D.type_name(self._data.dtype)))
+        return method(self, *args, **kwargs)
+    return checked
+
+
+#: primitives whose PyTorch spellings take a Tensor as the other operand, never a Python number
+TENSOR_OTHER = {"arctan2", "hypot", "maximum", "minimum", "fmax", "fmin", "logaddexp", "logaddexp2", "logical_and",
+                "logical_or", "logical_xor", "nextafter", "ldexp"}
+
+
+def check_tensor_other(name: str, other, position: int) -> None:
+    """PyTorch's TypeError where `name` (in TENSOR_OTHER) is given a number as its other operand."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position {position}) must be Tensor, not {type(other).__name__}")
+
+
+def _tensor_other(prim, name: str, method):
+    """`method`, checking its other operand where PyTorch takes only a Tensor there (not the operators)."""
+    if prim.name not in TENSOR_OTHER or name.startswith("__"):
+        return method
+
+    @functools.wraps(method)
+    def checked(self, other, *args, **kwargs):
+        check_tensor_other(name, other, 1)
+        return method(self, other, *args, **kwargs)
+    return checked
 
 
 def _method(prim, name: str | None = None, reverse: bool = False, spelling: str = ""):
@@ -1044,10 +1304,32 @@ class Tensor:
         D.check_device(kwargs.pop("device", None))
         if dtype is None or D.as_dtype(dtype).np == self._data.dtype:
             return self
-        np_dtype = D.as_dtype(dtype).np
-        if np_dtype.kind not in "fc":   # an integer or bool copy is outside the graph, as in PyTorch
-            return Tensor._wrap(self._data.astype(np_dtype))
-        return record(P.astype, (self,), {"dtype": np_dtype})
+        target = D.as_dtype(dtype).np
+        if target.kind not in "fc":   # an integer or bool result carries no gradient (as PyTorch)
+            with np.errstate(invalid="ignore", over="ignore"):   # nan, inf: unspecified integers, silently
+                return Tensor._wrap(self._data.astype(target))
+        return record(P.astype, (self,), {"dtype": target})
+
+    def byte(self) -> "Tensor":
+        return self.to(D.as_dtype("uint8"))
+
+    def char(self) -> "Tensor":
+        return self.to(D.as_dtype("int8"))
+
+    def short(self) -> "Tensor":
+        return self.to(D.as_dtype("int16"))
+
+    def __lshift__(self, other) -> "Tensor":   # (integers: no gradient)
+        return Tensor._wrap(np.left_shift(self._data, _unwrap(_as_operand(other))))
+
+    def __rshift__(self, other) -> "Tensor":
+        return Tensor._wrap(np.right_shift(self._data, _unwrap(_as_operand(other))))
+
+    def nonzero(self, *, as_tuple: bool = False):
+        found = np.nonzero(self._data) if self.ndim else np.nonzero(self._data.reshape(1))
+        if as_tuple:
+            return tuple(Tensor._wrap(i.astype(np.int64)) for i in found)
+        return Tensor._wrap(np.stack(found, axis=1).astype(np.int64) if found else np.zeros((0, 0), np.int64))
 
     def float(self) -> "Tensor":
         return self.to(D.float32)
@@ -1098,17 +1380,19 @@ class Tensor:
     def new_tensor(self, data, dtype=None, requires_grad=False) -> "Tensor":
         return tensor_from(data, dtype or self.dtype, requires_grad)
 
-    def new_zeros(self, *size, dtype=None) -> "Tensor":
-        return Tensor._wrap(np.zeros(_shape_args(size), (D.as_dtype(dtype) if dtype else self.dtype).np))
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False) -> "Tensor":
+        return self.new_full(size, 0, dtype=dtype, device=device, requires_grad=requires_grad)
 
-    def new_ones(self, *size, dtype=None) -> "Tensor":
-        return Tensor._wrap(np.ones(_shape_args(size), (D.as_dtype(dtype) if dtype else self.dtype).np))
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False) -> "Tensor":
+        return self.new_full(size, 1, dtype=dtype, device=device, requires_grad=requires_grad)
 
-    def new_full(self, size, fill_value, dtype=None) -> "Tensor":
-        return Tensor._wrap(np.full(_shape_args((size,)), fill_value, (D.as_dtype(dtype) if dtype else self.dtype).np))
+    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False) -> "Tensor":
+        D.check_device(device)
+        return leaf(np.full(_shape_args((size,) if not isinstance(size, tuple) or len(size) != 1 else size),
+                            fill_value, (D.as_dtype(dtype) if dtype else self.dtype).np), requires_grad)
 
-    def new_empty(self, *size, dtype=None) -> "Tensor":
-        return self.new_zeros(*size, dtype=dtype)
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False) -> "Tensor":
+        return self.new_zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
     # -- printing ----------------------------------------------------------------------------
 
@@ -1177,26 +1461,57 @@ class Tensor:
     def __ipow__(self, other):
         return self.pow_(other)
 
+    def _check_alpha(self, other, alpha) -> None:
+        if isinstance(alpha, builtins.float) and self._data.dtype.kind in "biu" and \
+                (not isinstance(other, Tensor) or other._data.dtype.kind in "biu"):
+            raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+
     def add(self, other, *, alpha=1) -> "Tensor":
+        if alpha != 1:
+            self._check_alpha(other, alpha)
         return record(P.add, (self, _as_operand(other) if alpha == 1 else _as_operand(other) * alpha))
 
     def sub(self, other, *, alpha=1) -> "Tensor":
+        if self._data.dtype == np.bool_ and isinstance(other, Tensor) and other._data.dtype == np.bool_:
+            raise RuntimeError(_REFUSED["sub"][2])
+        if alpha != 1:
+            self._check_alpha(other, alpha)
         return record(P.sub, (self, _as_operand(other) if alpha == 1 else _as_operand(other) * alpha))
 
     subtract = sub
 
-    def div(self, other, *, rounding_mode=None) -> "Tensor":
+    def div(self, other, *, rounding_mode=_UNSET) -> "Tensor":
+        if rounding_mode is _UNSET:
+            return record(P.div, (self, _as_operand(other)))
+        if rounding_mode not in (None, "trunc", "floor"):
+            raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                             f"'{rounding_mode}'")
+        # PyTorch's node of a division with a rounding mode: DivBackward2, a zero gradient when it rounds
+        if rounding_mode is None:
+            return record(P.div, (self, _as_operand(other)), None, "DivBackward2")
+        if self._data.dtype.kind in "iub" and (not isinstance(other, Tensor) or other._data.dtype.kind in "iub"):
+            _check_integer_division(self, other)
+            rounded = record(P.floordiv if rounding_mode == "floor" else P.div, (self, _as_operand(other)))
+            return rounded if rounding_mode == "floor" else rounded.trunc().to(rounded.dtype if isinstance(
+                other, float) else self.dtype)
         out = record(P.div, (self, _as_operand(other)))
-        if rounding_mode == "floor":
-            return out.floor()
-        if rounding_mode == "trunc":
-            return out.trunc()
-        return out
+        return record(P.floor if rounding_mode == "floor" else P.trunc, (out,), None, "DivBackward2")
 
     divide = true_divide = div
 
-    def rsub(self, other) -> "Tensor":
-        return record(P.sub, (_as_operand(other), self))
+    def div_(self, other, *, rounding_mode=_UNSET) -> "Tensor":
+        return self.copy_(self.div(other, rounding_mode=rounding_mode)) if rounding_mode is not _UNSET else \
+            inplace(self, P.div, (self, _as_operand(other)))
+
+    divide_ = true_divide_ = div_
+
+    def _rsub(self, other, *, alpha=1) -> "Tensor":
+        """torch.rsub (PyTorch has no Tensor.rsub): other - alpha * self."""
+        if self._data.dtype == np.bool_ and isinstance(other, Tensor) and other._data.dtype == np.bool_:
+            raise RuntimeError(_REFUSED["sub"][2])
+        other = _as_operand(other)
+        return record(P.sub, (other, self if alpha == 1 else self * alpha), None,
+                      "RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1")
 
     def mm(self, other) -> "Tensor":
         if self._data.ndim != 2:
@@ -1206,6 +1521,8 @@ class Tensor:
         return self.matmul(other)
 
     def mv(self, vec) -> "Tensor":
+        if self.ndim != 2 or vec.ndim != 1:
+            raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self.ndim}, {vec.ndim}")
         return self.matmul(vec)
 
     def dot(self, other) -> "Tensor":
@@ -1214,7 +1531,73 @@ class Tensor:
         return self.matmul(other)
 
     def outer(self, other) -> "Tensor":
+        for name, t in (("self", self), ("vec2", other)):
+            if t.ndim != 1:
+                raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
         return record(P.outer, (self, other))
+
+    def bmm(self, mat2) -> "Tensor":
+        for name, t in (("batch1", self), ("batch2", mat2)):
+            if t.ndim != 3:
+                raise RuntimeError(f"{name} must be a 3D tensor")
+        if self.shape[0] != mat2.shape[0] or self.shape[2] != mat2.shape[1]:
+            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{self.shape[0]}, "
+                               f"{self.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
+        return record(P.matmul, (self, mat2), None, "BmmBackward0")
+
+    def _added_product(self, product: "Tensor", beta, alpha, node: str) -> "Tensor":
+        """beta * self + alpha * product, one node named as PyTorch's (AddmmBackward0 ...)."""
+        _check_expand(self.shape, product.shape)
+        scaled = product if alpha == 1 else product * alpha
+        return record(P.add, (self if beta == 1 else self * beta, scaled), None, node)
+
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1) -> "Tensor":
+        return self._added_product(mat1.mm(mat2), beta, alpha, "AddmmBackward0")
+
+    def addmv(self, mat, vec, *, beta=1, alpha=1) -> "Tensor":
+        return self._added_product(mat.mv(vec), beta, alpha, "AddmvBackward0")
+
+    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1) -> "Tensor":
+        return self._added_product(batch1.bmm(batch2), beta, alpha, "BaddbmmBackward0")
+
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1) -> "Tensor":
+        return self._added_product(batch1.bmm(batch2).sum(0), beta, alpha, "AddbmmBackward0")
+
+    def addr(self, vec1, vec2, *, beta=1, alpha=1) -> "Tensor":
+        return self._added_product(vec1.outer(vec2), beta, alpha, "AddrBackward0")
+
+    def slogdet(self):
+        from .functional import NAMESPACES   # (functional imports this module)
+        sign, logabsdet = NAMESPACES["linalg"]["slogdet"](self)
+        return return_type("slogdet", ("sign", "logabsdet"))(sign, logabsdet)
+
+    def logdet(self) -> "Tensor":
+        """log det: nan where the determinant is negative (-inf where it is 0), as PyTorch."""
+        _square_matrices("logdet")(self)
+        if self._data.dtype.kind not in "fc":
+            raise RuntimeError(f"logdet: Expected a floating point or complex tensor as input. Got "
+                               f"{D.type_name(self._data.dtype)}")
+        sign, logabsdet = self.slogdet()
+        return record(P.where, (Tensor._wrap(sign._data < 0), np.nan, logabsdet))
+
+    def diagflat(self, offset: int = 0) -> "Tensor":
+        return self.flatten().diag(offset)
+
+    def isposinf(self) -> "Tensor":
+        return Tensor._wrap(np.isposinf(self._data))
+
+    def isneginf(self) -> "Tensor":
+        return Tensor._wrap(np.isneginf(self._data))
+
+    def isreal(self) -> "Tensor":
+        return Tensor._wrap(np.isreal(self._data))
+
+    def signbit(self) -> "Tensor":
+        return Tensor._wrap(np.signbit(self._data))
+
+    def _isin(self, test_elements, invert: bool) -> "Tensor":
+        """torch.isin (PyTorch has no Tensor.isin)."""
+        return Tensor._wrap(np.isin(self._data, _unwrap(_as_operand(test_elements)), invert=invert))
 
     ger = outer
 
@@ -1225,15 +1608,22 @@ class Tensor:
         return record(P.trace, (self,))
 
     def inverse(self) -> "Tensor":
-        return record(P.inv, (self,))
+        from .functional import NAMESPACES   # (functional imports this module)
+        return NAMESPACES["linalg"]["inv"](self)
 
     def det(self) -> "Tensor":
         return record(P.det, (self,))
 
     def diag(self, diagonal: int = 0) -> "Tensor":
+        if self.ndim not in (1, 2):
+            raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {self.ndim}D")
         return record(P.diag, (self,), {"k": diagonal})
 
     def moveaxis(self, source, destination) -> "Tensor":
+        for name, dims in (("source", source), ("destination", destination)):
+            dims = tuple(_dim(d, self.ndim) for d in dims) if isinstance(dims, (tuple, list)) else _dim(dims, self.ndim)
+            if isinstance(dims, tuple) and len(set(dims)) != len(dims):
+                raise RuntimeError(f"movedim: repeated dim in `{name}` ({A._sizes(dims)})")
         return record(P.moveaxis, (self,), {"source": source, "destination": destination})
 
     movedim = moveaxis
@@ -1243,10 +1633,29 @@ class Tensor:
     def round(self, decimals: int = 0) -> "Tensor":
         return record(P.round_, (self,), {"decimals": decimals})
 
+    def round_(self, decimals: int = 0) -> "Tensor":
+        return inplace(self, P.round_, (self,), {"decimals": decimals})
+
+    round, round_ = (_refusing(P.round_, m) for m in (round, round_))
+
+    # sign as PyTorch's: 0 at nan (np.sign's nan is the traced code's)
+    def sign(self) -> "Tensor":
+        return record(P.PRIMITIVES["sgn"], (self,), None, "SignBackward0")
+
+    def sign_(self) -> "Tensor":
+        return inplace(self, P.PRIMITIVES["sgn"], (self,), None, "SignBackward0")
+
+    def positive(self) -> "Tensor":
+        if self._data.dtype == np.bool_:
+            raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+        return self
+
     def sigmoid(self) -> "Tensor":
         return record(P.PRIMITIVES["sigmoid"], (self,))
 
     def relu(self) -> "Tensor":
+        if self._data.dtype == np.bool_:
+            raise RuntimeError(_REFUSED["relu"][2])
         return record(P.PRIMITIVES["relu"], (self,))
 
     def rsqrt(self) -> "Tensor":
@@ -1255,43 +1664,146 @@ class Tensor:
     def clamp(self, min=None, max=None) -> "Tensor":
         if min is None and max is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        return self._clamp(min, max, None)
+
+    def _clamp(self, min, max, node):
         return record(P.clip, (self, -np.inf if min is None else _as_operand(min),
-                               np.inf if max is None else _as_operand(max)))
+                               np.inf if max is None else _as_operand(max)), None, node)
 
     clip = clamp
 
     def clamp_min(self, min) -> "Tensor":
-        return self.clamp(min=min)
+        return self._clamp(min, None, "ClampMinBackward1" if isinstance(min, Tensor) else "ClampMinBackward0")
 
     def clamp_max(self, max) -> "Tensor":
-        return self.clamp(max=max)
+        return self._clamp(None, max, "ClampMaxBackward1" if isinstance(max, Tensor) else "ClampMaxBackward0")
 
     def where(self, condition, other) -> "Tensor":
         return record(P.where, (_as_operand(condition), self, _as_operand(other)))
 
     def masked_fill(self, mask, value) -> "Tensor":
-        return record(P.where, (_as_operand(mask), _as_operand(value), self), None, "MaskedFillBackward0")
+        mask = _as_operand(mask)
+        if mask._data.dtype != np.bool_:
+            raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                               f"{D.cpp_name(mask._data.dtype)}")
+        if isinstance(value, Tensor) and value.ndim:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value.ndim} dimension(s).")
+        return record(P.where, (_as_operand(mask), _as_operand(value), self), None,
+                      "MaskedFillBackward1" if isinstance(value, Tensor) else "MaskedFillBackward0")
+
+    def float_power(self, exponent) -> "Tensor":
+        exponent = exponent.double() if isinstance(exponent, Tensor) else exponent
+        return self.double() ** exponent
+
+    def float_power_(self, exponent) -> "Tensor":
+        if self._data.dtype != np.float64:
+            raise RuntimeError(f"the base given to float_power_ has dtype {D.type_name(self._data.dtype)} but the "
+                               "operation's result requires dtype Double")
+        return self.pow_(exponent.double() if isinstance(exponent, Tensor) else exponent)
 
     def lerp(self, end, weight) -> "Tensor":
-        return self + (end - self) * weight
+        if self._data.dtype.kind not in "fc":
+            kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{D.type_name(self._data.dtype)}\'')
+        for name, t in (("end", end), ("weight", weight)):
+            if isinstance(t, Tensor) and t._data.dtype != self._data.dtype:
+                raise RuntimeError(f"expected dtype {D.cpp_name(self._data.dtype)} for `{name}` but got dtype "
+                                   f"{D.cpp_name(t._data.dtype)}")
+        step = (end - self) * weight
+        return record(P.add, (self, step), None, "LerpBackward1" if isinstance(weight, Tensor) else "LerpBackward0")
 
     # -- reductions ----------------------------------------------------------------------------
 
+    def _reduced(self, dim, keepdim: bool) -> tuple:
+        """(params, node) of a sum or mean over dim: no dims is all dims, and a 0-d tensor's dim 0 or -1
+        is all of it (as PyTorch); the node of a reduction given dims is PyTorch's <Sum/Mean>Backward1."""
+        all_dims = dim is None or dim in ((), [])
+        axis = None if all_dims or not self.ndim else _dims(dim, self.ndim)
+        if not all_dims and not self.ndim:
+            _dims(dim, 0)
+        return {"axis": axis, "keepdims": keepdim}, dim is not None and not all_dims or dim in ((), [])
+
     def sum(self, dim=None, keepdim: bool = False, *, dtype=None) -> "Tensor":
+        params, by_dims = self._reduced(dim, keepdim)
         x = self.to(dtype) if dtype is not None else self
         if x._data.dtype.kind in "biu" and x._data.dtype != np.int64:
             x = x.to(D.int64)
-        return record(P.PRIMITIVES["sum"], (x,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim})
+        return record(P.PRIMITIVES["sum"], (x,), params, "SumBackward1" if by_dims else None)
 
     def mean(self, dim=None, keepdim: bool = False, *, dtype=None) -> "Tensor":
+        params, by_dims = self._reduced(dim, keepdim)
         x = self.to(dtype) if dtype is not None else self
         if x._data.dtype.kind not in "fc":
             raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point "
                                f"or complex dtype. Got: {D.type_name(x._data.dtype)}")
-        return record(P.PRIMITIVES["mean"], (x,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim})
+        node = "MeanBackward1" if by_dims else None
+        if x._data.size:
+            return record(P.PRIMITIVES["mean"], (x,), params, node)
+        with warnings.catch_warnings():   # the mean of nothing is nan, silently (as PyTorch)
+            warnings.simplefilter("ignore")
+            return record(P.PRIMITIVES["mean"], (x,), params, node)
 
-    def prod(self, dim=None, keepdim: bool = False) -> "Tensor":
-        return record(P.PRIMITIVES["prod"], (self,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim})
+    def prod(self, dim=None, keepdim: bool = False, *, dtype=None) -> "Tensor":
+        x = self.to(dtype) if dtype is not None else self
+        if x._data.dtype.kind in "biu" and x._data.dtype != np.int64:
+            x = x.to(D.int64)
+        return record(P.PRIMITIVES["prod"], (x,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim})
+
+    def _no_empty_reduction(self, name: str, error=RuntimeError) -> None:
+        if self._data.size == 0:
+            raise error(f"{name}(): Expected reduction dim to be specified for input.numel() == 0." +
+                        (" Specify the reduction dim with the 'dim' argument." if error is RuntimeError else ""))
+
+    def _no_empty_dims(self, name: str, axis) -> None:
+        for a in (axis if isinstance(axis, tuple) else () if axis is None else (axis,)):
+            if not self.shape[a]:
+                raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
+
+    def aminmax(self, *, dim=None, keepdim: bool = False):
+        if dim is None and not self._data.size:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                               "identity.")
+        axis = None if dim is None else _dim(dim, self.ndim)
+        low, high = (record(P.PRIMITIVES[k], (self,), {"axis": axis, "keepdims": keepdim}, "AminmaxBackward0")
+                     for k in ("min", "max"))
+        return return_type("aminmax", ("min", "max"))(low, high)
+
+    def count_nonzero(self, dim=None) -> "Tensor":
+        return Tensor._wrap(np.asarray(np.count_nonzero(self._data, axis=_dims(dim, self.ndim)), np.int64))
+
+    def logcumsumexp(self, dim: int) -> "Tensor":
+        """log(cumsum(exp(x))) along dim, computed from x less its (finite) max along dim."""
+        if self._data.dtype.kind not in "fc":
+            raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for \'{D.type_name(self._data.dtype)}\'')
+        axis = _dim(dim, self.ndim)
+        finite = np.where(np.isnan(self._data), -np.inf, self._data)
+        top = np.max(finite, axis=axis, keepdims=True, initial=-np.inf) if self.ndim else finite
+        top = Tensor._wrap(np.where(np.isfinite(top), top, 0).astype(self._data.dtype))
+        summed = (self - top).exp().cumsum(axis).log()
+        return record(P.add, (summed, top), None, "LogcumsumexpBackward0")
+
+    def _moments(self, kind: str, dim, unbiased: bool, keepdim: bool, correction):
+        """(var or std, mean) over dim, both nodes named as PyTorch's (VarMeanBackward0 ...)."""
+        node = f"{kind.capitalize()}MeanBackward0"
+        spread = getattr(self, kind)(dim, unbiased, keepdim, correction=correction, _node=node)
+        return spread, record(P.PRIMITIVES["mean"], (self,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim},
+                              node)
+
+
+    def renorm(self, p, dim: int, maxnorm) -> "Tensor":
+        """Each slice along dim whose p-norm exceeds maxnorm scaled to norm maxnorm (PyTorch's 1e-7 guard)."""
+        axis = _dim(dim, self.ndim)
+        others = tuple(d for d in range(self.ndim) if d != axis)
+        norms = self._vector_norm(p, others, True)
+        scale = Tensor._wrap(np.where(norms._data > maxnorm, maxnorm / (norms._data + 1e-7), 1.0)
+                             .astype(self._data.dtype))
+        factor = record(P.where, (Tensor._wrap(norms._data > maxnorm), maxnorm / (norms + 1e-7), scale))
+        return record(P.mul, (self, factor), None, "RenormBackward0")
+
+    def dist(self, other, p=2) -> "Tensor":
+        check_tensor_other("dist", other, 1)
+        return (self - other)._vector_norm(p, None, False, "DistBackward0")
 
     def _extreme(self, which: str, dim, keepdim: bool):
         if isinstance(dim, Tensor):   # torch.max(a, b): elementwise
@@ -1304,6 +1816,8 @@ class Tensor:
                 return self._shared_by_nans(f"{which.capitalize()}Backward1")
             return record(P.PRIMITIVES[which], (self,))
         axis = _dim(dim, self.ndim)
+        if self.ndim and not self.shape[axis]:
+            raise IndexError(f"{which}(): Expected reduction dim {axis} to have non-zero size.")
         # the whole gradient goes to the index returned, not split among equal values (amax does that)
         picked = (np.argmax if which == "max" else np.argmin)(self._data, axis=axis) if self.ndim else np.int64(0)
         return self._picked(which, picked, axis, keepdim, f"{which.capitalize()}Backward0")
@@ -1337,14 +1851,16 @@ class Tensor:
         name = kind.capitalize()
         if dim is None:
             flat = self._data.reshape(-1)
-            if not flat.size:
-                return Tensor._wrap(np.array(np.nan, self._data.dtype))
+            if not flat.size:   # nan, recorded (the gradient of nothing is empty)
+                return record(P.mul, (self.sum(), np.nan), None, f"{name}Backward0")
             value = flat[indices_of(flat, 0)]
             if value != value:
                 return self._shared_by_nans(f"{name}Backward0")
             # the max over the entries equal to the median: its rule shares the gradient among them
             others = Tensor._wrap(self._data != value)
-            return record(P.PRIMITIVES["max"], (self.masked_fill(others, -np.inf),), None, f"{name}Backward0")
+            lowest = -np.inf if self._data.dtype.kind in "fc" else np.iinfo(self._data.dtype).min \
+                if self._data.dtype.kind in "iu" else False
+            return record(P.PRIMITIVES["max"], (self.masked_fill(others, lowest),), None, f"{name}Backward0")
         axis = _dim(dim, self.ndim)
         picked = indices_of(self._data, axis) if self.ndim else np.int64(0)
         return self._picked(kind, picked, axis, keepdim, f"{name}Backward1")
@@ -1382,6 +1898,9 @@ class Tensor:
         axis = _dim(dim, self.ndim)
         if not self.ndim:
             return self._picked(kind, np.int64(0), 0, False, f"{kind.capitalize()}Backward0")
+        if not self._data.size:
+            indices = np.zeros(self.shape, np.int64)
+            return return_type(kind, ("values", "indices"))(self.clone(), Tensor._wrap(indices))
         indices = S.cumulative_indices(self._data, axis, largest)
         values = record(P.take_along_axis, (self, indices), {"axis": axis}, f"{kind.capitalize()}Backward0")
         return return_type(kind, ("values", "indices"))(values, Tensor._wrap(indices))
@@ -1399,32 +1918,75 @@ class Tensor:
         return self._extreme("min", dim, keepdim)
 
     def amax(self, dim=(), keepdim: bool = False) -> "Tensor":
+        if dim in ((), []):
+            self._no_empty_reduction("amax")
         axis = _dims(dim, self.ndim) if dim != () else None
+        self._no_empty_dims("amax", axis)
         return record(P.PRIMITIVES["max"], (self,), {"axis": axis, "keepdims": keepdim}, "AmaxBackward0")
 
     def amin(self, dim=(), keepdim: bool = False) -> "Tensor":
+        if dim in ((), []):
+            self._no_empty_reduction("amin")
         axis = _dims(dim, self.ndim) if dim != () else None
+        self._no_empty_dims("amin", axis)
         return record(P.PRIMITIVES["min"], (self,), {"axis": axis, "keepdims": keepdim}, "AminBackward0")
 
     def argmax(self, dim=None, keepdim: bool = False) -> "Tensor":
+        if dim is None:
+            self._no_empty_reduction("argmax", IndexError)
         out = Tensor._wrap(np.asarray(np.argmax(self._data, axis=_dims(dim, self.ndim), keepdims=keepdim)))
         return out
 
     def argmin(self, dim=None, keepdim: bool = False) -> "Tensor":
+        if dim is None:
+            self._no_empty_reduction("argmin", IndexError)
         return Tensor._wrap(np.asarray(np.argmin(self._data, axis=_dims(dim, self.ndim), keepdims=keepdim)))
 
-    def var(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None) -> "Tensor":
-        ddof = correction if correction is not None else (1 if unbiased else 0)
-        return record(P.var, (self,), {"axis": _dims(dim, self.ndim), "ddof": ddof, "keepdims": keepdim})
+    def var(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None,
+            _node=None) -> "Tensor":
+        return self._spread(P.var, "var", dim, unbiased, keepdim, correction, _node)
 
-    def std(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None) -> "Tensor":
-        ddof = correction if correction is not None else (1 if unbiased else 0)
-        return record(P.std, (self,), {"axis": _dims(dim, self.ndim), "ddof": ddof, "keepdims": keepdim})
+    def std(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None,
+            _node=None) -> "Tensor":
+        return self._spread(P.std, "std", dim, unbiased, keepdim, correction, _node)
 
-    def norm(self, p=2, dim=None, keepdim: bool = False) -> "Tensor":
-        if p not in (2, "fro"):
-            return (self.abs() ** p).sum(dim, keepdim) ** (1.0 / p)
-        return record(P.norm, (self,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim})
+    def _spread(self, prim, name: str, dim, unbiased: bool, keepdim: bool, correction, node):
+        """var or std with PyTorch's warning where the correction leaves no degrees of freedom (and
+        its nan, without NumPy's warning)."""
+        if isinstance(dim, builtins.bool) or dim is not None and not isinstance(dim, (builtins.int, tuple, list)):
+            dim, unbiased = None, dim   # var(unbiased) positionally
+        if self._data.dtype.kind not in "fc":
+            raise RuntimeError("std and var only support floating point and complex dtypes")
+        ddof = correction if correction is not None else (1 if unbiased else 0)
+        axis = _dims(dim, self.ndim)
+        params = {"axis": axis, "ddof": ddof, "keepdims": keepdim}
+        kept = np.prod([self.shape[a] for a in (axis if isinstance(axis, tuple) else (axis,))]) \
+            if axis is not None else self._data.size
+        if kept - ddof > 0:
+            return record(prim, (self,), params, node)
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+                      "factor (input numel divided by output numel).", UserWarning, stacklevel=3)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return record(prim, (self,), params, node)
+
+    def norm(self, p="fro", dim=None, keepdim: bool = False) -> "Tensor":
+        return self._vector_norm(2 if p == "fro" else p, dim, keepdim)
+
+    def _vector_norm(self, ord, dim, keepdim: bool, name: str | None = None) -> "Tensor":
+        """torch.linalg.vector_norm: np.linalg.norm's vector norm over the axes `dim` (all for None) put
+        last and flattened into one (over two axes np.linalg.norm would take a matrix norm)."""
+        if self._data.dtype.kind not in "fc":
+            raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                               f"{D.type_name(self._data.dtype)}")
+        dims = tuple(range(self.ndim)) if dim is None else _dims(dim, self.ndim)
+        dims = tuple(d % builtins.max(self.ndim, 1) for d in (dims if isinstance(dims, tuple) else (dims,)))
+        if len(dims) == 1:
+            return record(P.norm, (self,), {"ord": ord, "axis": dims[0], "keepdims": keepdim}, name)
+        others = tuple(d for d in range(self.ndim) if d not in dims)
+        flat = self.permute(*others, *dims).reshape(*[self.shape[d] for d in others], -1)
+        norm = record(P.norm, (flat,), {"ord": ord, "axis": -1}, name)
+        return norm.reshape(*[1 if d in dims else self.shape[d] for d in range(self.ndim)]) if keepdim else norm
 
     def cumsum(self, dim: int, *, dtype=None) -> "Tensor":
         return record(P.cumsum, (self,), {"axis": _dim(dim, self.ndim), "dtype": _param_value(dtype)})
@@ -1435,14 +1997,29 @@ class Tensor:
     def any(self, dim=None, keepdim: bool = False) -> "Tensor":
         return Tensor._wrap(np.asarray(np.any(self._data, axis=_dims(dim, self.ndim), keepdims=keepdim)))
 
+    def diff(self, n: int = 1, dim: int = -1, prepend=None, append=None) -> "Tensor":
+        if n < 0:
+            raise RuntimeError(f"order must be non-negative but got {n}")
+        return record(P.diff, (self, prepend, append), {"n": n, "axis": _dim(dim, self.ndim)})
+
     def logsumexp(self, dim, keepdim: bool = False) -> "Tensor":
         return record(P.PRIMITIVES["logsumexp"], (self,), {"axis": _dims(dim, self.ndim), "keepdims": keepdim})
 
-    def softmax(self, dim: int) -> "Tensor":
-        return record(P.PRIMITIVES["softmax"], (self,), {"axis": _dim(dim, self.ndim)})
+    def softmax(self, dim: int, dtype=None) -> "Tensor":
+        x = self if dtype is None else self.to(dtype)
+        x._no_softmax_kernel("softmax", dim)
+        return record(P.PRIMITIVES["softmax"], (x,), {"axis": _dim(dim, self.ndim)})
 
-    def log_softmax(self, dim: int) -> "Tensor":
-        return record(P.PRIMITIVES["log_softmax"], (self,), {"axis": _dim(dim, self.ndim)})
+    def log_softmax(self, dim: int, dtype=None) -> "Tensor":
+        x = self if dtype is None else self.to(dtype)
+        x._no_softmax_kernel("log_softmax", dim)
+        return record(P.PRIMITIVES["log_softmax"], (x,), {"axis": _dim(dim, self.ndim)})
+
+    def _no_softmax_kernel(self, name: str, dim) -> None:
+        if self._data.dtype.kind in "biu":
+            last = "lastdim_" if _dim(dim, self.ndim) == builtins.max(self.ndim - 1, 0) else ""
+            raise NotImplementedError(f'"{name}_{last}kernel_impl" not implemented for '
+                                      f"'{D.type_name(self._data.dtype)}'")
 
     # -- shapes ----------------------------------------------------------------------------------
 
@@ -1469,10 +2046,214 @@ class Tensor:
         if self.ndim == 0:
             return self.reshape(1)
         s, e = _dim(start_dim, self.ndim), _dim(end_dim, self.ndim)
+        if s > e:
+            raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
         shape = self._data.shape
         if s == e:
             return self
         return self.reshape(shape[:s] + (int(np.prod(shape[s:e + 1])),) + shape[e + 1:])
+
+    def unflatten(self, dim: int, sizes) -> "Tensor":
+        axis, sizes = _dim(dim, self.ndim), tuple(sizes)
+        if -1 not in sizes and np.prod(sizes) != self.shape[axis]:
+            raise RuntimeError(f"unflatten: Provided sizes {A._sizes(sizes)} don't multiply up to the size of "
+                               f"dim {dim} ({self.shape[axis]}) in the input tensor")
+        return self.view(self.shape[:axis] + _infer_shape(sizes, self.shape[axis]) + self.shape[axis + 1:])
+
+    def narrow(self, dim: int, start, length: int) -> "Tensor":
+        axis = _dim(dim, self.ndim)
+        size = self.shape[axis]
+        start = builtins.int(start)
+        if not -size <= start <= size:
+            raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+        start %= builtins.max(size, 1) if start < 0 else size + 1
+        if start + length > size:
+            raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+        return record(P.getitem, (self,) + (slice(None),) * axis + (slice(start, start + length),), None,
+                      "SliceBackward0")
+
+    def select(self, dim: int, index: int) -> "Tensor":
+        axis = _dim(dim, self.ndim)
+        if not -self.shape[axis] <= index < self.shape[axis]:
+            raise IndexError(f"select(): index {index} out of range for tensor of size {A._sizes(self.shape)} at "
+                             f"dimension {dim}")
+        return record(P.getitem, (self,) + (slice(None),) * axis + (index,), None, "SelectBackward0")
+
+    def _along(self, name: str, dim: int, index) -> tuple:
+        """The index arrays reading, at each position of `index`, the entry `index` names along `dim`
+        (gather's and scatter's), with PyTorch's checks of the index."""
+        axis = _dim(dim, self.ndim)
+        index = index._data if isinstance(index, Tensor) else np.asarray(index)
+        if index.dtype.kind not in "iu":
+            raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+        if index.ndim != self.ndim:
+            raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+        bad = (index >= self.shape[axis]) | (index < -self.shape[axis])
+        if bad.any():
+            raise RuntimeError(f"index {index[bad].flat[0]} is out of bounds for dimension {axis} with size "
+                               f"{self.shape[axis]}")
+        grid = np.indices(index.shape, sparse=True)
+        return tuple(index if d == axis else grid[d] for d in range(self.ndim))
+
+    def gather(self, dim: int, index, *, sparse_grad: bool = False) -> "Tensor":
+        return record(P.getitem, (self,) + self._along("gather", dim, index), None, "GatherBackward0")
+
+    def _scattered(self, dim: int, index, src, name: str):
+        """(the index arrays, the values written) of scatter and scatter_add: src cut to index's shape."""
+        key = self._along(name, dim, index)
+        if isinstance(src, Tensor):
+            src = record(P.getitem, (src,) + tuple(slice(0, n) for n in np.broadcast_shapes(*[k.shape for k in key])))
+        return key, _as_operand(src)
+
+    def scatter(self, dim: int, index, src=None, *, value=None, reduce=None) -> "Tensor":
+        if reduce is not None:
+            raise TypeError(f"scatter(): wengert does not support the argument reduce={reduce!r}")
+        key, src = self._scattered(dim, index, value if src is None else src, "scatter")
+        return record(P.setitem, (self, src) + key, None, "ScatterBackward0" if isinstance(src, Tensor) else
+                      "ScatterBackward1")
+
+    def scatter_add(self, dim: int, index, src) -> "Tensor":
+        key, src = self._scattered(dim, index, src, "scatter_add")
+        spread = record(P.PRIMITIVES["add_at"], (Tensor._wrap(np.zeros_like(self._data)), src,
+                                                 Tensor._wrap(self._data)) + key)
+        return record(P.add, (self, spread), None, "ScatterAddBackward0")
+
+    def _index_key(self, name: str, dim: int, index) -> tuple:
+        """The index reading the entries `index` (a vector) names along dim (index_add's, index_copy's ...)."""
+        axis = _dim(dim, self.ndim)
+        index = _as_operand(index)._data
+        if index.dtype.kind not in "iu":
+            raise IndexError(f"{name}(): Expected dtype int32/int64 for index")
+        size = self.shape[axis] if self.ndim else 1
+        bad = (index >= size) | (index < -size)
+        if bad.any():
+            raise RuntimeError(f"index {index[bad].flat[0]} is out of bounds for dimension {axis} with size {size}")
+        return (slice(None),) * axis + (index,)
+
+    def _index_added(self, dim: int, index, source, alpha, name: str) -> tuple:
+        key = self._index_key(name, dim, index)
+        if source.shape != self[key].shape:
+            raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. "
+                               f"Got self.shape = {A._sizes(self.shape)} source.shape = {A._sizes(source.shape)}")
+        source = source if alpha == 1 else source * alpha
+        return record(P.PRIMITIVES["add_at"], (Tensor._wrap(np.zeros_like(self._data)), source,
+                                               Tensor._wrap(self._data)) + key)
+
+    def index_add(self, dim: int, index, source, *, alpha=1) -> "Tensor":
+        return record(P.add, (self, self._index_added(dim, index, source, alpha, "index_add")), None,
+                      "IndexAddBackward0")
+
+    def index_add_(self, dim: int, index, source, *, alpha=1) -> "Tensor":
+        return inplace(self, P.add, (self, self._index_added(dim, index, source, alpha, "index_add_")), None,
+                       "IndexAddBackward0")
+
+    def index_copy(self, dim: int, index, source) -> "Tensor":
+        key = self._index_key("index_copy", dim, index)
+        return record(P.setitem, (self, _as_operand(source)) + key, None, "IndexCopyBackward0")
+
+    def index_copy_(self, dim: int, index, source) -> "Tensor":
+        key = self._index_key("index_copy_", dim, index)
+        return inplace(self, P.setitem, (self, _as_operand(source)) + key, None, "IndexCopyBackward0")
+
+    def index_fill(self, dim: int, index, value) -> "Tensor":
+        key = self._index_key("index_fill", dim, index)
+        return record(P.setitem, (self, _as_operand(value)) + key, None,
+                      "IndexFillBackward1" if isinstance(value, Tensor) else "IndexFillBackward0")
+
+    def index_fill_(self, dim: int, index, value) -> "Tensor":
+        key = self._index_key("index_fill_", dim, index)
+        return inplace(self, P.setitem, (self, _as_operand(value)) + key, None,
+                       "IndexFillBackward1" if isinstance(value, Tensor) else "IndexFillBackward0", cast=True)
+
+    def index_put(self, indices, values, accumulate: bool = False) -> "Tensor":
+        key, _ = _index_components(tuple(indices))
+        if accumulate:
+            spread = record(P.PRIMITIVES["add_at"], (Tensor._wrap(np.zeros_like(self._data)),
+                                                     _as_operand(values).expand(self[key].shape),
+                                                     Tensor._wrap(self._data)) + key)
+            return record(P.add, (self, spread), None, "IndexPutBackward0")
+        return record(P.setitem, (self, _as_operand(values)) + key, None, "IndexPutBackward0")
+
+    def index_put_(self, indices, values, accumulate: bool = False) -> "Tensor":
+        return self.copy_(self.index_put(indices, values, accumulate)) if accumulate else \
+            inplace(self, P.setitem, (self, _as_operand(values)) + _index_components(tuple(indices))[0], None,
+                    "IndexPutBackward0", cast=True)
+
+    def masked_scatter(self, mask, source) -> "Tensor":
+        mask = np.broadcast_to(_as_operand(mask)._data, self.shape)
+        taken = record(P.getitem, (source.reshape(-1), slice(0, builtins.int(mask.sum()))))
+        return record(P.setitem, (self, taken, mask), None, "MaskedScatterBackward0")
+
+    def masked_select(self, mask) -> "Tensor":
+        mask = _as_operand(mask)
+        if mask._data.dtype != np.bool_:
+            raise RuntimeError("masked_select: expected BoolTensor for mask")
+        error = _broadcast_error([mask._data, self._data])
+        if error is not None:
+            raise error
+        shape = np.broadcast_shapes(self.shape, mask.shape)
+        x = self if shape == self.shape else self.expand(shape)
+        return record(P.getitem, (x, np.broadcast_to(mask._data, shape)), None, "MaskedSelectBackward0")
+
+    def repeat(self, *sizes) -> "Tensor":
+        sizes = _shape_args(sizes)
+        if len(sizes) < self.ndim:
+            raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                               "tensor")
+        shape = (1,) * (len(sizes) - self.ndim) + self.shape
+        target = tuple(n * s for n, s in zip(shape, sizes))
+        if builtins.min(target, default=0) < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {builtins.min(target)}: "
+                               f"{A._sizes(target)}")
+        return record(P.tile, (self,), {"reps": sizes})
+
+    def take(self, index) -> "Tensor":
+        index = _as_operand(index)
+        if index._data.dtype.kind not in "iu":
+            raise RuntimeError(f"take(): Expected a long tensor for index, but got {D.type_name(index._data.dtype)}")
+        n = self._data.size
+        bad = (index._data >= n) | (index._data < -n)
+        if bad.any():
+            raise IndexError(f"out of range: tried to access index {index._data[bad].flat[0]} on a tensor of {n} "
+                             "elements.")
+        return torch_call(P.PRIMITIVES["take"], "take", True, (self, index), {})
+
+    def index_select(self, dim: int, index) -> "Tensor":
+        index = _as_operand(index)
+        if index._data.dtype.kind not in "iu":
+            raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+        if index.ndim > 1:
+            raise IndexError("index_select(): Index is supposed to be a vector")
+        size = self.shape[_dim(dim, self.ndim)] if self.ndim else 1
+        if ((index._data >= size) | (index._data < -size)).any():
+            raise IndexError("index out of range in self")
+        return torch_call(P.PRIMITIVES["take"], "index_select", True, (self, dim, index), {})
+
+    def tile(self, dims) -> "Tensor":
+        dims = _shape_args((dims,))
+        return self.repeat(*((1,) * (self.ndim - len(dims)) + dims))
+
+    def ldexp(self, other) -> "Tensor":
+        check_tensor_other("ldexp", other, 1)
+        x = self if self._data.dtype.kind in "fc" else self.to(D.get_default_dtype())
+        return record(P.mul, (x, record(P.pow, (2.0, other))), None, "LdexpBackward0")
+
+    def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> "Tensor":
+        """The last dim's entries on the diagonal `offset` of new matrices along dim1, dim2 (zeros elsewhere)."""
+        ndim = self.ndim + 1
+        d1, d2 = _dim(dim1, ndim), _dim(dim2, ndim)
+        if d1 == d2:
+            raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+        n = self.shape[-1] if self.ndim else 1
+        size = n + builtins.abs(offset)
+        zeros = Tensor._wrap(np.zeros(self.shape[:-1] + (size, size), self._data.dtype))
+        steps = np.arange(n)
+        rows, cols = steps + builtins.max(-offset, 0), steps + builtins.max(offset, 0)
+        out = record(P.setitem, (zeros, self, Ellipsis, rows, cols), None, "DiagEmbedBackward0")
+        return out if (d1, d2) == (ndim - 2, ndim - 1) else out.movedim((-2, -1), (d1, d2))
+
+    def broadcast_to(self, size) -> "Tensor":
+        return self.expand(size)
 
     def ravel(self) -> "Tensor":
         return self.reshape(-1)
@@ -1483,6 +2264,10 @@ class Tensor:
     def squeeze(self, dim=None) -> "Tensor":
         if dim is None:
             return record(P.squeeze, (self,))
+        if isinstance(dim, (tuple, list)):   # PyTorch's node of squeeze over several dims
+            axes = tuple(d for d in _dims(dim, self.ndim) if self.shape[d] == 1) if self.ndim else ()
+            shape = tuple(n for d, n in enumerate(self.shape) if d not in axes)
+            return record(P.reshape, (self, shape), None, "SqueezeBackward2")
         axes = tuple(d for d in np.atleast_1d(_dims(dim, self.ndim)).tolist() if self._data.shape[d] == 1) \
             if self.ndim else ()
         if not axes:
@@ -1515,14 +2300,31 @@ class Tensor:
         return record(P.swapaxes, (self,), {"axis1": -2, "axis2": -1})
 
     def permute(self, *dims) -> "Tensor":
-        axes = tuple(_dim(d, self.ndim) for d in _shape_args(dims))
+        dims = _shape_args(dims)
+        if len(dims) != self.ndim:
+            raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                               "length of the desired ordering of dimensions i.e. input.dim() = "
+                               f"{self.ndim} is not equal to len(dims) = {len(dims)}")
+        axes = tuple(_dim(d, self.ndim) for d in dims)
+        if len(set(axes)) != len(axes):
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
         return record(P.transpose, (self,), {"axes": axes})
 
     def expand(self, *sizes) -> "Tensor":
         sizes = _shape_args(sizes)
         lead = len(sizes) - self.ndim
+        if lead < 0:
+            raise RuntimeError(f"expand({self.type()}{{{A._sizes(self.shape)}}}, size="
+                               f"{A._sizes(sizes)}): the number of sizes provided ({len(sizes)}) must be greater or "
+                               f"equal to the number of dimensions in the tensor ({self.ndim})")
+        for i in range(lead):
+            if sizes[i] == -1:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                                   f"dimension {i}")
         shape = tuple(self._data.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
         _check_expand(self._data.shape, shape)
+        if shape == self.shape:   # PyTorch records the expand all the same
+            return record(P.reshape, (self, shape), None, "ExpandBackward0")
         return record(P.broadcast_to, (self, shape))
 
     def expand_as(self, other: "Tensor") -> "Tensor":
@@ -1532,6 +2334,11 @@ class Tensor:
         return record(P.flip, (self,), {"axis": _dims(tuple(dims) if isinstance(dims, list) else dims, self.ndim)})
 
     def roll(self, shifts, dims=None) -> "Tensor":
+        if dims is not None:
+            _dims(dims, self.ndim)
+            if len(np.atleast_1d(shifts)) != len(np.atleast_1d(dims)):
+                raise RuntimeError(f"shifts and dimensions must align. shifts: {len(np.atleast_1d(shifts))}, "
+                                   f"dims:{len(np.atleast_1d(dims))}")
         return record(P.roll, (self,), {"shift": shifts, "axis": dims})
 
     def cross(self, other, dim=None) -> "Tensor":
@@ -1548,14 +2355,15 @@ class Tensor:
                 raise RuntimeError("no dimension of size 3 in input")
         return record(P.cross, (self, other), {"axis": dim})
 
-    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False):
+    def sort(self, dim: int = -1, descending: bool = False, stable=_UNSET):
         """(values, indices) along `dim`, nan last (first when descending): the values are the sort
         primitive's (SortBackward0; flipped when descending), the indices NumPy's stable argsort."""
         dim, sorted_ = _dim(dim, self.ndim), return_type("sort", ("values", "indices"))
         if not self.ndim:   # one entry: (NumPy sorts along an axis)
             return sorted_(record(P.sort, (self.reshape(1),), {"axis": 0}).reshape(()),
                            Tensor._wrap(np.zeros((), np.int64)))
-        values = record(P.sort, (self,), {"axis": dim})
+        # PyTorch's node of sort(stable=...): SortBackward1
+        values = record(P.sort, (self,), {"axis": dim}, None if stable is _UNSET else "SortBackward1")
         if not descending:
             return sorted_(values, Tensor._wrap(np.argsort(self._data, axis=dim, kind="stable")))
         # equal entries keep their order: the stable order of the reversed entries, reversed
@@ -1564,35 +2372,53 @@ class Tensor:
         return sorted_(values.flip([dim]), Tensor._wrap(np.ascontiguousarray(indices)))
 
     def tril(self, diagonal: int = 0) -> "Tensor":
+        if self.ndim < 2:
+            raise RuntimeError("tril: input tensor must have at least 2 dimensions")
         return record(P.tril, (self,), {"k": diagonal})
 
     def triu(self, diagonal: int = 0) -> "Tensor":
+        if self.ndim < 2:
+            raise RuntimeError("triu: input tensor must have at least 2 dimensions")
         return record(P.triu, (self,), {"k": diagonal})
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple:
+        if chunks <= 0:
+            raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
         size = -(-self._data.shape[_dim(dim, self.ndim)] // chunks)
         return self.split(size, dim)
 
     def split(self, split_size, dim: int = 0) -> tuple:
         dim = _dim(dim, self.ndim)
         n = self._data.shape[dim]
-        sizes = [split_size] * (n // split_size) + ([n % split_size] if n % split_size else []) \
-            if isinstance(split_size, builtins.int) else list(split_size)
+        if isinstance(split_size, builtins.int):
+            if split_size == 0 and n:
+                raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+            sizes = [split_size] * (n // split_size) + ([n % split_size] if n % split_size else []) if n else [0]
+            node = "SplitBackward0"
+        else:
+            sizes, node = list(split_size), "SplitWithSizesBackward0"
+            if builtins.sum(sizes) != n:
+                raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
+                                   f"at dimension {dim}), but got split_sizes={A._sizes(tuple(sizes))}")
         out, start = [], 0
         for s in sizes:
-            out.append(self[(slice(None),) * dim + (slice(start, start + s),)])
+            out.append(record(P.getitem, (self,) + (slice(None),) * dim + (slice(start, start + s),), None, node))
             start += s
         return tuple(out)
 
     def unbind(self, dim: int = 0) -> tuple:
         dim = _dim(dim, self.ndim)
-        return tuple(self[(slice(None),) * dim + (i,)] for i in range(self._data.shape[dim]))
+        return tuple(record(P.getitem, (self,) + (slice(None),) * dim + (i,), None, "UnbindBackward0")
+                     for i in range(self._data.shape[dim]))
 
     # -- indexing --------------------------------------------------------------------------------
 
     def __getitem__(self, key) -> "Tensor":
         index, _ = _index_components(key)
-        return record(P.getitem, (self,) + index)
+        try:
+            return record(P.getitem, (self,) + index)
+        except IndexError as e:
+            raise _index_error(e, self, index) from None
 
     def __setitem__(self, key, value) -> None:
         index, basic = _index_components(key)
@@ -1608,6 +2434,8 @@ class Tensor:
 
     def sub_(self, other, *, alpha=1) -> "Tensor":
         return inplace(self, P.sub, (self, _as_operand(other) if alpha == 1 else _as_operand(other) * alpha))
+
+    subtract_ = sub_
 
 
     def sigmoid_(self) -> "Tensor":
@@ -1648,12 +2476,16 @@ def _install_declared_methods(prim) -> None:
         for name in names:
             if name in Tensor.__dict__ and not getattr(Tensor.__dict__[name], "declared", False):
                 continue   # (while declarations take over) a method written out in the class
-            method = make(prim, name)
+            method = _tensor_other(prim, name, _refusing(prim, _dividing(prim, make(prim, name))))
             method.declared = True
             setattr(Tensor, name, method)
 
 
 P.on_declare(_install_declared_methods)
+
+for _f in vars(Tensor).values():   # Python's TypeErrors (wrong arguments) name a method as PyTorch's do: bare
+    if inspect.isfunction(_f):
+        _f.__qualname__ = _f.__name__
 
 
 _WARNED: set = set()

@@ -126,6 +126,11 @@ sub = _binary("sub", np.subtract, [operator.sub], linear=True, doc="x - y", spel
                           NOTHING, "promote", scalar_slot=True, methods=("__sub__",), reflected=("__rsub__",)))
 
 
+def _of_tensor_or_number(node: str, operands) -> str:
+    """PyTorch's node of a binary function by its other operand: <node>Backward1 for a Tensor, 0 for a number."""
+    return f"{node}Backward1" if is_tensor(operands[1]) else f"{node}Backward0"
+
+
 def _repeats(x, y) -> bool:
     """Whether x * y repeats a list/tuple (one operand a sequence, the other an integer)."""
     def integer(v):
@@ -141,7 +146,7 @@ mul = _binary("mul", np.multiply, [operator.mul], doc="x * y", spelling="{0} * {
               sequences=Sequences(_repeats, (lambda g, out, x, y: ops.unrepeat(g, x) if is_container(x) else None,
                                              lambda g, out, x, y: ops.unrepeat(g, y) if is_container(y) else None)),
               eager=Eager("MulBackward0", {0: (1,), 1: (0,)}, "promote", scalar_slot=True,
-                          methods=("__mul__", "__rmul__", "mul", "multiply"), inplace=("mul_",),
+                          methods=("__mul__", "__rmul__", "mul", "multiply"), inplace=("mul_", "multiply_"),
                           functions=("mul", "multiply")))
 mul.shape_rule = _joined_or_repeated(mul.shape_rule, "mul")
 div = _binary("div", np.true_divide, [operator.truediv, np.divide], doc="x / y", spelling="{0} / {1}",
@@ -154,13 +159,26 @@ div = _binary("div", np.true_divide, [operator.truediv, np.divide], doc="x / y",
 floordiv = _binary("floordiv", np.floor_divide, [operator.floordiv], differentiable=False, doc="x // y",
                    scalar=scalar.floordiv,
                    spelling="{0} // {1}",
-                   eager=Eager(promote="promote", methods=("__floordiv__", "floor_divide"),
+                   eager=Eager(promote="promote", methods=("__floordiv__", "floor_divide"), inplace=("floor_divide_",),
                                reflected=("__rfloordiv__",), functions=("floor_divide",)))
 mod = _binary("mod", np.mod, [operator.mod, np.remainder], doc="x % y", spelling="{0} % {1}",
               scalar=scalar.mod,
               partials=(lambda g, out, x, y: g, lambda g, out, x, y: ops.neg(ops.mul(g, ops.floor(ops.div(x, y))))),
-              eager=Eager("RemainderBackward0", {0: (), 1: (0, 1)}, "promote", methods=("__mod__", "remainder"),
+              eager=Eager(lambda operands, params: _of_tensor_or_number("Remainder", operands),
+                          {0: (), 1: (0, 1)}, "promote", methods=("__mod__", "remainder"), inplace=("remainder_",),
                           reflected=("__rmod__",), functions=("remainder",)))
+# the next float after x towards y: x moved by one ulp, whose derivative PyTorch takes as 1 (0 where x == y,
+# where nothing moves), y's as 0
+nextafter = _binary("nextafter", np.nextafter, doc="the next float after x towards y",
+                    partials=(lambda g, out, x, y: ops.where(ops.eq(x, y), 0.0, g),
+                              lambda g, out, x, y: ops.zeros_like(y)),
+                    eager=Eager("NextafterBackward0", {0: (0, 1), 1: ()}, "promote", methods=("nextafter",),
+                                inplace=("nextafter_",), functions=("nextafter",)))
+# the remainder with the sign of x (C's fmod): x - trunc(x / y) * y
+fmod = _binary("fmod", np.fmod, doc="x - trunc(x / y) * y, with the sign of x",
+               partials=(lambda g, out, x, y: g, lambda g, out, x, y: ops.neg(ops.mul(g, ops.trunc(ops.div(x, y))))),
+               eager=Eager(lambda operands, params: _of_tensor_or_number("Fmod", operands), {0: (), 1: (0, 1)},
+                           "promote", methods=("fmod",), inplace=("fmod_",), functions=("fmod",)))
 
 
 def _pow_base_partial(x, y):
@@ -243,7 +261,8 @@ stands_for(matmul, [np.matmul, operator.matmul], "x, y, /", "x y")
 neg = _unary("neg", np.negative, [operator.neg], linear=True, doc="-x", spelling="-{0}",
              fresh=True,
              partials=(lambda g, out, x: ops.neg(g),),
-             eager=Eager("NegBackward0", NOTHING, quiet=True, methods=("__neg__", "neg", "negative"), inplace=("neg_",),
+             eager=Eager("NegBackward0", NOTHING, quiet=True, methods=("__neg__", "neg", "negative"),
+                         inplace=("neg_", "negative_"),
                          functions=("neg", "negative")))
 pos = _unary("pos", np.positive, [operator.pos], linear=True, doc="+x", spelling="+{0}",
              partials=(lambda g, out, x: g,), eager=Eager("AliasBackward0", NOTHING, quiet=True))
@@ -273,7 +292,7 @@ def _abs_jvp(t, out, x):
 absolute = _unary("abs", np.absolute, [builtins.abs, operator.abs, np.abs], doc="|x|",
                   spelling="abs({args})", vjp=(_abs_vjp,), jvp=(_abs_jvp,),
                   eager=Eager("AbsBackward0", _READS_X, quiet=True, methods=("__abs__", "abs", "absolute"),
-                              inplace=("abs_",), functions=("abs", "absolute")))
+                              inplace=("abs_", "absolute_"), functions=("abs", "absolute")))
 # |x| as a float whatever x's dtype (math.fabs: a Python float); PyTorch has no fabs (abs is its spelling)
 fabs = _unary("fabs", np.fabs, [math.fabs], doc="|x| as a float", partials=(_abs_partial,),
               eager=Eager(None, _READS_X, "float", quiet=True))
@@ -314,16 +333,18 @@ arctan2 = _binary("arctan2", np.arctan2, [math.atan2], doc="elementwise arctan(x
                   partials=(lambda g, out, y, x: ops.mul(g, ops.div(x, _arctan2_denominator(y, x))),
                             lambda g, out, y, x: ops.neg(ops.mul(g, ops.div(y, _arctan2_denominator(y, x))))),
                   eager=Eager("Atan2Backward0", {0: (0, 1), 1: (0, 1)}, "float", methods=("atan2", "arctan2"),
-                              functions=("atan2",)))
+                              inplace=("atan2_", "arctan2_"),
+                              functions=("atan2", "arctan2")))
 hypot = _binary("hypot", np.hypot, [math.hypot], doc="elementwise sqrt(x**2 + y**2)",
                 partials=(lambda g, out, x, y: ops.mul(g, ops.div(x, out)),
                           lambda g, out, x, y: ops.mul(g, ops.div(y, out))),
                 eager=Eager("HypotBackward0", {0: (0, "out"), 1: (1, "out")}, "float", methods=("hypot",),
-                            functions=("hypot",)))
+                            inplace=("hypot_",), functions=("hypot",)))
 logaddexp = _binary("logaddexp", np.logaddexp, doc="elementwise log(exp(x) + exp(y))",
-                    partials=(lambda g, out, x, y: ops.mul(g, ops.exp(ops.sub(x, out))),
-                              lambda g, out, x, y: ops.mul(g, ops.exp(ops.sub(y, out)))),
-                    eager=Eager("LogaddexpBackward0", {0: (0, "out"), 1: (1, "out")}, "float",
+                    # PyTorch's formula: the limits 0 and 1 where one operand is infinite
+                    partials=(lambda g, out, x, y: ops.div(g, ops.add(1.0, ops.exp(ops.sub(y, x)))),
+                              lambda g, out, x, y: ops.div(g, ops.add(1.0, ops.exp(ops.sub(x, y))))),
+                    eager=Eager("LogaddexpBackward0", {0: (0, 1), 1: (0, 1)}, "float",
                                 methods=("logaddexp",), functions=("logaddexp",)))
 logaddexp2 = _binary("logaddexp2", np.logaddexp2, doc="elementwise log2(2**x + 2**y)",
                      partials=(lambda g, out, x, y: ops.div(g, ops.add(1.0, ops.exp2(ops.sub(y, x)))),
@@ -353,12 +374,14 @@ _LN2, _LN10 = 0.6931471805599453, 2.302585092994046
 _PI2_3, _PI4_30 = np.pi ** 2 / 3, np.pi ** 4 / 30   # sinc'(x) = -pi**2/3 x + pi**4/30 x**3 + ... near 0
 
 
-def _float_function(node: str, saves: dict, name: str, inplace: tuple = (), aliases: tuple = (),
+def _float_function(node: str, saves: dict, name: str, inplace: tuple | None = None, aliases: tuple = (),
                     functions: tuple | None = None) -> Eager:
     """The eager facts of a floating-point function PyTorch has as a Tensor method `name` (and
-    `aliases`) and a torch function of the same names (or `functions`): integers give floats."""
+    `aliases`), in place as each of those names with `_` (or `inplace`), and a torch function of the
+    same names (or `functions`): integers give floats."""
     methods = (*aliases, name)
-    return Eager(node, saves, "float", methods=methods, inplace=inplace,
+    return Eager(node, saves, "float", methods=methods,
+                 inplace=tuple(m + "_" for m in methods) if inplace is None else inplace,
                  functions=methods if functions is None else functions)
 
 
@@ -392,7 +415,8 @@ cbrt = _unary("cbrt", np.cbrt, doc="cube root",
               eager=Eager(None, _READS_OUT, "float"))
 square = _unary("square", np.square, doc="x**2",
                 partials=(lambda g, out, x: ops.mul(g, ops.mul(2.0, x)),),
-                eager=Eager("PowBackward0", _READS_X, methods=("square",), functions=("square",)))   # dtype kept
+                eager=Eager("PowBackward0", _READS_X, methods=("square",), inplace=("square_",),
+                            functions=("square",)))   # dtype kept
 reciprocal = _unary("reciprocal", np.reciprocal, doc="1 / x",
                     partials=(lambda g, out, x: ops.neg(ops.mul(g, ops.square(out))),),
                     eager=_float_function("ReciprocalBackward0", _READS_OUT, "reciprocal"))
@@ -426,16 +450,15 @@ tanh = _unary("tanh", np.tanh, [math.tanh], doc="hyperbolic tangent",
               partials=(lambda g, out, x: ops.mul(g, ops.sub(1.0, ops.square(out))),),
               eager=Eager("TanhBackward0", _READS_OUT, "float", quiet=True, methods=("tanh",), inplace=("tanh_",),
                           functions=("tanh",)))
-# (torch.arcsinh ... are not among the torch functions: only the Tensor methods)
 arcsinh = _unary("arcsinh", np.arcsinh, [math.asinh], doc="inverse hyperbolic sine",
                  partials=(lambda g, out, x: ops.div(g, ops.sqrt(ops.add(ops.square(x), 1.0))),),
-                 eager=_float_function("AsinhBackward0", _READS_X, "arcsinh", aliases=("asinh",), functions=("asinh",)))
+                 eager=_float_function("AsinhBackward0", _READS_X, "arcsinh", aliases=("asinh",)))
 arccosh = _unary("arccosh", np.arccosh, [math.acosh], doc="inverse hyperbolic cosine",
                  partials=(lambda g, out, x: ops.div(g, ops.sqrt(ops.sub(ops.square(x), 1.0))),),
-                 eager=_float_function("AcoshBackward0", _READS_X, "arccosh", aliases=("acosh",), functions=("acosh",)))
+                 eager=_float_function("AcoshBackward0", _READS_X, "arccosh", aliases=("acosh",)))
 arctanh = _unary("arctanh", np.arctanh, [math.atanh], doc="inverse hyperbolic tangent",
                  partials=(lambda g, out, x: ops.div(g, ops.sub(1.0, ops.square(x))),),
-                 eager=_float_function("AtanhBackward0", _READS_X, "arctanh", aliases=("atanh",), functions=("atanh",)))
+                 eager=_float_function("AtanhBackward0", _READS_X, "arctanh", aliases=("atanh",)))
 
 
 def _sinc_partial(g, out, x):
@@ -445,7 +468,7 @@ def _sinc_partial(g, out, x):
     near_zero = ops.lt(ops.abs(x), 1e-3)
     safe = select(near_zero, 1.0, x)
     slope = ops.div(ops.sub(ops.cos(ops.mul(np.pi, safe)), ops.sinc(safe)), safe)
-    taylor = ops.mul(x, ops.sub(ops.mul(_PI4_30, ops.square(x)), _PI2_3))
+    taylor = ops.add(ops.mul(x, ops.sub(ops.mul(_PI4_30, ops.square(x)), _PI2_3)), 0.0)   # +0 at -0 (PyTorch's)
     return ops.mul(g, select(near_zero, taylor, slope))
 
 
@@ -460,23 +483,43 @@ rad2deg = _unary("rad2deg", np.rad2deg, [np.degrees, math.degrees], linear=True,
                  eager=_float_function("Rad2DegBackward0", NOTHING, "rad2deg", inplace=("rad2deg_",)))
 
 
-def _step(node: str, *names: str, inplace: tuple = (), quiet: bool = False) -> Eager:
+def _step(node: str, *names: str, quiet: bool = False) -> Eager:
     """A step function: no derivative, but PyTorch records a node whose gradient is zero (the
-    Tensor methods and torch functions `names`)."""
-    return Eager(node, {0: ()}, quiet=quiet, zero_gradient=True, methods=names, inplace=inplace, functions=names)
+    Tensor methods and torch functions `names`, and the in-place methods `names` with `_`)."""
+    return Eager(node, {0: ()}, quiet=quiet, zero_gradient=True, methods=names,
+                 inplace=tuple(n + "_" for n in names), functions=names)
 
 
 sign = _unary("sign", np.sign, differentiable=False, doc="-1, 0 or 1 by the sign of x",
               eager=_step("SignBackward0", "sign", quiet=True))
 floor = _unary("floor", np.floor, differentiable=False,   # math.floor returns an int: a pycall
                doc="largest integer <= x (a float, as np.floor)",
-               eager=_step("FloorBackward0", "floor", inplace=("floor_",)))
+               eager=_step("FloorBackward0", "floor"))
 ceil = _unary("ceil", np.ceil, differentiable=False, doc="smallest integer >= x (a float, as np.ceil)",
               eager=_step("CeilBackward0", "ceil"))
 trunc = _unary("trunc", np.trunc, differentiable=False, doc="x rounded towards zero (a float, as np.trunc)",
-               eager=_step("TruncBackward0", "trunc"))
+               eager=_step("TruncBackward0", "trunc", "fix"))
 rint = _unary("rint", np.rint, differentiable=False, doc="x rounded to the nearest integer",
               eager=_step("RoundBackward0"))
+
+
+def _frac(x):
+    return x - np.trunc(x)
+
+
+# PyTorch's functions NumPy has no name for (declared without callables): the fractional part, whose
+# derivative is 1 (as PyTorch's, also at the integers), and sgn, sign with its own node name and 0 at nan
+frac = primitive("frac", _frac, shape_rule=S.elementwise_rule(_frac), doc="x - trunc(x), with x's sign",
+                 partials=(lambda g, out, x: g,),
+                 eager=Eager("FracBackward0", NOTHING, methods=("frac",), inplace=("frac_",), functions=("frac",)))
+def _sgn(x):
+    kind = np.asarray(x).dtype.kind
+    return np.where(np.isnan(x), 0, np.sign(x)) if kind in "fc" else x if kind == "b" else np.sign(x)
+
+
+sgn = primitive("sgn", _sgn, shape_rule=S.elementwise_rule(_sgn), differentiable=False, doc="sign(x), 0 at nan",
+                eager=Eager("SgnBackward0", {0: ()}, quiet=True, zero_gradient=True, methods=("sgn",),
+                            inplace=("sgn_",), functions=("sgn",)))
 isnan = _unary("isnan", np.isnan, [math.isnan], differentiable=False, doc="whether x is NaN",
                scalar=math.isnan, fancy_index=True,
                eager=Eager(methods=("isnan",), functions=("isnan",)))
@@ -494,7 +537,8 @@ nan_to_num = primitive("nan_to_num", _nan_to_num, params={"nan": 0.0, "posinf": 
                        shape_rule=S.elementwise_rule(_nan_to_num), doc="x with nan, +inf and -inf replaced by numbers",
                        partials=(lambda g, out, x, nan=0.0, posinf=None, neginf=None:
                                  ops.where(ops.isfinite(x), g, 0.0),),
-                       eager=Eager("NanToNumBackward0", _READS_X, methods=("nan_to_num",), functions=("nan_to_num",),
+                       eager=Eager("NanToNumBackward0", _READS_X, methods=("nan_to_num",), inplace=("nan_to_num_",),
+                                   functions=("nan_to_num",),
                                    args="input, nan=0.0, posinf=None, neginf=None"))
 stands_for(nan_to_num, [np.nan_to_num], "x, *, nan=0.0, posinf=None, neginf=None", "x", "nan posinf neginf")
 
@@ -661,7 +705,7 @@ stands_for(contains, [operator.contains], "x, y, /", "x y")
 # ---------------------------------------------------------------------------------------------
 
 def _relu(x):
-    return np.maximum(x, 0)
+    return np.where(x < 0, np.zeros((), x.dtype if isinstance(x, np.ndarray) else type(x)), x)   # -0 and nan kept
 
 
 def _sigmoid(x):
@@ -729,4 +773,4 @@ logsumexp = primitive("logsumexp", _logsumexp, params={"axis": None, "keepdims":
                       eager=Eager("LogsumexpBackward0", {0: (0, "out")}, "float"))
 rsqrt = primitive("rsqrt", lambda x: 1 / np.sqrt(x), shape_rule=S.elementwise_rule(lambda x: 1 / np.sqrt(x)),
                   doc="1 / sqrt(x)", vjp=(_rsqrt_vjp,), jvp=(_rsqrt_vjp,),
-                  eager=Eager("RsqrtBackward0", _READS_OUT, "float"))
+                  eager=Eager("RsqrtBackward0", _READS_OUT, "float", inplace=("rsqrt_",)))

@@ -590,7 +590,7 @@ take_along_axis, _ = _gather(
     arity=2, shape_rule=S.evaluating(np.take_along_axis), shape_checked=True,
     doc="x's entries at `indices` along `axis` (indices shaped like x elsewhere)",
     adjoint_doc="g summed into x's shape where take_along_axis read: the adjoint of take_along_axis",
-    eager=Eager(node=_index_node("GatherBackward0", "TakeBackward0"), saves={0: (1,)}, quiet=True,
+    eager=Eager(node="GatherBackward0", saves={0: (1,)}, quiet=True,   # (PyTorch flattens, then gathers)
                 methods=("take_along_dim",), functions=("take_along_dim",), args="input, indices, dim=None",
                 rename={"dim": "axis"}),
     callables=[np.take_along_axis], spec="arr, indices, axis=-1", operands="arr indices", params_spec="axis")
@@ -617,7 +617,7 @@ split = declare("split", _split, params={"axis": 0, "mode": "array_split"}, arit
                 shape_rule=S.evaluating(_split), shape_checked=True,
                 doc="a list of pieces of x along an axis (np.split, array_split, hsplit, vsplit, dsplit)",
                 linear_in=(0,), vjp=(_pieces_joined,),
-                eager=Eager(node="SplitWithSizesBackward0", saves=NOTHING, quiet=True, methods=_TORCH_SPLITS,
+                eager=Eager(node="SliceBackward0", saves=NOTHING, quiet=True, methods=_TORCH_SPLITS,
                             functions=_TORCH_SPLITS, rename={"dim": "axis"},
                             args={"tensor_split": "input, indices_or_sections, dim=0",
                                   **{f"{m}split": ("input, indices_or_sections", {"mode": f"{m}split"})

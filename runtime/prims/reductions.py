@@ -327,9 +327,22 @@ def _singular_factor(x, ord="nuc", axes=(0, 1)):
     return ops.moveaxis(ops.matmul(u, vh), source=(-2, -1), destination=axes)
 
 
+def _norm_node(operands, params) -> str:
+    """PyTorch's node of a matrix norm it computes as another reduction: the max or min (of the row or
+    column sums, of the singular values), the sum of the singular values; of a vector norm, its own."""
+    ord, axis = params.get("ord"), params.get("axis")
+    matrix = isinstance(axis, tuple) and len(axis) == 2 or axis is None and ord is not None and \
+        np.ndim(operands[0]) == 2
+    if not matrix or not isinstance(ord, (int, float, str)):
+        return "LinalgVectorNormBackward0"
+    nodes = {"nuc": "SumBackward1", 2: "AmaxBackward0", -2: "AminBackward0", 1: "AmaxBackward0",
+             -1: "AminBackward0", np.inf: "AmaxBackward0", -np.inf: "AminBackward0"}
+    return nodes.get(ord, "LinalgVectorNormBackward0")
+
+
 norm = primitive("norm", _norm, params={"ord": None, "axis": None, "keepdims": False}, batch=B.norm,
                  shape_rule=S.evaluating(_norm), doc="np.linalg.norm", vjp=(_norm_grad,), jvp=(_norm_jvp,),
-                 eager=Eager(node="LinalgVectorNormBackward0", saves={0: (0, "out")}, promote="float",
+                 eager=Eager(node=_norm_node, saves={0: (0, "out")}, promote="float",
                              functions=("linalg.norm", "linalg.matrix_norm"), rename=_DIM_KEEPDIM,
                              args={"linalg.norm": "A, ord=None, dim=None, keepdim=False, *, dtype=None",
                                    "linalg.matrix_norm": "A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None"}))
@@ -702,10 +715,17 @@ stands_for(partition, [np.partition], "x, kth, axis=-1, kind='introselect'", "x"
 # ---------------------------------------------------------------------------------------------
 
 
-def _quantile_weights(x, q=0.5, axis=None):
-    """How much each entry of x weighs in np.quantile(x, q, axis) (method 'linear'), for each q:
+#: method -> the share of the higher of the two entries a quantile at fractional position `at` lies between
+_HIGHER_SHARE = {"linear": lambda at, lo: at - lo, "lower": lambda at, lo: np.zeros_like(at),
+                 "higher": lambda at, lo: (at > lo).astype(np.float64),
+                 "midpoint": lambda at, lo: np.where(at > lo, 0.5, 0.0),
+                 "nearest": lambda at, lo: (np.around(at) > lo).astype(np.float64)}
+
+
+def _quantile_weights(x, q=0.5, axis=None, method="linear"):
+    """How much each entry of x weighs in np.quantile(x, q, axis, method=method), for each q:
     an array of shape q.shape + x.shape, 1 - f and f at the two entries (in np.argsort's order,
-    nan last) the quantile interpolates between."""
+    nan last) the quantile lies between (f by `method`: _HIGHER_SHARE)."""
     x = np.asarray(x)
     q = np.asarray(q, dtype=np.float64)
     axes = tuple(range(x.ndim)) if axis is None else tuple(a % x.ndim for a in np.atleast_1d(axis))
@@ -718,7 +738,7 @@ def _quantile_weights(x, q=0.5, axis=None):
         at = q * (n - 1)
         lo = np.floor(at).astype(np.intp)
         hi = np.minimum(lo + 1, n - 1)
-        part = (at - lo)[(...,) + (None,) * len(rest)]
+        part = _HIGHER_SHARE[method](at, lo)[(...,) + (None,) * len(rest)]
         order = np.argsort(flat, axis=-1)
         pick = np.zeros(q.shape + (1,) * len(rest) + (n,))
         for index, share in ((lo, 1.0 - part), (hi, part)):
@@ -733,9 +753,9 @@ def _quantile_weights(x, q=0.5, axis=None):
     return np.transpose(back, tuple(range(q.ndim)) + tuple(q.ndim + i for i in inverse))
 
 
-quantile_weights = primitive("quantile_weights", _quantile_weights, params={"q": 0.5, "axis": None},
+quantile_weights = primitive("quantile_weights", _quantile_weights, params={"q": 0.5, "axis": None, "method": "linear"},
                              differentiable=False, shape_rule=S.evaluating(_quantile_weights),
-                             doc="the weight of each entry of x in its linearly interpolated quantile `q`")
+                             doc="the weight of each entry of x in its quantile `q`, interpolated by `method`")
 
 
 def _constant(a: np.ndarray):
@@ -754,10 +774,10 @@ def _spread(d, x, axis, keepdims, nq: int):
 def _quantile_rules(scale: float):
     """(vjp, jvp) of a quantile whose parameter q is in units of 1 / scale (100: percentiles)."""
     def weights(x, q, axis, method):
-        if method != "linear":
-            raise NotImplementedError(f"no gradient rule for method={method!r}; use method='linear'")
+        if method not in _HIGHER_SHARE:
+            raise NotImplementedError(f"no gradient rule for method={method!r}; use one of {', '.join(_HIGHER_SHARE)}")
         fraction = np.asarray(q, dtype=np.float64) / scale
-        return ops.quantile_weights(x, q=_constant(fraction), axis=axis), fraction.ndim
+        return ops.quantile_weights(x, q=_constant(fraction), axis=axis, method=method), fraction.ndim
 
     def vjp(g, out, x, q=0.5, axis=None, keepdims=False, method="linear"):
         w, nq = weights(x, q, axis, method)

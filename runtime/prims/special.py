@@ -31,6 +31,27 @@ erfc = _unary("erfc", sp.erfc, doc="1 - erf(x), accurate where erf(x) is near 1"
               eager=_float_function("ErfcBackward0", _READS_X, "erfc", inplace=("erfc_",)))
 
 
+erfinv = _unary("erfinv", sp.erfinv, doc="the inverse of erf",
+                partials=(lambda g, out, x: ops.mul(g, ops.div(ops.exp(ops.square(out)), _TWO_OVER_SQRT_PI)),),
+                eager=_float_function("ErfinvBackward0", {0: ("out",)}, "erfinv"))
+
+
+def _i1_partial(g, out, x):
+    """g * i1'(x) = g * (i0(x) - i1(x) / x), 1/2 at x == 0 (its limit)"""
+    zero = ops.eq(x, 0.0)
+    safe = ops.where(zero, 1.0, x)
+    return ops.mul(g, ops.where(zero, 0.5, ops.sub(ops.i0(x), ops.div(out, safe))))
+
+
+# the modified Bessel functions of the first kind of order 0 and 1: i0' = i1
+i1 = _unary("i1", sp.i1, doc="the modified Bessel function of the first kind of order 1",
+            partials=(_i1_partial,),
+            eager=Eager("SpecialI1Backward0", {0: (0, "out")}, "float", functions=("special.i1",), args="input"))
+i0 = _unary("i0", sp.i0, [np.i0], doc="the modified Bessel function of the first kind of order 0",
+            partials=(lambda g, out, x: ops.mul(g, ops.i1(x)),),
+            eager=_float_function("I0Backward0", _READS_X, "i0"))
+
+
 def _polygamma(x, n=0):
     return sp.polygamma(n, x)
 

@@ -131,6 +131,11 @@ CASES: list[Case] = [
     _binary("div", GENERIC, torch="torch.div(x, y)", expr="x / y"),
     _binary("mod", [0.0, 1.0, -1.0, 2.5, -2.5], interior=(2.3, 0.7), torch="torch.remainder(x, y)", expr="x % y",
             ys=[1.0, -1.0, 0.7, 2.0]),
+    # (x moves by one ulp: its derivative 1, as PyTorch's; y only chooses the direction)
+    _binary("nextafter", [0.0, 1.0, -1.0, 0.5, -2.0], interior=(0.7, 1.3), torch="torch.nextafter(x, y)",
+            expr="np.nextafter(x, y)"),
+    _binary("fmod", [0.0, 1.0, -1.0, 2.5, -2.5], interior=(2.3, 0.7), torch="torch.fmod(x, y)",
+            expr="np.fmod(x, y)", ys=[1.0, -1.0, 0.7, 2.0]),
     _binary("pow", [0.0, 1.0, -1.0, 0.5, 2.0, NAN, INF], interior=(0.7, 1.3), torch="torch.pow(x, y)",
             expr="x ** y"),
     _binary("maximum", GENERIC, torch="torch.maximum(x, y)"),
@@ -309,6 +314,7 @@ CASES: list[Case] = [
     Case("relu", "relu", unary_points(GENERIC, 0.3), "torch.relu(x)"),
     Case("sigmoid", "sigmoid", unary_points(GENERIC + [-800.0], 0.3), "torch.sigmoid(x)"),
     Case("rsqrt", "rsqrt", unary_points(GENERIC, 0.6), "torch.rsqrt(x)"),
+    Case("frac", "frac", unary_points([0.5, -0.5, 1.25, -2.75, 0.0, NAN, INF], 0.3), "torch.frac(x)"),
     Case("softmax", "softmax", MATRIX_POINTS, "torch.softmax(x, 1)"),
     Case("log_softmax", "log_softmax", MATRIX_POINTS, "torch.log_softmax(x, 1)"),
     Case("logsumexp", "logsumexp", MATRIX_POINTS, "torch.logsumexp(x, 1)"),
@@ -342,13 +348,13 @@ BODIES = {
 }
 
 #: where the Tensor's value is NumPy's rather than PyTorch's, and why
-NUMPY_VALUES_IN_EAGER = {"sign": "sign(nan) is nan as np.sign (PyTorch: 0); the Tensor computes with NumPy"}
+NUMPY_VALUES_IN_EAGER: dict = {}
 
 #: primitives with a PyTorch spelling (a reference) that the eager Tensor lacks, and why
 NOT_ON_TENSOR: dict = {}
 
 #: primitives a user never calls by NumPy: only the eager Tensor records them
-EAGER_ONLY = {"relu", "sigmoid", "rsqrt", "softmax", "log_softmax", "logsumexp"}
+EAGER_ONLY = {"relu", "sigmoid", "rsqrt", "softmax", "log_softmax", "logsumexp", "frac"}
 #: whether scipy.special's functions are primitives (tests/runtime/_edges_special.py)
 SCIPY = importlib.util.find_spec("scipy") is not None
 
@@ -467,7 +473,8 @@ CHOICES = {
     "div": ("autograd", "the tangent at y = 0 is u/0 - u * inf / 0: nan (PyTorch: -inf)"),
     "prod": ("torch", "at a zero the derivative is the product of the other entries (autograd: out / x = nan)"),
     "arctan2": ("autograd", "at (0, 0) the gradient is undefined: nan (PyTorch: 0)"),
-    "logaddexp": ("autograd", "at x = out = +-inf, exp(x - out) is nan (PyTorch: the limit 1)"),
+    "logaddexp": ("torch", "PyTorch's formula 1 / (1 + exp(y - x)) gives the limits 0 and 1 where one operand is "
+                           "infinite (autograd: exp(x - out) = nan at x = out = inf)"),
     "logaddexp2": ("torch", "PyTorch's formula 1 / (1 + 2**(y - x)) gives the limits 0 and 1 where one operand is "
                             "infinite (autograd: 2**(x - out) = nan at x = out = inf)"),
     "sqrt": ("torch", "d sqrt(x)/dx at -inf is nan: outside the domain (autograd: 0.5 * x**-0.5 = 0)"),

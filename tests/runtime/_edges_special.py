@@ -39,6 +39,10 @@ def _at_poles(case: Case, poles: list) -> list:
 CASES: list = [] if not SCIPY else [
     _unary("erf", GENERIC + [3.0, -5.0], torch="torch.erf(x)", expr="sp.erf(x)"),
     _unary("erfc", GENERIC + [3.0, -5.0, 30.0], torch="torch.erfc(x)", expr="sp.erfc(x)"),
+    _unary("erfinv", [0.0, 0.5, -0.5, 0.9, -0.99, 1.0, -1.0, NAN], 0.3, torch="torch.erfinv(x)", expr="sp.erfinv(x)"),
+    _unary("i0", GENERIC + [3.0, -5.0], torch="torch.i0(x)", expr="sp.i0(x)"),
+    # (PyTorch's gradient of i1 at nan is a number, autograd's nan: nan left out)
+    _unary("i1", [e for e in GENERIC if e == e] + [3.0, -5.0], torch="torch.special.i1(x)", expr="sp.i1(x)"),
     _unary("gammaln", _GAMMA_EDGES + [-1.0, -INF], 1.3, torch="torch.lgamma(x)", expr="sp.gammaln(x)"),
     *_polygamma(0, "torch.digamma(x)", "sp.digamma(x)"),
     _unary("digamma", _GAMMA_EDGES, 1.3, torch="torch.special.psi(x)", expr="sp.psi(x)"),

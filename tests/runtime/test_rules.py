@@ -12,7 +12,8 @@ BROADCAST = [((3,), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (2, 3)), ((4, 
 DOMAIN = {"log": (0.5, 2), "log2": (0.5, 2), "log10": (0.5, 2), "log1p": (0.1, 2), "sqrt": (0.5, 2),
           "cbrt": (0.5, 2), "reciprocal": (0.5, 2), "arcsin": (-0.8, 0.8), "arccos": (-0.8, 0.8),
           "arctanh": (-0.8, 0.8), "arccosh": (1.2, 3), "pow": (0.5, 2), "div": (0.5, 2), "mod": (0.3, 2),
-          "logit": (0.1, 0.9), "gammaln": (0.5, 3), "digamma": (0.5, 3), "polygamma": (0.5, 3), "xlogy": (0.5, 2)}
+          "logit": (0.1, 0.9), "gammaln": (0.5, 3), "digamma": (0.5, 3), "polygamma": (0.5, 3), "xlogy": (0.5, 2),
+          "erfinv": (-0.8, 0.8), "fmod": (0.3, 2)}
 
 
 def sample(shape, name=""):
