@@ -219,7 +219,7 @@ def _direct_arrays(operands: tuple) -> list | None:
     arrays, dtype = [], None
     for o in operands:
         kind = type(o)
-        if kind is Tensor:
+        if kind is Tensor or (kind is not float and kind is not int and isinstance(o, Tensor)):   # (nn.Parameter too)
             data = o._data
             if dtype is None:
                 dtype = data.dtype
@@ -344,7 +344,7 @@ def make_node(prim, params: dict, operands: tuple, outs: list, name: str | None,
             slots.append((i, None))
     reads = plan.reads.get((len(operands), *needed)) or _reads(prim, needed, len(operands))
     if direct:   # (as _keep does for Tensors and numbers)
-        args = [(A.SavedTensor(o) if i in reads else A.stand_in(o._data.shape, o._data.dtype)) if type(o) is Tensor
+        args = [(A.SavedTensor(o) if i in reads else A.stand_in(o._data.shape, o._data.dtype)) if isinstance(o, Tensor)
                 else A.SavedValue(o) if i in reads else o for i, o in enumerate(operands)]
     else:
         structural = prim.eager.structural

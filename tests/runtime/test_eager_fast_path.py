@@ -168,3 +168,13 @@ def test_grad_mode_is_per_thread():
         assert not wengert.is_grad_enabled()
         assert not (wengert.tensor([1.0], requires_grad=True) * 2.0).requires_grad
     assert seen == {"enabled": True, "records": True} and wengert.is_grad_enabled()
+
+
+def test_a_parameter_takes_the_fast_path_with_its_gradient():
+    """nn.Parameter (a Tensor subclass) is recorded by the common path, saved as a tensor."""
+    import wengert
+    q = wengert.nn.Parameter(wengert.tensor([1.0, 2.0]))
+    y = (q * 3.0 + q * q).sum()
+    y.backward()
+    assert q.grad.tolist() == [5.0, 7.0]
+    assert type((q * 2.0).grad_fn).__name__ == "MulBackward0"
