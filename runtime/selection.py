@@ -106,19 +106,17 @@ def mode_indices(x: np.ndarray, axis: int) -> np.ndarray:
 
 def cumulative_indices(x: np.ndarray, axis: int, largest: bool) -> np.ndarray:
     """For cummax (largest) or cummin: at each position, the index of the running extreme; an
-    equal value takes the later index, and a nan, once seen, stays the extreme."""
-    def pick_row(row: np.ndarray) -> np.ndarray:
-        out = np.empty(len(row), np.int64)
-        best, where = None, 0
-        for i, v in enumerate(row.tolist()):
-            if best is None or v != v or (best == best and (v >= best if largest else v <= best)):
-                best, where = v, i
-            out[i] = where
-        return out
-    rows = np.moveaxis(x, axis, -1)
-    flat = rows.reshape(-1, rows.shape[-1])
-    picked = np.stack([pick_row(r) for r in flat]) if len(flat) else np.zeros(flat.shape, np.int64)
-    return np.moveaxis(picked.reshape(rows.shape), -1, axis)
+    equal value takes the later index, and a nan, once seen, stays the extreme (a later nan takes
+    its place)."""
+    running = (np.maximum if largest else np.minimum).accumulate(x, axis=axis)   # (nan propagates)
+    before = np.moveaxis(running, axis, 0)
+    previous = np.concatenate([before[:1], before[:-1]]) if len(before) else before   # the extreme before each
+    previous = np.moveaxis(previous, 0, axis)
+    nan = np.isnan(x) if x.dtype.kind in "fc" else np.zeros(x.shape, bool)
+    takes = nan | (~np.isnan(previous) if x.dtype.kind in "fc" else True) & \
+        ((x >= previous) if largest else (x <= previous))
+    steps = np.arange(x.shape[axis]).reshape((-1,) + (1,) * (x.ndim - 1 - axis))
+    return np.maximum.accumulate(np.where(takes, steps, 0), axis=axis).astype(np.int64)
 
 
 def top_indices(x: np.ndarray, k: int, axis: int, largest: bool) -> np.ndarray:

@@ -19,6 +19,7 @@ from ..runtime import primitives as P
 from ..runtime import functional as RF
 from ..runtime.functional import default_generator
 from ..runtime.grad_mode import no_grad
+from ..runtime.rules import vjp_rule
 from ..runtime.tensor import Tensor, record
 from ._fused import fused, not_differentiable
 
@@ -54,9 +55,11 @@ def _addmm(bias, input, weight_t):
 
 
 def _addmm_backward(grad, needs, bias, input, weight_t) -> tuple:
+    """The declared rules of matmul (runtime/prims/arithmetic.py) for the product, the gradient
+    summed to the bias's shape for the bias: one product each, no graph to walk."""
     return (record(P.sum_to, (grad, tuple(bias.shape))) if needs[0] else None,
-            grad.matmul(weight_t.t()) if needs[1] else None,
-            input.t().matmul(grad) if needs[2] else None)
+            vjp_rule("matmul", 0)(grad, None, input, weight_t) if needs[1] else None,
+            vjp_rule("matmul", 1)(grad, None, input, weight_t) if needs[2] else None)
 
 
 def _tuple(value, n: int) -> tuple:
